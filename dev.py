@@ -1,0 +1,81 @@
+#!/usr/bin/env python3
+"""The project's two entry points, for a machine that has only python3.
+
+    python3 dev.py examples   set up, then run the bundled examples through `ancha run`
+    python3 dev.py test       set up, then run lint, types and the whole test suite
+
+Both create (or reuse) the virtual environment in .venv and install the project
+into it; the install is skipped when pyproject.toml has not changed since.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import subprocess
+import sys
+import venv
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent
+VENV = ROOT / ".venv"
+BIN = VENV / ("Scripts" if os.name == "nt" else "bin")
+STAMP = VENV / ".ancha-installed"
+
+
+def _run(*cmd: str | Path, cwd: Path = ROOT, env: dict[str, str] | None = None) -> None:
+    print("+", " ".join(str(c) for c in cmd), flush=True)
+    done = subprocess.run([str(c) for c in cmd], cwd=cwd, env=env)
+    if done.returncode != 0:
+        sys.exit(done.returncode)
+
+
+def setup() -> None:
+    """Create .venv and install the project with its dev extras, once per pyproject change."""
+    if not (BIN / "python").exists():
+        print(f"creating virtual environment in {VENV}", flush=True)
+        venv.EnvBuilder(with_pip=True, clear=VENV.exists()).create(VENV)
+    wanted = hashlib.sha256((ROOT / "pyproject.toml").read_bytes()).hexdigest()
+    if STAMP.exists() and STAMP.read_text() == wanted:
+        return
+    _run(BIN / "python", "-m", "pip", "install", "--quiet", "--upgrade", "pip")
+    _run(BIN / "python", "-m", "pip", "install", "--quiet", "-e", ".[dev]")
+    STAMP.write_text(wanted)
+
+
+def examples() -> None:
+    """The main job: every bundled example scene through `ancha run` on the embedded server."""
+    _run(BIN / "ancha", "run", cwd=ROOT / "examples", env=_venv_env())
+
+
+def test() -> None:
+    """Lint, types, the Python suite (SQLite and PostgreSQL) and the JavaScript SDK's tests."""
+    env = _venv_env()
+    _run(BIN / "ruff", "check", "src", "tests", "bench", "examples", env=env)
+    _run(BIN / "mypy", env=env)
+    js = ROOT / "sdk" / "js"
+    if (js / "package.json").exists():
+        if shutil.which("node") is None:
+            sys.exit("node is needed for the JavaScript SDK's tests: install Node.js 20 or newer")
+        _run("node", "--test", "test/", cwd=js, env=env)
+    _run(BIN / "python", "-m", "pytest", "-n", "2", "--dist", "loadfile", *sys.argv[2:], env=env)
+
+
+def _venv_env() -> dict[str, str]:
+    env = dict(os.environ)
+    env["PATH"] = f"{BIN}{os.pathsep}{env.get('PATH', '')}"
+    env["VIRTUAL_ENV"] = str(VENV)
+    return env
+
+
+def main() -> None:
+    jobs = {"examples": examples, "test": test, "setup": lambda: None}
+    if len(sys.argv) < 2 or sys.argv[1] not in jobs:
+        sys.exit(f"usage: python3 dev.py {{{'|'.join(jobs)}}} [pytest args]")
+    setup()
+    jobs[sys.argv[1]]()
+
+
+if __name__ == "__main__":
+    main()
