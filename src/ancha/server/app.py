@@ -1,0 +1,220 @@
+"""The Ancha server: the control API and every environment's tools, as one ASGI app.
+
+``ancha run`` starts it in-process on a loopback port, ``ancha serve`` runs it alone;
+the runner talks to both the same way, over HTTP.
+"""
+
+from __future__ import annotations
+
+import hmac
+import json
+from typing import Any
+
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse, PlainTextResponse, Response
+from starlette.routing import Route
+
+from ancha.durations import parse_duration
+from ancha.server.registry import Registry, SceneNotCached
+from ancha.world.environment import Environment
+from ancha.world.tools.base import ToolRequest
+
+FEED_MAX_WAIT = 60.0
+
+
+def _error(status: int, message: str, hint: str | None = None) -> JSONResponse:
+    body: dict[str, Any] = {"error": message}
+    if hint:
+        body["hint"] = hint
+    return JSONResponse(body, status_code=status)
+
+
+class ControlAPI:
+    def __init__(self, registry: Registry, key: str | None) -> None:
+        self.registry = registry
+        self.key = key
+
+    # --- helpers ----------------------------------------------------------------------
+
+    def _authorized(self, request: Request) -> bool:
+        if not self.key:
+            return True
+        supplied = request.headers.get("authorization", "").removeprefix("Bearer ").strip()
+        return hmac.compare_digest(supplied, self.key)
+
+    def _env(self, request: Request) -> Environment | JSONResponse:
+        env = self.registry.get(request.path_params["env_id"])
+        if env is None:
+            return _error(404, f"no environment {request.path_params['env_id']!r} on this server",
+                          "it may have been torn down; list live ones with GET /envs")
+        return env
+
+    @staticmethod
+    def _bearer(request: Request) -> str:
+        return request.headers.get("authorization", "").removeprefix("Bearer ").strip()
+
+    def context(self, request: Request, env: Environment) -> dict[str, Any]:
+        base = str(request.base_url).rstrip("/") + f"/envs/{env.id}"
+        tools: dict[str, Any] = {}
+        for name, tool in env.tools.items():
+            tools[name] = {"url": f"{base}/{name}", **tool.credentials()}
+        return {
+            "env_id": env.id,
+            "scene": env.scene.name,
+            "task": env.scene.task,
+            "trial": env.trial,
+            "clock": env.status_dict()["clock"],
+            "tools": tools,
+            "events": {"url": f"{base}/events", "token": env.events_token},
+            "done_url": f"{base}/done",
+            "context_url": f"{base}/context",
+            "trial_token": env.trial_token,
+        }
+
+    # --- control endpoints ------------------------------------------------------------
+
+    async def create_env(self, request: Request) -> Response:
+        if not self._authorized(request):
+            return _error(401, "this server needs a key", "send Authorization: Bearer <server key>")
+        try:
+            body = json.loads(await request.body() or b"{}")
+            if not isinstance(body, dict):
+                raise ValueError("expected a JSON object")
+            scene = self.registry.scene(body)
+        except SceneNotCached:
+            return _error(404, "scene not cached", "send the scene itself in 'scene'")
+        except ValueError as exc:
+            return _error(400, f"invalid environment request: {exc}")
+        trial = int(body.get("trial", 1))
+        try:
+            env = self.registry.create(scene, trial, body.get("agent"))
+        except Exception as exc:  # the world could not be built: the trial is invalid
+            return _error(422, f"the world could not be built: {exc}")
+        return JSONResponse(self.context(request, env), status_code=201)
+
+    async def list_envs(self, request: Request) -> Response:
+        if not self._authorized(request):
+            return _error(401, "this server needs a key")
+        return JSONResponse({"envs": [e.status_dict() for e in self.registry.envs.values()]})
+
+    async def env_status(self, request: Request) -> Response:
+        if not self._authorized(request):
+            return _error(401, "this server needs a key")
+        env = self._env(request)
+        if isinstance(env, JSONResponse):
+            return env
+        if request.method == "DELETE":
+            self.registry.delete(env.id)
+            return Response(status_code=204)
+        return JSONResponse(env.status_dict())
+
+    async def trace(self, request: Request) -> Response:
+        env = self._env(request)
+        if isinstance(env, JSONResponse):
+            return env
+        return PlainTextResponse(env.trace.to_jsonl(), media_type="application/x-ndjson")
+
+    async def state(self, request: Request) -> Response:
+        env = self._env(request)
+        if isinstance(env, JSONResponse):
+            return env
+        return JSONResponse(env.snapshot())
+
+    async def records(self, request: Request) -> Response:
+        env = self._env(request)
+        if isinstance(env, JSONResponse):
+            return env
+        return PlainTextResponse(env.records_jsonl(), media_type="application/x-ndjson")
+
+    async def checks(self, request: Request) -> Response:
+        from ancha.checks.evaluate import evaluate_checks, parse_check_specs
+
+        env = self._env(request)
+        if isinstance(env, JSONResponse):
+            return env
+        raw = await request.body()
+        specs = env.scene.checks
+        if raw.strip():
+            try:
+                body = json.loads(raw)
+                if "checks" in body:
+                    specs = parse_check_specs(body["checks"], env.scene)
+            except (ValueError, TypeError) as exc:
+                return _error(400, f"invalid checks: {exc}")
+        if request.query_params.get("verdict") == "1":
+            pass
+        results = evaluate_checks(env, specs)
+        return JSONResponse({"env_id": env.id, "results": [r.to_dict() for r in results]})
+
+    async def events(self, request: Request) -> Response:
+        env = self._env(request)
+        if isinstance(env, JSONResponse):
+            return env
+        if not hmac.compare_digest(self._bearer(request), env.events_token):
+            return _error(401, "invalid events token", "send Authorization: Bearer $ANCHA_EVENTS_TOKEN")
+        try:
+            cursor = int(request.query_params.get("after") or 0)
+            wait = min(parse_duration(request.query_params.get("wait") or "0s"), FEED_MAX_WAIT)
+        except ValueError as exc:
+            return _error(400, f"invalid feed query: {exc}", "use ?after=CURSOR&wait=30s")
+        events = await env.feed.wait(cursor, wait) if wait > 0 else env.feed.after(cursor)
+        return JSONResponse({"events": events, "cursor": str(cursor + len(events))})
+
+    async def done(self, request: Request) -> Response:
+        env = self._env(request)
+        if isinstance(env, JSONResponse):
+            return env
+        if not hmac.compare_digest(self._bearer(request), env.trial_token):
+            return _error(401, "invalid trial token", "send Authorization: Bearer $ANCHA_TRIAL_TOKEN")
+        env.finish("done", "the done URL was called")
+        return JSONResponse({"ok": True, "status": env.status})
+
+    async def env_context(self, request: Request) -> Response:
+        env = self._env(request)
+        if isinstance(env, JSONResponse):
+            return env
+        token = self._bearer(request)
+        if not (hmac.compare_digest(token, env.trial_token) or self._authorized(request)):
+            return _error(401, "invalid trial token", "send Authorization: Bearer $ANCHA_TRIAL_TOKEN")
+        return JSONResponse(self.context(request, env))
+
+    # --- tools ------------------------------------------------------------------------
+
+    async def tool(self, request: Request) -> Response:
+        env = self.registry.get(request.path_params["env_id"])
+        tool_name = request.path_params["tool"]
+        if env is None or tool_name not in env.tools:
+            return _error(404, f"no tool {tool_name!r} in environment {request.path_params['env_id']!r}")
+        tool_request = ToolRequest(
+            method=request.method,
+            path="/" + request.path_params["path"],
+            query=request.url.query,
+            headers={k.decode("latin-1"): v.decode("latin-1") for k, v in request.scope["headers"]},
+            body=await request.body(),
+        )
+        answer = env.dispatch(tool_name, tool_request)
+        return Response(answer.body, status_code=answer.status, headers=answer.headers,
+                        media_type=answer.content_type)
+
+
+def create_app(key: str | None = None, registry: Registry | None = None) -> Starlette:
+    """The server's ASGI app. ``key``: a bearer key the control API then requires."""
+    api = ControlAPI(registry or Registry(), key)
+    routes = [
+        Route("/envs", api.create_env, methods=["POST"]),
+        Route("/envs", api.list_envs, methods=["GET"]),
+        Route("/envs/{env_id}", api.env_status, methods=["GET", "DELETE"]),
+        Route("/envs/{env_id}/trace", api.trace, methods=["GET"]),
+        Route("/envs/{env_id}/state", api.state, methods=["GET"]),
+        Route("/envs/{env_id}/records", api.records, methods=["GET"]),
+        Route("/envs/{env_id}/checks", api.checks, methods=["POST"]),
+        Route("/envs/{env_id}/events", api.events, methods=["GET"]),
+        Route("/envs/{env_id}/done", api.done, methods=["POST"]),
+        Route("/envs/{env_id}/context", api.env_context, methods=["GET"]),
+        Route("/envs/{env_id}/{tool}/{path:path}", api.tool,
+              methods=["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"]),
+    ]
+    app = Starlette(routes=routes)
+    app.state.registry = api.registry
+    return app

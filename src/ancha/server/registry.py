@@ -1,0 +1,56 @@
+"""The live environments of one server, and the scenes they were built from."""
+
+from __future__ import annotations
+
+import secrets
+from collections import OrderedDict
+from typing import Any
+
+from ancha.scene.model import Scene
+from ancha.world.environment import Environment
+
+
+class SceneNotCached(KeyError):
+    pass
+
+
+class Registry:
+    """Environments by id, plus parsed scenes by content hash so that trials after
+    the first skip parsing and validating the scene again."""
+
+    def __init__(self, scene_cache_size: int = 64) -> None:
+        self.envs: dict[str, Environment] = {}
+        self._scenes: OrderedDict[str, Scene] = OrderedDict()
+        self._cache_size = scene_cache_size
+
+    def scene(self, body: dict[str, Any]) -> Scene:
+        """The scene a ``POST /envs`` body names: inline (``scene``) or by hash (``scene_hash``)."""
+        if "scene" in body:
+            scene = Scene.model_validate(body["scene"])
+            key = scene.source_hash or secrets.token_hex(8)
+            self._scenes[key] = scene
+            self._scenes.move_to_end(key)
+            while len(self._scenes) > self._cache_size:
+                self._scenes.popitem(last=False)
+            return scene
+        key = str(body.get("scene_hash", ""))
+        if key not in self._scenes:
+            raise SceneNotCached(key)
+        self._scenes.move_to_end(key)
+        return self._scenes[key]
+
+    def create(self, scene: Scene, trial: int, agent: dict[str, Any] | None) -> Environment:
+        env_id = "env_" + secrets.token_hex(6)
+        env = Environment(env_id, scene, trial, agent)
+        self.envs[env_id] = env
+        return env
+
+    def get(self, env_id: str) -> Environment | None:
+        return self.envs.get(env_id)
+
+    def delete(self, env_id: str) -> bool:
+        env = self.envs.pop(env_id, None)
+        if env is None:
+            return False
+        env.finish("deleted", "the environment was torn down")
+        return True

@@ -1,0 +1,58 @@
+"""Simulated time: one clock per environment.
+
+Time runs at ``speed`` x real time while the agent works, and can jump forward
+when the agent waits (``advance_to``). ``now()`` never returns the same instant
+twice: each reading is at least one microsecond after the one before, so every
+record, ``ts`` and trace entry is strictly ordered.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from datetime import UTC, datetime
+
+TICK = 1e-6
+
+
+class SimClock:
+    def __init__(self, start: datetime, speed: float = 1.0) -> None:
+        self.start = start.timestamp()
+        self.speed = speed
+        self._origin = time.monotonic()
+        self._offset = 0.0
+        self._last = self.start - TICK
+        self._lock = threading.Lock()
+
+    def _flowing(self) -> float:
+        return self.start + (time.monotonic() - self._origin) * self.speed + self._offset
+
+    def now(self) -> float:
+        """Simulated epoch seconds, strictly later than every earlier reading."""
+        with self._lock:
+            t = max(self._flowing(), self._last + TICK)
+            # Round to the microsecond so that Slack ts strings keep the order.
+            t = round(t, 6)
+            if t <= self._last:
+                t = round(self._last + TICK, 6)
+            self._last = t
+            return t
+
+    def peek(self) -> float:
+        """The current simulated time without consuming an instant."""
+        with self._lock:
+            return max(self._flowing(), self._last)
+
+    def elapsed(self) -> float:
+        return self.peek() - self.start
+
+    def advance_to(self, t: float) -> None:
+        """Jump forward to ``t`` (never backward)."""
+        with self._lock:
+            gap = t - self._flowing()
+            if gap > 0:
+                self._offset += gap
+
+    def isoformat(self, t: float | None = None) -> str:
+        value = self.peek() if t is None else t
+        return datetime.fromtimestamp(value, UTC).isoformat().replace("+00:00", "Z")
