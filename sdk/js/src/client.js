@@ -1,0 +1,262 @@
+/**
+ * The AgentOS client: one method per API operation, each built by `routes` and sent by
+ * `AgentOS#request`, so paths and bodies are spelled in one place.
+ */
+
+import { APIConnectionError, AuthenticationError, errorForStatus } from "./errors.js";
+import { openStream } from "./stream.js";
+
+export const DEFAULT_BASE_URL = "http://localhost:8000";
+export const DEFAULT_TIMEOUT_MS = 120_000;
+const PENDING = new Set(["queued", "pending", "running"]);
+
+/** One URL path segment for an id, an exact name, or a server object with an `id`. */
+export function segment(ref) {
+  const value = ref !== null && typeof ref === "object" ? ref.id : ref;
+  if (typeof value !== "string" || value === "") {
+    throw new TypeError(`expected an id, a name or an object with an 'id', got ${JSON.stringify(ref)}`);
+  }
+  return encodeURIComponent(value);
+}
+
+const wf = (workflow) => `/api/workflows/${segment(workflow)}`;
+
+/** One builder per API operation: { method, path, body?, query?, releasing? }. */
+export const routes = {
+  createWorkflow: (name, nodes, checks, gate) => ({
+    method: "POST",
+    path: "/api/workflows",
+    body: { name, nodes, ...(checks != null && { checks }), ...(gate != null && { gate }) },
+  }),
+  getWorkflow: (workflow) => ({ method: "GET", path: wf(workflow) }),
+  listWorkflows: () => ({ method: "GET", path: "/api/workflows" }),
+  updateWorkflow: (workflow, fields) => ({ method: "PATCH", path: wf(workflow), body: fields }),
+  deleteWorkflow: (workflow) => ({ method: "DELETE", path: wf(workflow) }),
+  versions: (workflow) => ({ method: "GET", path: `${wf(workflow)}/versions` }),
+  setChecks: (workflow, checks) => ({ method: "PUT", path: `${wf(workflow)}/checks`, body: { checks } }),
+  setGate: (workflow, minPassRate) => ({
+    method: "PUT",
+    path: `${wf(workflow)}/gate`,
+    body: { min_pass_rate: minPassRate },
+  }),
+  run: (workflow, input, wait) => ({
+    method: "POST",
+    path: `${wf(workflow)}/runs`,
+    body: { input: input ?? {}, wait },
+  }),
+  getRun: (run) => ({ method: "GET", path: `/api/runs/${segment(run)}` }),
+  listRuns: ({ workflow, status } = {}) => ({
+    method: "GET",
+    path: "/api/runs",
+    query: {
+      ...(workflow != null && { workflow: typeof workflow === "object" ? workflow.id : workflow }),
+      ...(status != null && { status }),
+    },
+  }),
+  evaluate: (workflow, { dataset, name, results }) => {
+    if ((dataset == null) === (results == null)) {
+      throw new TypeError("evaluate() needs exactly one of dataset (items to run) or results (reported)");
+    }
+    return {
+      method: "POST",
+      path: `${wf(workflow)}/evaluations`,
+      body: { ...(name != null && { name }), ...(dataset != null && { dataset }), ...(results != null && { results }) },
+    };
+  },
+  getEvaluation: (evaluation) => ({ method: "GET", path: `/api/evaluations/${segment(evaluation)}` }),
+  evaluations: (workflow) => ({ method: "GET", path: `${wf(workflow)}/evaluations` }),
+  compare: (a, b) => ({ method: "GET", path: `/api/evaluations/${segment(a)}/compare/${segment(b)}` }),
+  release: (workflow, environment) => ({
+    method: "POST",
+    path: `${wf(workflow)}/release`,
+    body: { environment },
+    releasing: true,
+  }),
+  releases: (workflow) => ({ method: "GET", path: `${wf(workflow)}/releases` }),
+  metrics: () => ({ method: "GET", path: "/api/dashboard/metrics" }),
+};
+
+const env = (name) => globalThis.process?.env?.[name];
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+const isPending = (thing) => thing !== null && typeof thing === "object" && PENDING.has(thing.status);
+
+/**
+ * Client for the AgentOS API.
+ *
+ *     const client = new AgentOS({ baseUrl: "http://localhost:8000", apiKey: "aos_live_…" });
+ *     const run = await client.run("Support Triage Crew", { input: { ticket: "double charged" } });
+ *
+ * `apiKey` defaults to $AGENTOS_API_KEY and `baseUrl` to $AGENTOS_BASE_URL or
+ * http://localhost:8000. Workflows are named by id or exact name (or the object the
+ * server returned). Failures throw `AgentOSError` subclasses whose message is the
+ * server's detail.
+ */
+export class AgentOS {
+  /**
+   * @param {{ baseUrl?: string, apiKey?: string, timeout?: number, fetch?: typeof fetch }} [options]
+   *   timeout is in milliseconds, per request.
+   */
+  constructor({ baseUrl, apiKey, timeout = DEFAULT_TIMEOUT_MS, fetch: fetchImpl } = {}) {
+    this.baseUrl = (baseUrl ?? env("AGENTOS_BASE_URL") ?? DEFAULT_BASE_URL).replace(/\/+$/, "");
+    const key = apiKey ?? env("AGENTOS_API_KEY");
+    if (!key) throw new AuthenticationError("no API key: pass { apiKey } or set AGENTOS_API_KEY");
+    this.apiKey = key;
+    this.timeout = timeout;
+    this._fetch = fetchImpl ?? globalThis.fetch.bind(globalThis);
+  }
+
+  /** Send one request built by `routes`; resolves to the parsed body or throws a typed error. */
+  async request({ method, path, body, query, releasing = false }) {
+    const url = new URL(this.baseUrl + path);
+    for (const [name, value] of Object.entries(query ?? {})) url.searchParams.set(name, String(value));
+    const headers = { Authorization: `Bearer ${this.apiKey}`, Accept: "application/json" };
+    if (body !== undefined) headers["Content-Type"] = "application/json";
+    let response;
+    try {
+      response = await this._fetch(url, {
+        method,
+        headers,
+        body: body === undefined ? undefined : JSON.stringify(body),
+        signal: AbortSignal.timeout(this.timeout),
+      });
+    } catch (error) {
+      const reason = error?.cause?.message ?? error?.message ?? String(error);
+      throw new APIConnectionError(`${method} ${path}: ${reason}`);
+    }
+    const text = await response.text();
+    if (response.ok) return text === "" ? null : JSON.parse(text);
+    throw errorForStatus(response.status, detailOf(text, response.status), { releasing });
+  }
+
+  // Workflows
+
+  /** Create a workflow (version 1). */
+  createWorkflow(name, nodes, { checks, gate } = {}) {
+    return this.request(routes.createWorkflow(name, nodes, checks, gate));
+  }
+
+  /** The workflow with this id or exact name. */
+  getWorkflow(workflow) {
+    return this.request(routes.getWorkflow(workflow));
+  }
+
+  /** Every workflow in the key's workspace. */
+  listWorkflows() {
+    return this.request(routes.listWorkflows());
+  }
+
+  /** Change fields (name, nodes, checks, gate) of a workflow; resolves to the new version. */
+  updateWorkflow(workflow, fields) {
+    return this.request(routes.updateWorkflow(workflow, fields));
+  }
+
+  /** Delete a workflow. */
+  async deleteWorkflow(workflow) {
+    await this.request(routes.deleteWorkflow(workflow));
+  }
+
+  /** The workflow's stored versions. */
+  versions(workflow) {
+    return this.request(routes.versions(workflow));
+  }
+
+  /** Replace the workflow's checks; resolves to the updated workflow (each check with its chk_ id). */
+  setChecks(workflow, checks) {
+    return this.request(routes.setChecks(workflow, checks));
+  }
+
+  /** Set (or with null, clear) the release gate; resolves to the updated workflow. */
+  setGate(workflow, minPassRate) {
+    return this.request(routes.setGate(workflow, minPassRate));
+  }
+
+  // Runs
+
+  /** Run the workflow's current version; with wait (the default), resolve once it has finished. */
+  async run(workflow, { input = {}, wait = true, pollInterval = 250 } = {}) {
+    let run = await this.request(routes.run(workflow, input, wait));
+    while (wait && isPending(run)) {
+      await sleep(pollInterval);
+      run = await this.getRun(run);
+    }
+    return run;
+  }
+
+  /** The run with this id. */
+  getRun(run) {
+    return this.request(routes.getRun(run));
+  }
+
+  /** Runs in the workspace, optionally of one workflow and/or in one status. */
+  listRuns({ workflow, status } = {}) {
+    return this.request(routes.listRuns({ workflow, status }));
+  }
+
+  /**
+   * The run's events (`run_started` … `run_evaluated`), past ones replayed first, as an
+   * async iterator that ends when the server closes the stream after the last event.
+   */
+  stream(run) {
+    const url = new URL(`${this.baseUrl}/api/runs/${segment(run)}/stream`);
+    url.protocol = url.protocol === "https:" ? "wss:" : "ws:";
+    return openStream(url, this.apiKey, () => this.getRun(run));
+  }
+
+  // Evaluations and releases
+
+  /**
+   * Evaluate the workflow's current version: run each `dataset` item, or report `results`.
+   * With wait (the default), resolves once the evaluation is no longer pending.
+   */
+  async evaluate(workflow, { dataset, name, results, wait = true, pollInterval = 250 } = {}) {
+    let evaluation = await this.request(routes.evaluate(workflow, { dataset, name, results }));
+    while (wait && isPending(evaluation)) {
+      await sleep(pollInterval);
+      evaluation = await this.getEvaluation(evaluation);
+    }
+    return evaluation;
+  }
+
+  /** The evaluation with this id. */
+  getEvaluation(evaluation) {
+    return this.request(routes.getEvaluation(evaluation));
+  }
+
+  /** The workflow's evaluations. */
+  evaluations(workflow) {
+    return this.request(routes.evaluations(workflow));
+  }
+
+  /** Compare evaluation `b` against `a` item by item: which checks regressed and improved. */
+  compare(a, b) {
+    return this.request(routes.compare(a, b));
+  }
+
+  /**
+   * Release the workflow's current version to an environment ("production" unless given,
+   * as a string or `{ environment }`); throws `ReleaseBlockedError` when the gate blocks it.
+   */
+  release(workflow, options = {}) {
+    const environment = typeof options === "string" ? options : (options.environment ?? "production");
+    return this.request(routes.release(workflow, environment));
+  }
+
+  /** The workflow's releases. */
+  releases(workflow) {
+    return this.request(routes.releases(workflow));
+  }
+
+  /** Workspace dashboard metrics: runs, success rate, cost, eval pass rate. */
+  metrics() {
+    return this.request(routes.metrics());
+  }
+}
+
+function detailOf(text, status) {
+  try {
+    const body = JSON.parse(text);
+    return body !== null && typeof body === "object" && "detail" in body ? body.detail : body;
+  } catch {
+    return text || `HTTP ${status}`;
+  }
+}

@@ -1,0 +1,159 @@
+// Types for @agentos/sdk. Server objects are typed by their documented fields and stay
+// open (`[field: string]: unknown`) so newer servers' additions pass through.
+
+export type JSONValue = string | number | boolean | null | JSONValue[] | { [key: string]: JSONValue };
+export type Ref = string | { id: string };
+
+export interface Check {
+  id?: string;
+  name: string;
+  type: "contains" | "not_contains" | "equals" | "regex" | "max_cost_usd" | "max_duration_ms" | "expression";
+  target?: string;
+  value?: string | number;
+  case_sensitive?: boolean;
+  [field: string]: unknown;
+}
+
+export interface Gate {
+  min_pass_rate: number;
+  [field: string]: unknown;
+}
+
+export interface Workflow {
+  id: string;
+  name: string;
+  version: number;
+  nodes: Array<Record<string, unknown>>;
+  checks: Check[];
+  gate: Gate | null;
+  created_at: string;
+  updated_at: string;
+  [field: string]: unknown;
+}
+
+export interface CheckResult {
+  id: string;
+  name: string;
+  type: Check["type"];
+  passed: boolean;
+  detail: string;
+  [field: string]: unknown;
+}
+
+export interface Evals {
+  passed: number;
+  total: number;
+  results: CheckResult[];
+  [field: string]: unknown;
+}
+
+export type RunStatus = "queued" | "running" | "success" | "failed";
+
+export interface Run {
+  id: string;
+  workflow_id: string;
+  workflow_version: number;
+  status: RunStatus;
+  input: Record<string, unknown>;
+  state: Record<string, unknown>;
+  error: string | null;
+  cost_usd: number;
+  duration_ms: number | null;
+  started_at: string | null;
+  finished_at: string | null;
+  evals: Evals | null;
+  [field: string]: unknown;
+}
+
+export interface RunEvent {
+  type: "run_started" | "node_started" | "node_finished" | "run_finished" | "run_evaluated" | string;
+  [field: string]: unknown;
+}
+
+export type Evaluation = Record<string, unknown> & { id: string; status?: string };
+export type Release = Record<string, unknown> & { id: string; environment: string; version: number };
+export type Metrics = Record<string, unknown> & {
+  total_runs: number;
+  success_rate: number;
+  total_cost_usd: number;
+  active_workflows: number;
+  eval_pass_rate: number | null;
+  evaluated_runs: number;
+};
+
+export interface AgentOSOptions {
+  /** Defaults to $AGENTOS_BASE_URL, then http://localhost:8000. */
+  baseUrl?: string;
+  /** Defaults to $AGENTOS_API_KEY. */
+  apiKey?: string;
+  /** Per-request timeout in milliseconds (default 120000). */
+  timeout?: number;
+  fetch?: typeof fetch;
+}
+
+export declare const DEFAULT_BASE_URL: string;
+export declare const DEFAULT_TIMEOUT_MS: number;
+
+export declare class AgentOS {
+  constructor(options?: AgentOSOptions);
+  readonly baseUrl: string;
+  readonly apiKey: string;
+  readonly timeout: number;
+
+  createWorkflow(
+    name: string,
+    nodes: Array<Record<string, unknown>>,
+    options?: { checks?: Check[]; gate?: Gate },
+  ): Promise<Workflow>;
+  getWorkflow(workflow: Ref): Promise<Workflow>;
+  listWorkflows(): Promise<Workflow[]>;
+  updateWorkflow(workflow: Ref, fields: Partial<Workflow>): Promise<Workflow>;
+  deleteWorkflow(workflow: Ref): Promise<void>;
+  versions(workflow: Ref): Promise<Array<Record<string, unknown>>>;
+  setChecks(workflow: Ref, checks: Check[]): Promise<Workflow>;
+  setGate(workflow: Ref, minPassRate: number | null): Promise<Workflow>;
+
+  run(
+    workflow: Ref,
+    options?: { input?: Record<string, unknown>; wait?: boolean; pollInterval?: number },
+  ): Promise<Run>;
+  getRun(run: Ref): Promise<Run>;
+  listRuns(filter?: { workflow?: Ref; status?: RunStatus }): Promise<Run[]>;
+  stream(run: Ref): AsyncGenerator<RunEvent, void, undefined>;
+
+  evaluate(
+    workflow: Ref,
+    options: {
+      dataset?: Array<{ input: Record<string, unknown> }>;
+      results?: Array<Record<string, unknown>>;
+      name?: string;
+      wait?: boolean;
+      pollInterval?: number;
+    },
+  ): Promise<Evaluation>;
+  getEvaluation(evaluation: Ref): Promise<Evaluation>;
+  evaluations(workflow: Ref): Promise<Evaluation[]>;
+  compare(a: Ref, b: Ref): Promise<Record<string, unknown>>;
+  release(workflow: Ref, options?: string | { environment?: string }): Promise<Release>;
+  releases(workflow: Ref): Promise<Release[]>;
+  metrics(): Promise<Metrics>;
+}
+
+export declare class AgentOSError extends Error {
+  constructor(detail: unknown, status?: number | null);
+  /** The HTTP status; null when no response was received. */
+  readonly status: number | null;
+  /** The server's `detail`, as sent; `message` is the same text. */
+  readonly detail: unknown;
+}
+export declare class AuthenticationError extends AgentOSError {}
+export declare class NotFoundError extends AgentOSError {}
+export declare class ConflictError extends AgentOSError {}
+export declare class ValidationError extends AgentOSError {}
+export declare class ReleaseBlockedError extends ValidationError {}
+export declare class APIConnectionError extends AgentOSError {}
+export declare function errorForStatus(
+  status: number,
+  detail: unknown,
+  options?: { releasing?: boolean },
+): AgentOSError;
