@@ -1,0 +1,45 @@
+"""The ``ancha`` command."""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from ancha.errors import AnchaUserError
+
+
+class AnchaGroup(click.Group):
+    """Prints user errors (bad config, bad scenes, runs that cannot start) without a traceback."""
+
+    def invoke(self, ctx: click.Context) -> object:
+        try:
+            return super().invoke(ctx)
+        except AnchaUserError as exc:
+            click.echo(exc.render(), err=True)
+            sys.exit(exc.exit_code)
+
+
+@click.group(cls=AnchaGroup)
+@click.version_option(package_name="ancha")
+def cli() -> None:
+    """Test AI agents in simulated company worlds."""
+
+
+def _register() -> None:
+    from ancha.cli.check import check
+    from ancha.cli.explain import explain
+    from ancha.cli.init import init
+    from ancha.cli.run import run
+    from ancha.cli.schema import schema
+    from ancha.cli.serve import serve
+
+    for command in (run, serve, init, schema, explain, check):
+        cli.add_command(command)
+
+
+_register()
+
+
+def main() -> None:
+    cli(prog_name="ancha")

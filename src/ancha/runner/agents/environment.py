@@ -1,0 +1,73 @@
+"""What a command agent's process is given: the base set, pass_env, Ancha's variables
+and agent.env (which wins)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from typing import Any
+
+BASE_VARIABLES = (
+    "PATH", "HOME", "USER", "LOGNAME", "SHELL", "LANG", "TERM", "TMPDIR", "TZ",
+    "NODE_EXTRA_CA_CERTS", "SSL_CERT_FILE", "VIRTUAL_ENV", "CONDA_PREFIX", "PYTHONPATH",
+)
+
+_EXTRA_CREDENTIALS = {
+    ("slack", "signing_secret"): "ANCHA_SLACK_SIGNING_SECRET",
+    ("slack", "app_token"): "ANCHA_SLACK_APP_TOKEN",
+    ("datadog", "api_key"): "ANCHA_DATADOG_API_KEY",
+    ("datadog", "app_key"): "ANCHA_DATADOG_APP_KEY",
+    ("pagerduty", "from_email"): "ANCHA_PAGERDUTY_FROM_EMAIL",
+    ("pagerduty", "routing_key"): "ANCHA_PAGERDUTY_ROUTING_KEY",
+}
+
+
+def template_values(context: Mapping[str, Any]) -> dict[str, str]:
+    """Every template name of ancha.yaml, from a ``POST /envs`` context."""
+    values = {
+        "task": str(context["task"]),
+        "trial": str(context["trial"]),
+        "env.id": str(context["env_id"]),
+        "events.url": str(context["events"]["url"]),
+        "events.token": str(context["events"]["token"]),
+        "done.url": str(context["done_url"]),
+        "trial.token": str(context["trial_token"]),
+        "context.url": str(context["context_url"]),
+    }
+    for tool, creds in context["tools"].items():
+        for key, value in creds.items():
+            values[f"{tool}.{key}"] = str(value)
+    return values
+
+
+def ancha_variables(context: Mapping[str, Any], state_dir: str) -> dict[str, str]:
+    """The ANCHA_* variables listed in world.md under "What the agent is given"."""
+    env = {
+        "ANCHA_TASK": str(context["task"]),
+        "ANCHA_TRIAL": str(context["trial"]),
+        "ANCHA_ENV_ID": str(context["env_id"]),
+        "ANCHA_CONTEXT_URL": str(context["context_url"]),
+        "ANCHA_EVENTS_URL": str(context["events"]["url"]),
+        "ANCHA_EVENTS_TOKEN": str(context["events"]["token"]),
+        "ANCHA_DONE_URL": str(context["done_url"]),
+        "ANCHA_TRIAL_TOKEN": str(context["trial_token"]),
+        "ANCHA_STATE_DIR": state_dir,
+    }
+    for tool, creds in context["tools"].items():
+        env[f"ANCHA_{tool.upper()}_URL"] = str(creds["url"])
+        if "token" in creds:
+            env[f"ANCHA_{tool.upper()}_TOKEN"] = str(creds["token"])
+        for key, value in creds.items():
+            name = _EXTRA_CREDENTIALS.get((tool, key))
+            if name:
+                env[name] = str(value)
+    return env
+
+
+def base_environment(pass_env: list[str], inherit_env: bool, shell: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The variables an agent inherits from the user's shell."""
+    shell = os.environ if shell is None else shell
+    if inherit_env:
+        return dict(shell)
+    names = set(BASE_VARIABLES) | set(pass_env)
+    return {k: v for k, v in shell.items() if k in names or k.startswith("LC_")}

@@ -1,0 +1,86 @@
+"""The runner's side of the control API: one code path for embedded and remote servers."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import httpx
+
+from ancha.errors import RunFailed
+from ancha.scene.model import Scene
+
+
+class ServerError(RuntimeError):
+    pass
+
+
+class ControlClient:
+    def __init__(self, base_url: str, key: str | None = None) -> None:
+        headers = {"authorization": f"Bearer {key}"} if key else {}
+        self.base_url = base_url.rstrip("/")
+        self._http = httpx.AsyncClient(base_url=self.base_url, headers=headers, timeout=60)
+        self._sent_scenes: set[str] = set()
+
+    async def close(self) -> None:
+        await self._http.aclose()
+
+    async def _call(self, method: str, path: str, **kwargs: Any) -> httpx.Response:
+        try:
+            return await self._http.request(method, path, **kwargs)
+        except httpx.HTTPError as exc:
+            raise ServerError(f"the Ancha server at {self.base_url} did not answer {method} {path}: {exc}") from exc
+
+    async def create_env(self, scene: Scene, trial: int, agent: dict[str, Any]) -> dict[str, Any]:
+        """Build a trial's world. The scene is sent once per server; later trials name its hash."""
+        if scene.source_hash in self._sent_scenes:
+            answer = await self._call("POST", "/envs", json={"scene_hash": scene.source_hash, "trial": trial,
+                                                             "agent": agent})
+            if answer.status_code != 404:
+                return self._created(answer)
+        body = {"scene": scene.model_dump(mode="json", by_alias=True), "trial": trial, "agent": agent}
+        answer = await self._call("POST", "/envs", json=body)
+        result = self._created(answer)
+        self._sent_scenes.add(scene.source_hash)
+        return result
+
+    @staticmethod
+    def _created(answer: httpx.Response) -> dict[str, Any]:
+        if answer.status_code != 201:
+            raise ServerError(f"the world could not be built: {answer.status_code} {answer.text}")
+        data: dict[str, Any] = answer.json()
+        return data
+
+    async def status(self, env_id: str) -> dict[str, Any]:
+        answer = await self._call("GET", f"/envs/{env_id}")
+        answer.raise_for_status()
+        data: dict[str, Any] = answer.json()
+        return data
+
+    async def checks(self, env_id: str) -> list[dict[str, Any]]:
+        answer = await self._call("POST", f"/envs/{env_id}/checks")
+        if answer.status_code != 200:
+            raise ServerError(f"checks could not be evaluated: {answer.status_code} {answer.text}")
+        results: list[dict[str, Any]] = answer.json()["results"]
+        return results
+
+    async def text(self, env_id: str, what: str) -> str:
+        answer = await self._call("GET", f"/envs/{env_id}/{what}")
+        answer.raise_for_status()
+        return answer.text
+
+    async def delete(self, env_id: str) -> None:
+        await self._call("DELETE", f"/envs/{env_id}")
+
+
+async def check_server(base_url: str, key: str | None) -> None:
+    """Fail early, with a clear message, when ``server.url`` names no Ancha server."""
+    headers = {"authorization": f"Bearer {key}"} if key else {}
+    try:
+        async with httpx.AsyncClient(timeout=5, headers=headers) as http:
+            answer = await http.get(base_url.rstrip("/") + "/envs")
+    except httpx.HTTPError as exc:
+        raise RunFailed(f"error[SERVER_UNREACHABLE]: no Ancha server answers at {base_url}: {exc}\n"
+                        "hint: start one with `ancha serve`, or remove server.url to use the embedded one") from exc
+    if answer.status_code != 200:
+        raise RunFailed(f"error[SERVER_UNREACHABLE]: {base_url} answered {answer.status_code} to GET /envs\n"
+                        "hint: is it an Ancha server? Set ANCHA_SERVER_KEY if it needs a key")

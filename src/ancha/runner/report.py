@@ -1,0 +1,78 @@
+"""The run's summary: per scene pass rates against the gate, on disk and as a table."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+from ancha.runner.trial import TrialOutcome
+
+
+@dataclass
+class SceneSummary:
+    scene: str
+    path: str
+    trials: int
+    min_pass_rate: float
+    outcomes: list[TrialOutcome] = field(default_factory=list)
+
+    def count(self, verdict: str) -> int:
+        return sum(1 for o in self.outcomes if o.verdict == verdict)
+
+    @property
+    def judged(self) -> int:
+        return self.count("passed") + self.count("failed")
+
+    @property
+    def pass_rate(self) -> float | None:
+        """Passed over judged trials: invalid trials are left out; None when nothing was judged."""
+        return self.count("passed") / self.judged if self.judged else None
+
+    @property
+    def gate_met(self) -> bool:
+        # A scene whose trials are all invalid (or that ran none) fails its gate.
+        rate = self.pass_rate
+        return rate is not None and rate >= self.min_pass_rate - 1e-12 and len(self.outcomes) == self.trials
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "scene": self.scene,
+            "path": self.path,
+            "trials": self.trials,
+            "ran": len(self.outcomes),
+            "passed": self.count("passed"),
+            "failed": self.count("failed"),
+            "invalid": self.count("invalid"),
+            "pass_rate": self.pass_rate,
+            "min_pass_rate": self.min_pass_rate,
+            "gate_met": self.gate_met,
+            "trial_results": [
+                {"trial": o.trial, "verdict": o.verdict, "status": o.status, "reason": o.reason,
+                 "timings": {k: round(v, 4) for k, v in o.timings.items()}}
+                for o in sorted(self.outcomes, key=lambda o: o.trial)
+            ],
+        }
+
+
+def summary_table(scenes: list[SceneSummary], interrupted: bool) -> Table:
+    title = "ancha run — interrupted, partial results" if interrupted else "ancha run"
+    table = Table(title=title, title_justify="left")
+    for column in ("scene", "trials", "passed", "failed", "invalid", "pass rate", "gate"):
+        table.add_column(column, justify="left" if column == "scene" else "right")
+    for s in scenes:
+        rate = "—" if s.pass_rate is None else f"{s.pass_rate:.0%}"
+        gate = f"[green]met[/] (≥ {s.min_pass_rate:.0%})" if s.gate_met else f"[red]not met[/] (≥ {s.min_pass_rate:.0%})"
+        trials = str(s.trials) if len(s.outcomes) == s.trials else f"{len(s.outcomes)}/{s.trials}"
+        table.add_row(s.scene, trials, str(s.count("passed")), str(s.count("failed")), str(s.count("invalid")),
+                      rate, gate)
+    return table
+
+
+def print_summary(console: Console, scenes: list[SceneSummary], interrupted: bool, run_dir: str) -> None:
+    console.print(summary_table(scenes, interrupted))
+    if interrupted:
+        console.print("[yellow]The run was interrupted:[/] agents were stopped; results written so far are kept.")
+    console.print(f"results: {run_dir}   (failed checks: `ancha explain`)")

@@ -1,0 +1,188 @@
+"""``ancha run``: every scene x trial, ``parallel`` at a time, then the gate."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import secrets
+import signal
+import time
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from ancha.config.model import AnchaConfig
+from ancha.errors import RunFailed
+from ancha.runner.control import ControlClient, check_server
+from ancha.runner.report import SceneSummary, print_summary
+from ancha.runner.trial import TrialOutcome, TrialRunner
+from ancha.scene.model import Scene
+from ancha.server.embedded import EmbeddedServer
+
+EXIT_PASSED, EXIT_GATE_FAILED, EXIT_NOT_CARRIED_OUT, EXIT_INTERRUPTED = 0, 1, 3, 130
+
+
+@dataclass
+class RunResult:
+    run_id: str
+    run_dir: Path
+    scenes: list[SceneSummary]
+    interrupted: bool
+    exit_code: int
+
+
+def refuse_unbuilt_agents(config: AnchaConfig) -> None:
+    """Endpoint and container agents are valid config, not yet runnable: say so, never ignore."""
+    agent = config.agent
+    if agent is None or not (agent.command or agent.url):
+        raise RunFailed("error[AGENT_MISSING]: ancha.yaml has no agent to run\n"
+                        "hint: set agent.command (e.g. `python agent.py`) or pass --agent 'python agent.py'")
+    if agent.url:
+        raise RunFailed("error[AGENT_UNSUPPORTED]: endpoint agents (agent.url) are not supported yet by this "
+                        "version of ancha run\nhint: run the agent as a command agent (agent.command) for now")
+    if agent.execution is not None and agent.execution.mode == "container":
+        raise RunFailed("error[AGENT_UNSUPPORTED]: agent.execution mode container is not supported yet by this "
+                        "version of ancha run\nhint: remove agent.execution (or set mode: host) to run the agent "
+                        "as a local process")
+    if agent.input == "per_event":
+        raise RunFailed("error[AGENT_UNSUPPORTED]: agent.input per_event is not supported yet by this version "
+                        "of ancha run\nhint: use input: command")
+    if agent.slack_transport != "feed":
+        raise RunFailed(f"error[AGENT_UNSUPPORTED]: agent.slack_transport {agent.slack_transport} is not "
+                        "supported yet\nhint: use slack_transport: feed")
+
+
+def new_run_id() -> str:
+    return datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ") + "-" + secrets.token_hex(3)
+
+
+async def run_scenes(config: AnchaConfig, scenes: list[Scene], *, inherit_env: bool = False,
+                     console: Console | None = None, progress: bool = True) -> RunResult:
+    console = console or Console()
+    refuse_unbuilt_agents(config)
+    root = config.root
+    run_id = new_run_id()
+    runs = root / ".ancha" / "runs"
+    run_dir = runs / run_id
+    run_dir.mkdir(parents=True, exist_ok=True)
+    _point_latest(runs, run_id)
+    started_at = datetime.now(UTC)
+    t0 = time.perf_counter()
+
+    server: EmbeddedServer | None = None
+    server_key = os.environ.get("ANCHA_SERVER_KEY")
+    if config.server is not None and config.server.url:
+        base_url = config.server.url
+        await check_server(base_url, server_key)
+    else:
+        server = EmbeddedServer().start()
+        base_url = server.url
+    control = ControlClient(base_url, server_key)
+    summaries = [SceneSummary(s.name, s.path, config.trials, config.min_pass_rate) for s in scenes]
+    trial_runner = TrialRunner(control, config, run_dir, inherit_env=inherit_env)
+    interrupted = False
+    try:
+        interrupted = await _run_all(trial_runner, scenes, summaries, config.parallel, console, progress)
+    finally:
+        await control.close()
+        if server is not None:
+            server.stop()
+
+    exit_code = _exit_code(summaries, interrupted)
+    summary = {
+        "run_id": run_id,
+        "started_at": started_at.isoformat().replace("+00:00", "Z"),
+        "duration_s": round(time.perf_counter() - t0, 3),
+        "interrupted": interrupted,
+        "exit_code": exit_code,
+        "server": "embedded" if server is not None else base_url,
+        "config": _config_record(config),
+        "scenes": [s.to_dict() for s in summaries],
+    }
+    (run_dir / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
+    print_summary(console, summaries, interrupted, str(run_dir))
+    return RunResult(run_id, run_dir, summaries, interrupted, exit_code)
+
+
+async def _run_all(runner: TrialRunner, scenes: list[Scene], summaries: list[SceneSummary], parallel: int,
+                   console: Console, show_progress: bool) -> bool:
+    jobs = [(i, scene, trial) for i, scene in enumerate(scenes) for trial in range(1, summaries[i].trials + 1)]
+    limiter = asyncio.Semaphore(parallel)
+    bar = Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                   console=Console(stderr=True), disable=not show_progress, transient=True)
+    task_id = bar.add_task("trials", total=len(jobs))
+
+    async def one(index: int, scene: Scene, trial: int) -> None:
+        async with limiter:
+            bar.update(task_id, description=f"{scene.name} #{trial}")
+            outcome: TrialOutcome = await runner.run(scene, trial)
+            summaries[index].outcomes.append(outcome)
+            bar.advance(task_id)
+
+    loop = asyncio.get_running_loop()
+    main = asyncio.ensure_future(asyncio.gather(*(one(*job) for job in jobs)))
+    interrupted = False
+
+    def on_interrupt() -> None:
+        nonlocal interrupted
+        interrupted = True
+        main.cancel()
+
+    try:
+        loop.add_signal_handler(signal.SIGINT, on_interrupt)
+        loop.add_signal_handler(signal.SIGTERM, on_interrupt)
+    except (NotImplementedError, RuntimeError):  # not in the main thread: no signal handling
+        pass
+    with bar:
+        try:
+            await main
+        except asyncio.CancelledError:
+            if not interrupted:
+                raise
+        finally:
+            for sig in (signal.SIGINT, signal.SIGTERM):
+                try:
+                    loop.remove_signal_handler(sig)
+                except (NotImplementedError, RuntimeError):
+                    pass
+    return interrupted
+
+
+def _exit_code(summaries: list[SceneSummary], interrupted: bool) -> int:
+    if interrupted:
+        return EXIT_INTERRUPTED
+    outcomes = [o for s in summaries for o in s.outcomes]
+    if outcomes and all(o.verdict == "invalid" and o.never_started for o in outcomes):
+        return EXIT_NOT_CARRIED_OUT
+    return EXIT_PASSED if all(s.gate_met for s in summaries) else EXIT_GATE_FAILED
+
+
+def _point_latest(runs: Path, run_id: str) -> None:
+    latest = runs / "latest"
+    try:
+        if latest.is_symlink() or latest.exists():
+            latest.unlink()
+        latest.symlink_to(run_id, target_is_directory=True)
+    except OSError:  # no symlinks here (some file systems): a file naming the run does the job
+        latest.write_text(run_id + "\n")
+
+
+def _config_record(config: AnchaConfig) -> dict[str, Any]:
+    """The run's configuration, minus anything secret: agent.env values may hold tokens."""
+    agent = config.agent
+    return {
+        "agent": None if agent is None else {
+            "command": agent.command, "cwd": agent.cwd, "env": sorted(agent.env), "pass_env": list(agent.pass_env),
+            "input": agent.input,
+        },
+        "scenes": list(config.scenes),
+        "trials": config.trials,
+        "parallel": config.parallel,
+        "min_pass_rate": config.min_pass_rate,
+        "server": None if config.server is None else config.server.url,
+    }

@@ -1,0 +1,154 @@
+"""One trial: build the world, run the agent in it, grade it, write its results."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ancha.config.model import AnchaConfig
+from ancha.config.templates import render
+from ancha.runner.agents.command import NOT_STARTED_CODES, AgentNotStarted, CommandAgent
+from ancha.runner.agents.environment import ancha_variables, base_environment, template_values
+from ancha.runner.control import ControlClient, ServerError
+from ancha.scene.model import Scene
+
+STATUS_POLL_S = 0.05
+
+
+@dataclass
+class TrialOutcome:
+    scene: str
+    trial: int
+    verdict: str
+    """``passed``, ``failed`` or ``invalid``."""
+    reason: str | None = None
+    status: str | None = None
+    never_started: bool = False
+    timings: dict[str, float] = field(default_factory=dict)
+
+
+class TrialRunner:
+    def __init__(self, control: ControlClient, config: AnchaConfig, run_dir: Path, inherit_env: bool = False) -> None:
+        self.control = control
+        self.config = config
+        self.run_dir = run_dir
+        self.inherit_env = inherit_env
+
+    async def run(self, scene: Scene, trial: int) -> TrialOutcome:
+        trial_dir = self.run_dir / scene.name / str(trial)
+        (trial_dir / "state").mkdir(parents=True, exist_ok=True)
+        timings: dict[str, float] = {}
+        started = time.perf_counter()
+        try:
+            context = await self.control.create_env(scene, trial, {"mode": "command"})
+        except ServerError as exc:
+            (trial_dir / "agent.log").write_text(f"ancha: {exc}\n")
+            outcome = TrialOutcome(scene.name, trial, "invalid", str(exc), never_started=True)
+            self._write_checks(trial_dir, outcome, [])
+            return outcome
+        timings["world_s"] = time.perf_counter() - started
+        env_id = context["env_id"]
+        try:
+            outcome = await self._run_agent(scene, trial, context, trial_dir, timings)
+            await self._grade(env_id, trial_dir, outcome)
+        finally:
+            await asyncio.shield(self.control.delete(env_id))
+        timings["total_s"] = time.perf_counter() - started
+        return outcome
+
+    async def _run_agent(self, scene: Scene, trial: int, context: dict[str, Any], trial_dir: Path,
+                         timings: dict[str, float]) -> TrialOutcome:
+        agent_cfg = self.config.agent
+        assert agent_cfg is not None and agent_cfg.command
+        values = template_values(context)
+        env = base_environment(agent_cfg.pass_env, self.inherit_env)
+        env.update(ancha_variables(context, str((trial_dir / "state").resolve())))
+        env.update({name: render(value, values) for name, value in agent_cfg.env.items()})
+        cwd = agent_cwd(self.config)
+        log_path = trial_dir / "agent.log"
+        begun = time.perf_counter()
+        with log_path.open("wb") as log:
+            agent = CommandAgent(agent_cfg.command, cwd, env, log)
+            try:
+                await agent.start()
+            except AgentNotStarted as exc:
+                log.write(f"ancha: {exc}\n".encode())
+                return TrialOutcome(scene.name, trial, "invalid", str(exc), never_started=True)
+            try:
+                code, status = await self._supervise(agent, context["env_id"])
+            finally:
+                await agent.stop()
+            timings["agent_s"] = time.perf_counter() - begun
+            outcome = TrialOutcome(scene.name, trial, "failed", status=status)
+            if status == "timed_out":
+                outcome.reason = "the trial outlived clock.limit; the agent was stopped"
+            elif code in NOT_STARTED_CODES:
+                outcome.verdict, outcome.never_started = "invalid", True
+                outcome.reason = f"{NOT_STARTED_CODES[code]}: {agent_cfg.command}"
+            elif code is not None and code != 0:
+                outcome.reason = _exit_reason(code)
+            if outcome.reason:
+                log.write(f"\nancha: {outcome.reason}\n".encode())
+        return outcome
+
+    async def _supervise(self, agent: CommandAgent, env_id: str) -> tuple[int | None, str]:
+        """Wait for the agent to exit, or for the world to end the trial (done URL, clock.limit)."""
+        exited = asyncio.ensure_future(agent.wait())
+        while True:
+            done, _ = await asyncio.wait({exited}, timeout=STATUS_POLL_S)
+            if done:
+                status = (await self.control.status(env_id))["status"]
+                return exited.result(), ("done" if status == "running" else status)
+            status = (await self.control.status(env_id))["status"]
+            if status != "running":
+                exited.cancel()
+                return None, status
+
+    async def _grade(self, env_id: str, trial_dir: Path, outcome: TrialOutcome) -> None:
+        from ancha.checks.results import CheckResult, trial_verdict
+
+        results = await self.control.checks(env_id)
+        trace = await self.control.text(env_id, "trace")
+        state = await self.control.text(env_id, "state")
+        records = await self.control.text(env_id, "records")
+        (trial_dir / "trace.jsonl").write_text(trace)
+        (trial_dir / "records.jsonl").write_text(records)
+        (trial_dir / "world.json").write_text(state)
+        judged = await self._judge(env_id, trace, state, results)
+        if outcome.verdict != "invalid":
+            verdict = trial_verdict([CheckResult.from_dict(r) for r in judged])
+            if outcome.reason and outcome.status != "timed_out":
+                verdict = "failed"  # the agent crashed: its checks cannot make it pass
+            outcome.verdict = verdict
+        self._write_checks(trial_dir, outcome, judged)
+
+    async def _judge(self, env_id: str, trace: str, state: str, results: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """Judge checks are graded here, with the user's key, never on the server."""
+        return results
+
+    @staticmethod
+    def _write_checks(trial_dir: Path, outcome: TrialOutcome, results: list[dict[str, Any]]) -> None:
+        body = {"scene": outcome.scene, "trial": outcome.trial, "verdict": outcome.verdict,
+                "status": outcome.status, "reason": outcome.reason, "results": results}
+        (trial_dir / "checks.json").write_text(json.dumps(body, indent=2) + "\n")
+
+
+def _exit_reason(code: int) -> str:
+    if code < 0:
+        try:
+            import signal
+
+            return f"the agent was killed by {signal.Signals(-code).name}"
+        except ValueError:
+            return f"the agent was killed by signal {-code}"
+    return f"the agent exited with code {code}"
+
+
+def agent_cwd(config: AnchaConfig) -> Path:
+    cwd = Path(config.agent.cwd) if config.agent and config.agent.cwd else Path(".")
+    return cwd if cwd.is_absolute() else config.root / cwd
+
