@@ -1,0 +1,106 @@
+"""Finding, reading and validating ancha.yaml, then applying command-line overrides."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from ancha.config.errors import ConfigInvalid, sort_problems
+from ancha.config.model import AgentConfig, AnchaConfig
+from ancha.config.rules import config_problems
+from ancha.config.validation import INVALID, Walker
+from ancha.config.yaml_source import read_yaml, show
+from ancha.errors import Problem
+
+CONFIG_NAME = "ancha.yaml"
+
+
+@dataclass(slots=True)
+class ConfigOverrides:
+    """What the command line sets over the file (``--agent``, ``-n``, ``--parallel``, ...)."""
+
+    agent_command: str | None = None
+    trials: int | None = None
+    parallel: int | None = None
+    min_pass_rate: float | None = None
+    pass_env: list[str] = field(default_factory=list)
+    inherit_env: bool = False
+
+
+def load_config(path: Path | None, cwd: Path, overrides: ConfigOverrides | None = None) -> AnchaConfig:
+    """Read ``path`` (``--config``) or ``cwd/ancha.yaml``; without either, the defaults apply.
+
+    Every problem of the file and of the overrides is raised at once as ``ConfigInvalid``.
+    """
+    overrides = overrides or ConfigOverrides()
+    cwd = cwd.resolve()
+    file: Path | None = None
+    if path is not None:
+        file = (cwd / path).resolve()
+        if not file.is_file():
+            raise ConfigInvalid([Problem("--config", f"no such file: {file}",
+                                         "pass the path of an existing ancha.yaml")])
+    elif (cwd / CONFIG_NAME).is_file():
+        file = cwd / CONFIG_NAME
+    walker = Walker(AnchaConfig, str(file) if file else None)
+    data: dict[str, Any] = {}
+    if file is not None:
+        data = _read(file, walker)
+    try:
+        config = AnchaConfig.model_validate(data)
+    except ValidationError:  # the walker has reported why; build from defaults to keep checking
+        config = AnchaConfig()
+    config.root = cwd
+    config.source = file
+    problems = [*walker.problems, *_apply(config, overrides, parallel_in_file="parallel" in data)]
+    problems += config_problems(config, walker.line_of, walker.file)
+    if problems:
+        raise ConfigInvalid(sort_problems(problems), file)
+    return config
+
+
+def _read(file: Path, walker: Walker) -> dict[str, Any]:
+    try:
+        text = file.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        walker.problem("", f"cannot read the file: {exc}", "check the file's permissions and encoding")
+        return {}
+    tree, problems = read_yaml(text, walker.file)
+    walker.problems.extend(problems)
+    if tree is None:
+        return {}
+    clean = walker.section(tree, AnchaConfig, "", 1)
+    return clean if clean is not INVALID else {}
+
+
+def _apply(config: AnchaConfig, overrides: ConfigOverrides, parallel_in_file: bool) -> list[Problem]:
+    problems: list[Problem] = []
+    if overrides.agent_command is not None:
+        config.agent = config.agent or AgentConfig()
+        config.agent.command = overrides.agent_command
+    for option, attr, value in (("-n", "trials", overrides.trials), ("--parallel", "parallel", overrides.parallel)):
+        if value is None:
+            continue
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            problems.append(Problem(option, f"expected a positive integer, got {show(value)}"))
+        else:
+            setattr(config, attr, value)
+    rate = overrides.min_pass_rate
+    if rate is not None:
+        if isinstance(rate, bool) or not isinstance(rate, (int, float)) or math.isnan(rate) or not 0 <= rate <= 1:
+            problems.append(Problem("--min-pass-rate", f"expected a number from 0 to 1, got {show(rate)}"))
+        else:
+            config.min_pass_rate = float(rate)
+    if overrides.pass_env:
+        config.agent = config.agent or AgentConfig()
+        config.agent.pass_env = [*config.agent.pass_env,
+                                 *(n for n in overrides.pass_env if n not in config.agent.pass_env)]
+    if overrides.parallel is None and not parallel_in_file:
+        endpoint = config.agent is not None and config.agent.kind == "endpoint"
+        config.parallel = 1 if endpoint else 2
+    config.inherit_env = overrides.inherit_env
+    return problems

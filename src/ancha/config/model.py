@@ -1,0 +1,117 @@
+"""ancha.yaml as validated data (reference/ancha-yaml.txt is the contract for every field).
+
+The same models describe the file (``ancha schema ancha``) and the loaded config:
+durations are written as strings (``10s``) and held as float seconds.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+from pydantic import BeforeValidator, ConfigDict, Field, StringConstraints, WithJsonSchema, model_validator
+from pydantic.json_schema import SkipJsonSchema
+
+from ancha.config.validation import DURATION_EXPECTED, DurationText, Expect, FileModel
+from ancha.durations import parse_duration
+
+
+def _seconds(value: Any) -> Any:
+    return parse_duration(value) if isinstance(value, str) else value
+
+
+Duration = Annotated[
+    float,
+    BeforeValidator(_seconds),
+    DurationText(),
+    WithJsonSchema({"type": "string", "pattern": r"^(\d+(\.\d+)?(d|h|m|s|ms))+$",
+                    "description": DURATION_EXPECTED}),
+]
+PositiveInt = Annotated[int, Field(gt=0)]
+EnvName = Annotated[str, StringConstraints(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$"),
+                    Expect("a variable name such as OPENAI_API_KEY")]
+EnvNames = Annotated[list[EnvName], Expect("a list of variable names")]
+HttpUrl = Annotated[str, StringConstraints(pattern=r"^https?://\S+$"), Expect("an http(s) URL")]
+
+
+class _Section(FileModel):
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+
+class ExecutionConfig(_Section):
+    """Where the agent process runs: a local process (host) or a local container."""
+
+    mode: Literal["host", "container"] = "host"
+    image: str | None = None
+    preparation: Literal["project", "image"] | None = None
+    files: list[str] = Field(default_factory=lambda: ["."])
+    env: EnvNames = Field(default_factory=list)
+    model_hosts: list[str] = Field(default_factory=list, alias="modelHosts")
+    cpus: Annotated[float, Field(ge=0.1, le=32)] = 1.0
+    memory_mb: Annotated[int, Field(ge=128, le=65536)] = Field(default=512, alias="memoryMb")
+    pids: Annotated[int, Field(ge=16, le=4096)] = 128
+
+
+class AgentConfig(_Section):
+    """How to start the agent: a command (``command``) or an HTTP endpoint (``url``)."""
+
+    command: str | None = None
+    cwd: str | None = None
+    env: dict[str, str] = Field(default_factory=dict)
+    pass_env: EnvNames = Field(default_factory=list)
+    input: Literal["command", "per_event"] = "command"
+    slack_transport: Literal["feed", "http", "socket"] = "feed"
+    execution: ExecutionConfig = Field(default_factory=ExecutionConfig)
+    url: str | None = None
+    start: str | None = None
+    ready_url: str | None = None
+    setup_url: str | None = None
+    idle: Duration = Field(default=10.0, json_schema_extra={"default": "10s"})
+    startup_timeout: Duration = Field(default=30.0, json_schema_extra={"default": "30s"})
+
+    @property
+    def kind(self) -> Literal["command", "endpoint"] | None:
+        """``endpoint`` when ``url`` is set, ``command`` when ``command`` is, else None."""
+        if self.url is not None:
+            return "endpoint"
+        return "command" if self.command is not None else None
+
+
+class ServerConfig(_Section):
+    url: HttpUrl | None = None
+
+
+class JudgeConfig(_Section):
+    model: str | None = None
+
+
+class AnchaConfig(_Section):
+    """The loaded ancha.yaml with overrides applied. Relative paths are relative to ``root``."""
+
+    agent: AgentConfig | None = None
+    scenes: list[str] = Field(default_factory=lambda: ["scenes/**/scene.yaml"])
+    trials: PositiveInt = 5
+    parallel: PositiveInt | None = None
+    """Trials at once. The file may omit it; after validation it is 2 for command agents, 1 for endpoints."""
+    min_pass_rate: Annotated[float, Field(ge=0, le=1)] = 1.0
+    server: ServerConfig = Field(default_factory=ServerConfig)
+    judge: JudgeConfig = Field(default_factory=JudgeConfig)
+
+    root: SkipJsonSchema[Path] = Field(default_factory=Path.cwd, exclude=True)
+    """The directory the CLI runs from: scenes globs and agent.cwd are relative to it."""
+    source: SkipJsonSchema[Path | None] = Field(default=None, exclude=True)
+    """The config file read, or None when the defaults apply."""
+    inherit_env: SkipJsonSchema[bool] = Field(default=False, exclude=True)
+    """--inherit-env: the agent gets the whole shell environment, not only the base set."""
+
+    @model_validator(mode="after")
+    def _default_parallel(self) -> AnchaConfig:
+        if self.parallel is None:
+            endpoint = self.agent is not None and self.agent.kind == "endpoint"
+            self.parallel = 1 if endpoint else 2
+        return self
+
+    @property
+    def trials_at_once(self) -> int:
+        """``parallel`` as an int (never None once validated)."""
+        return self.parallel or 1

@@ -1,0 +1,299 @@
+"""Checking a YAML tree against pydantic models, collecting every problem at once.
+
+Pydantic's own errors are close but not the product's wording ("expected a positive
+integer, got 0", "did you mean agent.execution? Put it under agent:"), and a single
+bad field must not hide the others, so the tree is walked field by field: each value
+is validated alone (strictly, so ``"5"`` is not a number and ``8080`` is not a
+string), unknown keys get "did you mean" hints, and the walk yields the valid part as
+plain data plus the line of every path it saw.
+"""
+
+from __future__ import annotations
+
+import difflib
+import types
+import typing
+from dataclasses import dataclass
+from functools import cache
+from typing import Any, ClassVar, Literal, Union
+
+import annotated_types
+from pydantic import BaseModel, TypeAdapter, ValidationError
+from pydantic.fields import FieldInfo
+
+from ancha.config.yaml_source import key_line, plain, show
+from ancha.durations import EXAMPLES, parse_duration
+from ancha.errors import Problem
+
+
+@dataclass(frozen=True, slots=True)
+class Expect:
+    """Annotated marker: how a field's expected value reads in a problem ("a positive integer")."""
+
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class DurationText:
+    """Annotated marker: the file must hold a duration string such as ``10s``."""
+
+
+DURATION_EXPECTED = f"a duration such as {EXAMPLES}"
+INVALID: Any = object()
+
+
+class FileModel(BaseModel):
+    """Base of models that describe a file's sections: keys they refuse for now, with why."""
+
+    unsupported_fields: ClassVar[dict[str, str]] = {}
+
+
+def join(path: str, key: object) -> str:
+    if isinstance(key, int):
+        return f"{path}[{key}]"
+    return f"{path}.{key}" if path else str(key)
+
+
+def parent(path: str) -> str:
+    return path.rsplit(".", 1)[0] if "." in path else ""
+
+
+def file_fields(model: type[BaseModel]) -> dict[str, tuple[str, FieldInfo]]:
+    """Keys a file may use for ``model``, in declaration order: alias -> (attribute, field)."""
+    out: dict[str, tuple[str, FieldInfo]] = {}
+    for name, info in model.model_fields.items():
+        if info.exclude:
+            continue
+        out[info.alias or name] = (name, info)
+    return out
+
+
+def _unwrap_optional(annotation: Any) -> tuple[Any, bool]:
+    origin = typing.get_origin(annotation)
+    if origin in (Union, types.UnionType):
+        args = [a for a in typing.get_args(annotation) if a is not type(None)]
+        optional = len(args) < len(typing.get_args(annotation))
+        if len(args) == 1:
+            return args[0], optional
+        return Union[tuple(args)], optional  # noqa: UP007 - built at run time
+    return annotation, False
+
+
+def _model_of(annotation: Any) -> type[BaseModel] | None:
+    return annotation if isinstance(annotation, type) and issubclass(annotation, BaseModel) else None
+
+
+def section_paths(model: type[BaseModel], path: str = "") -> list[str]:
+    """Dotted paths of every field of ``model`` and of its nested (mapping) sections."""
+    out: list[str] = []
+    for key, (_, info) in file_fields(model).items():
+        sub = join(path, key)
+        out.append(sub)
+        inner, _ = _unwrap_optional(info.annotation)
+        nested = _model_of(inner)
+        if nested is not None:
+            out.extend(section_paths(nested, sub))
+    return out
+
+
+def suggest(key: str, path: str, known: list[str], everywhere: list[str]) -> str:
+    """The hint for an unknown ``key`` in the section at ``path``."""
+    close = difflib.get_close_matches(key, known, n=1, cutoff=0.7)
+    if close:
+        return f"did you mean {join(path, close[0])}?"
+    elsewhere = [p for p in everywhere if parent(p) != path]
+    leaves = [p.rsplit(".", 1)[-1] for p in elsewhere]
+    close = difflib.get_close_matches(key, leaves, n=1, cutoff=0.8)
+    if close:
+        target = elsewhere[leaves.index(close[0])]
+        home = parent(target)
+        where = f"Put it under {home}:" if home else "Put it at the top level."
+        return f"did you mean {target}? {where}"
+    return f"known fields of {path}: {', '.join(known)}" if path else f"known fields: {', '.join(known)}"
+
+
+def _number(value: float) -> str:
+    return str(int(value)) if float(value).is_integer() else str(value)
+
+
+def describe(annotation: Any, metadata: list[Any]) -> str:
+    """How the expected value of a field reads: 'a positive integer', 'one of feed, http, socket'."""
+    for item in metadata:
+        if isinstance(item, Expect):
+            return item.text
+        if isinstance(item, DurationText):
+            return DURATION_EXPECTED
+    annotation, _ = _unwrap_optional(annotation)
+    origin = typing.get_origin(annotation)
+    if origin is typing.Annotated:
+        base, *extra = typing.get_args(annotation)
+        return describe(base, [*extra, *metadata])
+    if origin is Literal:
+        return "one of " + ", ".join(str(a) for a in typing.get_args(annotation))
+    if origin in (Union, types.UnionType):
+        return " or ".join(describe(a, []) for a in typing.get_args(annotation))
+    low = next((m.gt if isinstance(m, annotated_types.Gt) else m.ge for m in metadata
+                if isinstance(m, (annotated_types.Gt, annotated_types.Ge))), None)
+    high = next((m.le for m in metadata if isinstance(m, annotated_types.Le)), None)
+    gt_zero = any(isinstance(m, annotated_types.Gt) and m.gt == 0 for m in metadata)
+    if annotation is bool:
+        return "true or false"
+    if annotation in (int, float):
+        noun = "an integer" if annotation is int else "a number"
+        if gt_zero and high is None:
+            return "a positive integer" if annotation is int else "a positive number"
+        if low is not None and high is not None:
+            return f"{noun} from {_number(low)} to {_number(high)}"  # type: ignore[arg-type]
+        return noun
+    if annotation is str:
+        return "a string"
+    if origin is list:
+        (item,) = typing.get_args(annotation) or (Any,)
+        return "a list" if item is Any else f"a list of {describe(item, []).removeprefix('a ')}s"
+    if origin is dict:
+        return "a mapping"
+    return "a valid value"
+
+
+def _adapter(annotation: Any, metadata: tuple[Any, ...]) -> TypeAdapter[Any]:
+    try:
+        return _cached_adapter(annotation, metadata)
+    except TypeError:  # unhashable metadata
+        return _build_adapter(annotation, metadata)
+
+
+def _build_adapter(annotation: Any, metadata: tuple[Any, ...]) -> TypeAdapter[Any]:
+    if metadata:
+        annotation = typing.Annotated[(annotation, *metadata)]
+    return TypeAdapter(annotation)
+
+
+_cached_adapter = cache(_build_adapter)
+
+
+class Walker:
+    """Walks one YAML tree against a root model; ``problems`` and ``lines`` fill in as it goes."""
+
+    def __init__(self, root: type[BaseModel], file: str | None = None) -> None:
+        self.file = file
+        self.problems: list[Problem] = []
+        self.lines: dict[str, int] = {}
+        self.everywhere = section_paths(root)
+
+    def problem(self, path: str, message: str, hint: str | None = None, line: int | None = None) -> None:
+        self.problems.append(Problem(path, message, hint, line, self.file))
+
+    def section(self, node: Any, model: type[BaseModel], path: str = "", line: int | None = None) -> Any:
+        """The valid fields of ``node`` as a dict keyed by attribute name, or INVALID."""
+        if path or line is not None:
+            self.lines.setdefault(path, line or 0)
+        if not isinstance(node, dict):
+            self.problem(path, f"expected a mapping, got {show(node)}", None, line)
+            return INVALID
+        fields = file_fields(model)
+        unsupported: dict[str, str] = getattr(model, "unsupported_fields", {})
+        refuses = any(isinstance(k, str) and k in unsupported for k in node)
+        clean: dict[str, Any] = {}
+        for key, value in node.items():
+            sub = join(path, str(key))
+            at = key_line(node, key) or line
+            if isinstance(key, str) and key in unsupported:
+                self.problem(sub, "not supported yet", unsupported[key], at)
+            elif not isinstance(key, str) or key not in fields:
+                if not refuses:
+                    self.problem(sub, "unknown field", suggest(str(key), path, list(fields), self.everywhere), at)
+            else:
+                name, info = fields[key]
+                result = self.value(value, model, name, info, sub, at)
+                if result is not INVALID:
+                    clean[name] = result
+        for key, (_, info) in fields.items():
+            if info.is_required() and key not in node and not refuses:
+                self.problem(join(path, key), "missing required field", None, line)
+        return clean
+
+    def value(self, value: Any, model: type[BaseModel], name: str, info: FieldInfo, path: str,
+              line: int | None) -> Any:
+        self.lines[path] = line or 0
+        inner, optional = _unwrap_optional(info.annotation)
+        if value is None and optional:
+            return None
+        nested = _model_of(inner)
+        if nested is not None:
+            return self.section(value, nested, path, line)
+        origin = typing.get_origin(inner)
+        if origin is list or origin is dict:
+            if not isinstance(value, list if origin is list else dict):
+                expected = describe(info.annotation, list(info.metadata))
+                self.problem(path, f"expected {expected}, got {show(value)}", None, line)
+                return INVALID
+            return self.items(value, typing.get_args(inner)[-1], path, line)
+        return self.scalar(value, info.annotation, list(info.metadata), path, line)
+
+    def items(self, node: Any, item_type: Any, path: str, line: int | None) -> Any:
+        """Each item of a list (or value of a mapping) checked on its own, so one bad item
+        is reported at its own path and does not hide the others."""
+        item_model = _model_of(item_type)
+        pairs = list(node.items()) if isinstance(node, dict) else list(enumerate(node))
+        out: dict[str, Any] = {}
+        for key, item in pairs:
+            sub = join(path, key if isinstance(key, int) else str(key))
+            at = key_line(node, key) or line
+            self.lines[sub] = at or 0
+            if not isinstance(key, (str, int)) or isinstance(key, bool):
+                self.problem(sub, f"expected a name, got {show(key)}", None, at)
+                continue
+            if item_model is not None:
+                result = self.section(item, item_model, sub, at)
+            else:
+                result = self.scalar(item, item_type, [], sub, at)
+            if result is not INVALID:
+                out[str(key)] = result
+        return list(out.values()) if isinstance(node, list) else out
+
+    def scalar(self, value: Any, annotation: Any, metadata: list[Any], path: str, line: int | None) -> Any:
+        self._record_lines(value, path, line)
+        expected = describe(annotation, metadata)
+        if any(isinstance(m, DurationText) for m in metadata):
+            try:
+                if not isinstance(value, str):
+                    raise ValueError
+                parse_duration(value)
+            except ValueError:
+                self.problem(path, f"expected {expected}, got {show(value)}", None, line)
+                return INVALID
+            return str(value)
+        data = plain(value)
+        try:
+            _adapter(annotation, tuple(metadata)).validate_python(data, strict=True)
+        except ValidationError:
+            hint = None
+            if expected == "a string" and isinstance(data, (int, float)) and not isinstance(data, bool):
+                hint = f'quote it: "{data}"'
+            self.problem(path, f"expected {expected}, got {show(value)}", hint, line)
+            return INVALID
+        return data
+
+    def _record_lines(self, node: Any, path: str, line: int | None) -> None:
+        if isinstance(node, dict):
+            for key, value in node.items():
+                sub = join(path, str(key))
+                at = key_line(node, key) or line
+                self.lines[sub] = at or 0
+                self._record_lines(value, sub, at)
+        elif isinstance(node, list):
+            for i, value in enumerate(node):
+                sub = join(path, i)
+                at = key_line(node, i) or line
+                self.lines[sub] = at or 0
+                self._record_lines(value, sub, at)
+
+    def line_of(self, path: str) -> int | None:
+        """The line recorded for ``path`` or its nearest ancestor."""
+        while True:
+            if self.lines.get(path):
+                return self.lines[path]
+            if not path:
+                return None
+            cut = max(path.rfind("."), path.rfind("["))
+            path = path[:cut] if cut > 0 else ""
