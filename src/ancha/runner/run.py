@@ -45,7 +45,7 @@ def refuse_unbuilt_agents(config: AnchaConfig) -> None:
     if agent.url:
         raise RunFailed("error[AGENT_UNSUPPORTED]: endpoint agents (agent.url) are not supported yet by this "
                         "version of ancha run\nhint: run the agent as a command agent (agent.command) for now")
-    if agent.execution is not None and agent.execution.mode == "container":
+    if agent.execution.mode == "container":
         raise RunFailed("error[AGENT_UNSUPPORTED]: agent.execution mode container is not supported yet by this "
                         "version of ancha run\nhint: remove agent.execution (or set mode: host) to run the agent "
                         "as a local process")
@@ -76,18 +76,18 @@ async def run_scenes(config: AnchaConfig, scenes: list[Scene], *, inherit_env: b
 
     server: EmbeddedServer | None = None
     server_key = os.environ.get("ANCHA_SERVER_KEY")
-    if config.server is not None and config.server.url:
-        base_url = config.server.url
+    if config.server.url:
+        base_url = str(config.server.url)
         await check_server(base_url, server_key)
     else:
         server = EmbeddedServer().start()
         base_url = server.url
     control = ControlClient(base_url, server_key)
     summaries = [SceneSummary(s.name, s.path, config.trials, config.min_pass_rate) for s in scenes]
-    trial_runner = TrialRunner(control, config, run_dir, inherit_env=inherit_env)
+    trial_runner = TrialRunner(control, config, run_dir, inherit_env=inherit_env or config.inherit_env)
     interrupted = False
     try:
-        interrupted = await _run_all(trial_runner, scenes, summaries, config.parallel, console, progress)
+        interrupted = await _run_all(trial_runner, scenes, summaries, config.trials_at_once, console, progress)
     finally:
         await control.close()
         if server is not None:
@@ -182,7 +182,7 @@ def _config_record(config: AnchaConfig) -> dict[str, Any]:
         },
         "scenes": list(config.scenes),
         "trials": config.trials,
-        "parallel": config.parallel,
+        "parallel": config.trials_at_once,
         "min_pass_rate": config.min_pass_rate,
-        "server": None if config.server is None else config.server.url,
+        "server": None if config.server.url is None else str(config.server.url),
     }
