@@ -1,9 +1,9 @@
 """Clients for the AgentOS API: `AgentOS` (blocking) and `AsyncAgentOS` (asyncio).
 
-Both share one base: `_Routes` turns a method call into a `_Request` (method, path,
-body, query) and `_ClientBase` turns a response into data or a typed error. The two
-clients differ only in how they send a request and wait, so every endpoint is
-defined once.
+Both share one base: `routes.Routes` turns a method call into a `Request` (method,
+path, body, query) and `_ClientBase` builds it and turns the response into data or a
+typed error. The two clients differ only in how they send a request and wait, so
+every endpoint is spelled once.
 """
 
 from __future__ import annotations
@@ -13,10 +13,9 @@ import json
 import os
 import time
 from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
 from types import TracebackType
 from typing import Any
-from urllib.parse import quote, urlsplit, urlunsplit
+from urllib.parse import urlsplit, urlunsplit
 
 import httpx
 
@@ -26,137 +25,11 @@ from agentos_sdk.errors import (
     AuthenticationError,
     error_for_status,
 )
-
-JSON = dict[str, Any]
-"""A JSON object as the server sent it: a workflow, run, evaluation, release, ..."""
-
-Ref = str | Mapping[str, Any]
-"""An id or exact name, or an object the server returned (its `id` is used)."""
+from agentos_sdk.routes import JSON, Ref, Request, Routes, segment
 
 DEFAULT_BASE_URL = "http://localhost:8000"
 DEFAULT_TIMEOUT = 120.0
 _PENDING = frozenset({"queued", "pending", "running"})
-
-
-@dataclass(frozen=True)
-class _Request:
-    method: str
-    path: str
-    body: Any = None
-    params: dict[str, str] = field(default_factory=dict)
-    releasing: bool = False  # a 422 here means the eval gate blocked the release
-
-
-def _segment(ref: Ref) -> str:
-    """One URL path segment for an id, an exact name, or a server object with an `id`."""
-    if isinstance(ref, Mapping):
-        ref = ref["id"]
-    if not isinstance(ref, str) or not ref:
-        raise TypeError(f"expected an id, a name or an object with an 'id', got {ref!r}")
-    return quote(ref, safe="")
-
-
-class _Routes:
-    """One builder per API operation; the single place paths and bodies are spelled."""
-
-    @staticmethod
-    def create_workflow(
-        name: str, nodes: Sequence[Mapping[str, Any]], checks: Sequence[Mapping[str, Any]] | None,
-        gate: Mapping[str, Any] | None,
-    ) -> _Request:
-        body: JSON = {"name": name, "nodes": list(nodes)}
-        if checks is not None:
-            body["checks"] = list(checks)
-        if gate is not None:
-            body["gate"] = dict(gate)
-        return _Request("POST", "/api/workflows", body)
-
-    @staticmethod
-    def get_workflow(workflow: Ref) -> _Request:
-        return _Request("GET", f"/api/workflows/{_segment(workflow)}")
-
-    @staticmethod
-    def list_workflows() -> _Request:
-        return _Request("GET", "/api/workflows")
-
-    @staticmethod
-    def update_workflow(workflow: Ref, fields: Mapping[str, Any]) -> _Request:
-        return _Request("PATCH", f"/api/workflows/{_segment(workflow)}", dict(fields))
-
-    @staticmethod
-    def delete_workflow(workflow: Ref) -> _Request:
-        return _Request("DELETE", f"/api/workflows/{_segment(workflow)}")
-
-    @staticmethod
-    def versions(workflow: Ref) -> _Request:
-        return _Request("GET", f"/api/workflows/{_segment(workflow)}/versions")
-
-    @staticmethod
-    def set_checks(workflow: Ref, checks: Sequence[Mapping[str, Any]]) -> _Request:
-        return _Request("PUT", f"/api/workflows/{_segment(workflow)}/checks", {"checks": list(checks)})
-
-    @staticmethod
-    def set_gate(workflow: Ref, min_pass_rate: float | None) -> _Request:
-        return _Request("PUT", f"/api/workflows/{_segment(workflow)}/gate", {"min_pass_rate": min_pass_rate})
-
-    @staticmethod
-    def run(workflow: Ref, input: Mapping[str, Any] | None, wait: bool) -> _Request:
-        body = {"input": dict(input or {}), "wait": wait}
-        return _Request("POST", f"/api/workflows/{_segment(workflow)}/runs", body)
-
-    @staticmethod
-    def get_run(run: Ref) -> _Request:
-        return _Request("GET", f"/api/runs/{_segment(run)}")
-
-    @staticmethod
-    def list_runs(workflow: Ref | None, status: str | None) -> _Request:
-        params: dict[str, str] = {}
-        if workflow is not None:
-            params["workflow"] = workflow["id"] if isinstance(workflow, Mapping) else workflow
-        if status is not None:
-            params["status"] = status
-        return _Request("GET", "/api/runs", params=params)
-
-    @staticmethod
-    def evaluate(
-        workflow: Ref, dataset: Sequence[Mapping[str, Any]] | None, name: str | None,
-        results: Sequence[Mapping[str, Any]] | None,
-    ) -> _Request:
-        if (dataset is None) == (results is None):
-            raise ValueError("evaluate() needs exactly one of dataset= (items to run) or results= (reported)")
-        body: JSON = {}
-        if name is not None:
-            body["name"] = name
-        if dataset is not None:
-            body["dataset"] = list(dataset)
-        if results is not None:
-            body["results"] = list(results)
-        return _Request("POST", f"/api/workflows/{_segment(workflow)}/evaluations", body)
-
-    @staticmethod
-    def get_evaluation(evaluation: Ref) -> _Request:
-        return _Request("GET", f"/api/evaluations/{_segment(evaluation)}")
-
-    @staticmethod
-    def evaluations(workflow: Ref) -> _Request:
-        return _Request("GET", f"/api/workflows/{_segment(workflow)}/evaluations")
-
-    @staticmethod
-    def compare(a: Ref, b: Ref) -> _Request:
-        return _Request("GET", f"/api/evaluations/{_segment(a)}/compare/{_segment(b)}")
-
-    @staticmethod
-    def release(workflow: Ref, environment: str) -> _Request:
-        path = f"/api/workflows/{_segment(workflow)}/release"
-        return _Request("POST", path, {"environment": environment}, releasing=True)
-
-    @staticmethod
-    def releases(workflow: Ref) -> _Request:
-        return _Request("GET", f"/api/workflows/{_segment(workflow)}/releases")
-
-    @staticmethod
-    def metrics() -> _Request:
-        return _Request("GET", "/api/dashboard/metrics")
 
 
 class _ClientBase:
@@ -174,7 +47,7 @@ class _ClientBase:
         return {"Authorization": f"Bearer {self.api_key}", "Accept": "application/json"}
 
     @staticmethod
-    def _build(http: httpx.Client | httpx.AsyncClient, request: _Request) -> httpx.Request:
+    def _build(http: httpx.Client | httpx.AsyncClient, request: Request) -> httpx.Request:
         return http.build_request(
             request.method,
             request.path,
@@ -183,7 +56,7 @@ class _ClientBase:
         )
 
     @staticmethod
-    def _handle(request: _Request, response: httpx.Response) -> Any:
+    def _handle(request: Request, response: httpx.Response) -> Any:
         if response.is_success:
             if response.status_code == 204 or not response.content:
                 return None
@@ -191,7 +64,7 @@ class _ClientBase:
         raise error_for_status(response.status_code, _detail(response), releasing=request.releasing)
 
     @staticmethod
-    def _unreachable(request: _Request, exc: httpx.TransportError) -> APIConnectionError:
+    def _unreachable(request: Request, exc: httpx.TransportError) -> APIConnectionError:
         return APIConnectionError(f"{request.method} {request.path}: {exc or type(exc).__name__}")
 
     @staticmethod
@@ -201,7 +74,7 @@ class _ClientBase:
     def _stream_url(self, run: Ref) -> str:
         parts = urlsplit(self.base_url)
         scheme = {"http": "ws", "https": "wss"}.get(parts.scheme, parts.scheme)
-        return urlunsplit((scheme, parts.netloc, f"{parts.path}/api/runs/{_segment(run)}/stream", "", ""))
+        return urlunsplit((scheme, parts.netloc, f"{parts.path}/api/runs/{segment(run)}/stream", "", ""))
 
     def _open_timeout(self) -> float | None:
         return self.timeout.connect if isinstance(self.timeout, httpx.Timeout) else self.timeout
@@ -262,7 +135,7 @@ class AgentOS(_ClientBase):
         super().__init__(base_url, api_key, timeout)
         self._http = httpx.Client(base_url=self.base_url, headers=self._headers(), timeout=timeout)
 
-    def _call(self, request: _Request) -> Any:
+    def _call(self, request: Request) -> Any:
         try:
             response = self._http.send(self._build(self._http, request))
         except httpx.TransportError as exc:
@@ -288,35 +161,35 @@ class AgentOS(_ClientBase):
         gate: Mapping[str, Any] | None = None,
     ) -> JSON:
         """Create a workflow (version 1) and return it."""
-        return self._call(_Routes.create_workflow(name, nodes, checks, gate))
+        return self._call(Routes.create_workflow(name, nodes, checks, gate))
 
     def get_workflow(self, workflow: Ref) -> JSON:
         """The workflow with this id or exact name."""
-        return self._call(_Routes.get_workflow(workflow))
+        return self._call(Routes.get_workflow(workflow))
 
     def list_workflows(self) -> list[JSON]:
         """Every workflow in the key's workspace."""
-        return self._call(_Routes.list_workflows())
+        return self._call(Routes.list_workflows())
 
     def update_workflow(self, workflow: Ref, **fields: Any) -> JSON:
         """Change fields (name, nodes, checks, gate) of a workflow; returns the new version."""
-        return self._call(_Routes.update_workflow(workflow, fields))
+        return self._call(Routes.update_workflow(workflow, fields))
 
     def delete_workflow(self, workflow: Ref) -> None:
         """Delete a workflow."""
-        self._call(_Routes.delete_workflow(workflow))
+        self._call(Routes.delete_workflow(workflow))
 
     def versions(self, workflow: Ref) -> list[JSON]:
         """The workflow's stored versions."""
-        return self._call(_Routes.versions(workflow))
+        return self._call(Routes.versions(workflow))
 
     def set_checks(self, workflow: Ref, checks: Sequence[Mapping[str, Any]]) -> JSON:
         """Replace the workflow's checks; returns the updated workflow (each check with its chk_ id)."""
-        return self._call(_Routes.set_checks(workflow, checks))
+        return self._call(Routes.set_checks(workflow, checks))
 
     def set_gate(self, workflow: Ref, min_pass_rate: float | None) -> JSON:
         """Set (or with None, clear) the release gate; returns the updated workflow."""
-        return self._call(_Routes.set_gate(workflow, min_pass_rate))
+        return self._call(Routes.set_gate(workflow, min_pass_rate))
 
     # Runs
 
@@ -325,7 +198,7 @@ class AgentOS(_ClientBase):
         *, poll_interval: float = 0.25,
     ) -> JSON:
         """Run the workflow's current version; with wait, return once it has finished (with evals)."""
-        run = self._call(_Routes.run(workflow, input, wait))
+        run = self._call(Routes.run(workflow, input, wait))
         while wait and self._is_pending(run):
             time.sleep(poll_interval)
             run = self.get_run(run)
@@ -333,11 +206,11 @@ class AgentOS(_ClientBase):
 
     def get_run(self, run: Ref) -> JSON:
         """The run with this id."""
-        return self._call(_Routes.get_run(run))
+        return self._call(Routes.get_run(run))
 
     def list_runs(self, workflow: Ref | None = None, status: str | None = None) -> list[JSON]:
         """Runs in the workspace, optionally of one workflow and/or in one status."""
-        return self._call(_Routes.list_runs(workflow, status))
+        return self._call(Routes.list_runs(workflow, status))
 
     def stream(self, run: Ref) -> Iterator[JSON]:
         """The run's events (`run_started` ... `run_evaluated`), past ones replayed first.
@@ -373,7 +246,7 @@ class AgentOS(_ClientBase):
 
         With wait, returns once the evaluation is no longer pending (check_pass_rate filled in).
         """
-        evaluation = self._call(_Routes.evaluate(workflow, dataset, name, results))
+        evaluation = self._call(Routes.evaluate(workflow, dataset, name, results))
         while wait and self._is_pending(evaluation):
             time.sleep(poll_interval)
             evaluation = self.get_evaluation(evaluation)
@@ -381,27 +254,27 @@ class AgentOS(_ClientBase):
 
     def get_evaluation(self, evaluation: Ref) -> JSON:
         """The evaluation with this id."""
-        return self._call(_Routes.get_evaluation(evaluation))
+        return self._call(Routes.get_evaluation(evaluation))
 
     def evaluations(self, workflow: Ref) -> list[JSON]:
         """The workflow's evaluations."""
-        return self._call(_Routes.evaluations(workflow))
+        return self._call(Routes.evaluations(workflow))
 
     def compare(self, a: Ref, b: Ref) -> JSON:
         """Compare evaluation `b` against `a` item by item: which checks regressed and improved."""
-        return self._call(_Routes.compare(a, b))
+        return self._call(Routes.compare(a, b))
 
     def release(self, workflow: Ref, environment: str = "production") -> JSON:
         """Release the workflow's current version; raises `ReleaseBlockedError` when the gate blocks it."""
-        return self._call(_Routes.release(workflow, environment))
+        return self._call(Routes.release(workflow, environment))
 
     def releases(self, workflow: Ref) -> list[JSON]:
         """The workflow's releases."""
-        return self._call(_Routes.releases(workflow))
+        return self._call(Routes.releases(workflow))
 
     def metrics(self) -> JSON:
         """Workspace dashboard metrics: runs, success rate, cost, eval pass rate."""
-        return self._call(_Routes.metrics())
+        return self._call(Routes.metrics())
 
 
 class AsyncAgentOS(_ClientBase):
@@ -420,7 +293,7 @@ class AsyncAgentOS(_ClientBase):
         super().__init__(base_url, api_key, timeout)
         self._http = httpx.AsyncClient(base_url=self.base_url, headers=self._headers(), timeout=timeout)
 
-    async def _call(self, request: _Request) -> Any:
+    async def _call(self, request: Request) -> Any:
         try:
             response = await self._http.send(self._build(self._http, request))
         except httpx.TransportError as exc:
@@ -446,35 +319,35 @@ class AsyncAgentOS(_ClientBase):
         gate: Mapping[str, Any] | None = None,
     ) -> JSON:
         """Create a workflow (version 1) and return it."""
-        return await self._call(_Routes.create_workflow(name, nodes, checks, gate))
+        return await self._call(Routes.create_workflow(name, nodes, checks, gate))
 
     async def get_workflow(self, workflow: Ref) -> JSON:
         """The workflow with this id or exact name."""
-        return await self._call(_Routes.get_workflow(workflow))
+        return await self._call(Routes.get_workflow(workflow))
 
     async def list_workflows(self) -> list[JSON]:
         """Every workflow in the key's workspace."""
-        return await self._call(_Routes.list_workflows())
+        return await self._call(Routes.list_workflows())
 
     async def update_workflow(self, workflow: Ref, **fields: Any) -> JSON:
         """Change fields (name, nodes, checks, gate) of a workflow; returns the new version."""
-        return await self._call(_Routes.update_workflow(workflow, fields))
+        return await self._call(Routes.update_workflow(workflow, fields))
 
     async def delete_workflow(self, workflow: Ref) -> None:
         """Delete a workflow."""
-        await self._call(_Routes.delete_workflow(workflow))
+        await self._call(Routes.delete_workflow(workflow))
 
     async def versions(self, workflow: Ref) -> list[JSON]:
         """The workflow's stored versions."""
-        return await self._call(_Routes.versions(workflow))
+        return await self._call(Routes.versions(workflow))
 
     async def set_checks(self, workflow: Ref, checks: Sequence[Mapping[str, Any]]) -> JSON:
         """Replace the workflow's checks; returns the updated workflow (each check with its chk_ id)."""
-        return await self._call(_Routes.set_checks(workflow, checks))
+        return await self._call(Routes.set_checks(workflow, checks))
 
     async def set_gate(self, workflow: Ref, min_pass_rate: float | None) -> JSON:
         """Set (or with None, clear) the release gate; returns the updated workflow."""
-        return await self._call(_Routes.set_gate(workflow, min_pass_rate))
+        return await self._call(Routes.set_gate(workflow, min_pass_rate))
 
     # Runs
 
@@ -483,7 +356,7 @@ class AsyncAgentOS(_ClientBase):
         *, poll_interval: float = 0.25,
     ) -> JSON:
         """Run the workflow's current version; with wait, return once it has finished (with evals)."""
-        run = await self._call(_Routes.run(workflow, input, wait))
+        run = await self._call(Routes.run(workflow, input, wait))
         while wait and self._is_pending(run):
             await asyncio.sleep(poll_interval)
             run = await self.get_run(run)
@@ -491,11 +364,11 @@ class AsyncAgentOS(_ClientBase):
 
     async def get_run(self, run: Ref) -> JSON:
         """The run with this id."""
-        return await self._call(_Routes.get_run(run))
+        return await self._call(Routes.get_run(run))
 
     async def list_runs(self, workflow: Ref | None = None, status: str | None = None) -> list[JSON]:
         """Runs in the workspace, optionally of one workflow and/or in one status."""
-        return await self._call(_Routes.list_runs(workflow, status))
+        return await self._call(Routes.list_runs(workflow, status))
 
     async def stream(self, run: Ref) -> AsyncIterator[JSON]:
         """The run's events (`run_started` ... `run_evaluated`), past ones replayed first.
@@ -531,7 +404,7 @@ class AsyncAgentOS(_ClientBase):
 
         With wait, returns once the evaluation is no longer pending (check_pass_rate filled in).
         """
-        evaluation = await self._call(_Routes.evaluate(workflow, dataset, name, results))
+        evaluation = await self._call(Routes.evaluate(workflow, dataset, name, results))
         while wait and self._is_pending(evaluation):
             await asyncio.sleep(poll_interval)
             evaluation = await self.get_evaluation(evaluation)
@@ -539,27 +412,27 @@ class AsyncAgentOS(_ClientBase):
 
     async def get_evaluation(self, evaluation: Ref) -> JSON:
         """The evaluation with this id."""
-        return await self._call(_Routes.get_evaluation(evaluation))
+        return await self._call(Routes.get_evaluation(evaluation))
 
     async def evaluations(self, workflow: Ref) -> list[JSON]:
         """The workflow's evaluations."""
-        return await self._call(_Routes.evaluations(workflow))
+        return await self._call(Routes.evaluations(workflow))
 
     async def compare(self, a: Ref, b: Ref) -> JSON:
         """Compare evaluation `b` against `a` item by item: which checks regressed and improved."""
-        return await self._call(_Routes.compare(a, b))
+        return await self._call(Routes.compare(a, b))
 
     async def release(self, workflow: Ref, environment: str = "production") -> JSON:
         """Release the workflow's current version; raises `ReleaseBlockedError` when the gate blocks it."""
-        return await self._call(_Routes.release(workflow, environment))
+        return await self._call(Routes.release(workflow, environment))
 
     async def releases(self, workflow: Ref) -> list[JSON]:
         """The workflow's releases."""
-        return await self._call(_Routes.releases(workflow))
+        return await self._call(Routes.releases(workflow))
 
     async def metrics(self) -> JSON:
         """Workspace dashboard metrics: runs, success rate, cost, eval pass rate."""
-        return await self._call(_Routes.metrics())
+        return await self._call(Routes.metrics())
 
 
 __all__ = ["JSON", "AgentOS", "AsyncAgentOS", "Ref"]
