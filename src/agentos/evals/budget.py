@@ -1,0 +1,141 @@
+"""Limits that keep one expression evaluation small, and the budget that enforces them.
+
+Every evaluation gets a fresh :class:`Budget`. Operations charge it roughly in bytes
+touched or allocated, so time and memory stay bounded together: a comprehension
+iteration, a scan over a string, a list built from an iterable, a new string. Single
+results are also capped in size *before* they are built, so one operation can never
+allocate more than :data:`MAX_SIZE` items.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterable
+from typing import Any
+
+from agentos.evals.errors import ExpressionError
+
+MAX_SOURCE = 10_000
+"""Longest expression source, in characters."""
+MAX_DEPTH = 100
+"""Deepest expression tree accepted."""
+MAX_SIZE = 1_000_000
+"""Most characters or items any single value built by an expression may have."""
+MAX_RANGE = 100_000
+"""Most items a ``range()`` may have."""
+MAX_INT_BITS = 10_000
+"""Largest integer (in bits) arithmetic may produce; about 3,000 decimal digits."""
+MAX_COST = 25_000_000
+"""Budget units (about bytes touched or allocated) one evaluation may spend."""
+ITERATION_COST = 250
+"""Charge for one comprehension iteration: at most 100,000 iterations per evaluation."""
+ITEM_COST = 64
+"""Charge for each item an operation walks over or creates."""
+
+_CONTAINERS = (list, tuple, set, frozenset, dict)
+
+
+class Budget:
+    """The units one evaluation may still spend; not shared between evaluations."""
+
+    __slots__ = ("used",)
+
+    def __init__(self) -> None:
+        self.used = 0
+
+    def charge(self, units: int) -> None:
+        self.used += units
+        if self.used > MAX_COST:
+            raise ExpressionError("Expression exceeded its evaluation budget (too much work or memory)")
+
+    def charge_value(self, value: Any) -> Any:
+        """Charge for a freshly built value by its size in memory; returns it."""
+        self.charge(sys.getsizeof(value))
+        return value
+
+    def charge_scan(self, value: Any) -> None:
+        """Charge for comparing, hashing or searching ``value``, nested items included."""
+        t = type(value)
+        if t is str:
+            self.charge(len(value))
+        elif t in _CONTAINERS:
+            self._charge_walk(value)
+
+    def _charge_walk(self, value: Any) -> None:
+        # Iterative, and charged before expanding, so shared references
+        # ([[s] * 1000] * 1000) cannot make the walk itself expensive.
+        stack = [value]
+        while stack:
+            item = stack.pop()
+            t = type(item)
+            if t is str:
+                self.charge(len(item))
+            elif t is dict:
+                self.charge(ITEM_COST * len(item))
+                stack.extend(item.keys())
+                stack.extend(item.values())
+            elif t in _CONTAINERS:
+                self.charge(ITEM_COST * len(item))
+                stack.extend(item)
+
+    def consume(self, iterable: Any) -> Iterable[Any]:
+        """Charge for iterating ``iterable`` in full; returns something safe to iterate again.
+
+        Lazy iterables (generators, ``zip``, ``enumerate``, dict views) are drawn into a
+        list one charged item at a time, so an unbounded one stops at the budget.
+        """
+        t = type(iterable)
+        if t is str:
+            self.charge(ITEM_COST * len(iterable))
+            return iterable
+        if t in _CONTAINERS:
+            self.charge_scan(iterable)
+            return iterable  # type: ignore[no-any-return]
+        if t is range:
+            self.charge(ITEM_COST * len(iterable))
+            return iterable  # type: ignore[no-any-return]
+        if isinstance(iterable, str | list | tuple | set | frozenset | dict):
+            self.charge(ITEM_COST * len(iterable))
+            return iterable  # type: ignore[no-any-return]
+        items = []
+        for item in iterable:
+            self.charge(ITEM_COST)
+            items.append(item)
+        self.charge_scan(items)
+        return items
+
+
+def check_size(size: int, what: str = "Result") -> None:
+    """Refuse to build a value with more than :data:`MAX_SIZE` items or characters."""
+    if size > MAX_SIZE:
+        raise ExpressionError(f"{what} too large (more than {MAX_SIZE:,} items or characters)")
+
+
+def check_int_bits(bits: int) -> None:
+    if bits > MAX_INT_BITS:
+        raise ExpressionError(f"Number too large (more than {MAX_INT_BITS:,} bits)")
+
+
+def text_size_estimate(value: Any, limit: int = MAX_SIZE) -> int:
+    """An estimate of ``len(str(value))``, walking containers; stops once past ``limit``."""
+    total = 0
+    stack = [value]
+    while stack and total <= limit:
+        item = stack.pop()
+        t = type(item)
+        if t is str:
+            total += len(item) + 2
+        elif t is dict:
+            total += 2 + 4 * len(item)
+            if total <= limit:
+                stack.extend(item.keys())
+                stack.extend(item.values())
+        elif t in _CONTAINERS:
+            total += 2 + 2 * len(item)
+            if total <= limit:
+                stack.extend(item)
+        elif t is int:
+            total += item.bit_length() // 3 + 2
+        else:
+            total += 24
+    return total
