@@ -197,6 +197,7 @@ class Walker:
         for key, value in node.items():
             sub = join(path, str(key))
             at = key_line(node, key) or line
+            self.lines.setdefault(sub, at or 0)
             if isinstance(key, str) and key in unsupported:
                 self.problem(sub, "not supported yet", unsupported[key], at)
             elif not isinstance(key, str) or key not in fields:

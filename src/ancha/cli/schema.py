@@ -1,0 +1,29 @@
+"""``ancha schema ancha|scene``: the JSON Schema of ancha.yaml or of a scene file."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import click
+
+from ancha.config.model import AnchaConfig
+from ancha.scene.file_model import SceneFile
+
+_TITLES = {"ancha": "ancha.yaml", "scene": "scene.yaml"}
+
+
+def json_schema(which: str) -> dict[str, Any]:
+    """The JSON Schema (draft 2020-12) of the file format named ``ancha`` or ``scene``."""
+    model = AnchaConfig if which == "ancha" else SceneFile
+    schema = model.model_json_schema(by_alias=True)
+    schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
+    schema["title"] = _TITLES[which]
+    return schema
+
+
+@click.command("schema")
+@click.argument("which", type=click.Choice(["ancha", "scene"]))
+def schema(which: str) -> None:
+    """Print the JSON Schema of ancha.yaml (ancha) or of a scene file (scene)."""
+    click.echo(json.dumps(json_schema(which), indent=2))

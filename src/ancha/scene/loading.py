@@ -1,0 +1,147 @@
+"""Loading scene files: validate everything, resolve refs and times, report every problem once."""
+
+from __future__ import annotations
+
+import glob
+import hashlib
+import os
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from ancha.config.errors import sort_problems
+from ancha.config.validation import INVALID, Walker
+from ancha.config.yaml_source import read_yaml
+from ancha.durations import parse_duration
+from ancha.errors import Problem
+from ancha.scene.checks import build_checks, required_ids
+from ancha.scene.errors import SceneInvalid
+from ancha.scene.file_model import SceneFile
+from ancha.scene.model import DEFAULT_CLOCK_START, ClockSpec, Scene, World
+from ancha.scene.refs import RefTable
+from ancha.scene.seed import Entry, build_slack, read_messages_file
+from ancha.scene.sources import Source, parse_time
+
+
+def load_scene(path: Path) -> Scene:
+    """One scene file, validated and resolved; every problem is raised at once as ``SceneInvalid``."""
+    scene, problems, files = _read(path, str(path))
+    if problems or scene is None:
+        raise SceneInvalid(_in_file_order(problems), files)
+    return scene
+
+
+def load_scenes(globs: list[str], root: Path) -> list[Scene]:
+    """Every scene file matching ``globs`` (``**`` allowed, relative to ``root``), sorted, each once.
+
+    A glob matching nothing is a problem, as are two scenes with one name; problems of all
+    scenes are raised together.
+    """
+    root = root.resolve()
+    problems: list[Problem] = []
+    paths: list[Path] = []
+    for i, pattern in enumerate(globs):
+        found = sorted(Path(p).resolve() for p in glob.glob(os.path.join(root, pattern), recursive=True)
+                       if Path(p).is_file())
+        if not found:
+            problems.append(Problem(f"scenes[{i}]", f"no file matches {pattern}",
+                                    f"scenes globs are relative to {root}"))
+        paths.extend(p for p in found if p not in paths)
+    scenes: list[Scene] = []
+    files: dict[str, Path] = {}
+    by_name: dict[str, Scene] = {}
+    for path in sorted(paths):
+        display = os.path.relpath(path, root) if path.is_relative_to(root) else str(path)
+        scene, found_problems, found_files = _read(path, display)
+        problems.extend(_in_file_order(found_problems))
+        files.update(found_files)
+        if scene is None:
+            continue
+        other = by_name.get(scene.name)
+        if other is not None:
+            problems.append(Problem("name", f"scene name {scene.name} is also used by {other.path}",
+                                    "give each scene a unique name", _name_line(path), display))
+            files[display] = path
+            continue
+        by_name[scene.name] = scene
+        scenes.append(scene)
+    if problems:
+        raise SceneInvalid(problems, files)
+    return scenes
+
+
+def _in_file_order(problems: list[Problem]) -> list[Problem]:
+    """By file (the scene first, then files it reads), then by line."""
+    files = list(dict.fromkeys(p.file for p in problems))
+    return sorted(sort_problems(problems), key=lambda p: files.index(p.file))
+
+
+def _name_line(path: Path) -> int | None:
+    for number, line in enumerate(path.read_text(encoding="utf-8", errors="replace").splitlines(), start=1):
+        if line.startswith("name:"):
+            return number
+    return None
+
+
+def _read(path: Path, display: str) -> tuple[Scene | None, list[Problem], dict[str, Path]]:
+    absolute = path.resolve()
+    files = {display: absolute}
+    try:
+        data = absolute.read_bytes()
+        text = data.decode("utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        reason = "no such file" if isinstance(exc, FileNotFoundError) else f"cannot read it: {exc}"
+        return None, [Problem("", reason, "check the scenes globs in ancha.yaml", None, display)], files
+    tree, problems = read_yaml(text, display)
+    if problems:
+        return None, problems, files
+    walker = Walker(SceneFile, display)
+    clean = walker.section({} if tree is None else tree, SceneFile, "", 1)
+    source = Source(display, walker.line_of, walker.problems)
+    if clean is INVALID:
+        return None, source.problems, files
+    scene = _resolve(clean, source, set(walker.lines), absolute, data, display, files)
+    return scene, source.problems, files
+
+
+def _resolve(clean: dict[str, Any], source: Source, present: set[str], path: Path, data: bytes,
+             display: str, files: dict[str, Path]) -> Scene | None:
+    clock = _clock(clean.get("clock", {}), source)
+    refs = RefTable()
+    digest = hashlib.sha256(data)
+    world = World()
+    slack = clean.get("world", {}).get("slack")
+    if slack is not None:
+        extra: list[Entry] = []
+        if slack.get("messages_file"):
+            display_dir = os.path.dirname(display)
+            extra, jsonl = read_messages_file(slack["messages_file"], path.parent, display_dir, source)
+            digest.update(jsonl)
+            for entry in extra:
+                files.setdefault(entry[2].file, path.parent / slack["messages_file"])
+        world = World(slack=build_slack(slack, source, extra, refs, clock.start))
+    checks, ids = build_checks(clean.get("checks", []), source, present, refs)
+    required = required_ids(clean.get("pass_"), ids, source)
+    if source.problems:
+        return None
+    try:
+        return Scene.model_validate({
+            "name": clean.get("name") or path.parent.name, "description": clean.get("description", ""),
+            "task": clean.get("task", ""), "clock": clock, "world": world, "checks": checks, "pass": required,
+            "path": str(path), "source_hash": digest.hexdigest()})
+    except ValidationError as exc:  # a bug if reached: the walker should have caught it
+        source.add("", f"invalid scene: {exc.errors()[0]['msg']}")
+        return None
+
+
+def _clock(data: dict[str, Any], source: Source) -> ClockSpec:
+    start: datetime = DEFAULT_CLOCK_START
+    if data.get("start") is not None:
+        try:
+            start = parse_time(data["start"], DEFAULT_CLOCK_START)
+        except (ValueError, OverflowError):
+            source.add("clock.start", f"expected an ISO time such as 2026-01-05T09:00:00Z, got {data['start']!r}")
+    limit = parse_duration(data["limit"]) if "limit" in data else 3600.0
+    return ClockSpec(start=start, limit=limit, speed=data.get("speed", 1.0))

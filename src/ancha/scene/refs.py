@@ -1,0 +1,75 @@
+"""Refs: ``ref: NAME`` declares a record; ``$NAME`` or ``$KIND.NAME`` points at one."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+KINDS = ("user", "channel", "message", "repo", "commit", "pull", "issue", "fault", "monitor", "service",
+         "escalation_policy", "schedule", "incident", "dashboard", "event", "log", "person")
+_POINTER = re.compile(r"^\$(?:([A-Za-z_]+)\.)?([A-Za-z0-9_]+)$")
+
+Report = Callable[[str, str | None], None]
+"""report(message, hint) for a problem at the place being resolved."""
+
+
+@dataclass(slots=True)
+class Declared:
+    kind: str
+    line: int | None
+    index: int = 0
+    """Position among records of its kind (e.g. the message's place in the seed)."""
+    extra: dict[str, str] = field(default_factory=dict)
+
+
+def bare(text: object) -> str | None:
+    """The name in ``$name`` or ``$kind.name`` without checking it; None if it is not a pointer."""
+    match = _POINTER.match(text) if isinstance(text, str) else None
+    return match.group(2) if match else None
+
+
+class RefTable:
+    """Every ref declared in one scene, with its kind."""
+
+    def __init__(self) -> None:
+        self.records: dict[str, Declared] = {}
+
+    def declare(self, name: str, record: Declared, report: Report) -> None:
+        first = self.records.get(name)
+        if first is not None:
+            where = f" at line {first.line}" if first.line else ""
+            report(f"duplicate ref {name}", f"{name} is already declared{where}; refs are unique in a scene")
+            return
+        self.records[name] = record
+
+    def of_kind(self, kind: str) -> list[str]:
+        return [name for name, record in self.records.items() if record.kind == kind]
+
+    def hint(self, kind: str) -> str:
+        names = self.of_kind(kind)
+        if not names:
+            return f"no refs of kind {kind} in this scene; declare one with ref: NAME"
+        return f"refs of kind {kind}: {', '.join('$' + n for n in names)}"
+
+    def resolve(self, text: object, kind: str, report: Report) -> str | None:
+        """The bare name ``text`` points at, checking it exists and is a ``kind``; None if not."""
+        match = _POINTER.match(text) if isinstance(text, str) else None
+        if match is None:
+            report(f"expected a ref such as $name or ${kind}.name, got {text!r}", self.hint(kind))
+            return None
+        written_kind, name = match.groups()
+        if written_kind is not None and written_kind not in KINDS:
+            report(f"unknown ref kind {written_kind}", f"ref kinds: {', '.join(KINDS)}")
+            return None
+        if written_kind is not None and written_kind != kind:
+            report(f"{text} is written as a {written_kind}, but a {kind} ref is needed here", self.hint(kind))
+            return None
+        record = self.records.get(name)
+        if record is None:
+            report(f"unknown ref {text}", self.hint(kind))
+            return None
+        if record.kind != kind:
+            report(f"{text} is a {record.kind}, not a {kind}", self.hint(kind))
+            return None
+        return name

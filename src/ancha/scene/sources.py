@@ -1,0 +1,45 @@
+"""Where a value came from (file and line), so every scene problem points back at it."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+
+from ancha.durations import parse_signed_offset
+from ancha.errors import Problem
+
+
+@dataclass(slots=True)
+class Source:
+    """A file being validated: its displayed name and how to find a dotted path's line."""
+
+    file: str
+    line_of: Callable[[str], int | None]
+    problems: list[Problem] = field(default_factory=list)
+
+    def add(self, path: str, message: str, hint: str | None = None) -> None:
+        self.problems.append(Problem(path, message, hint, self.line_of(path), self.file))
+
+    def reporter(self, path: str) -> Callable[[str, str | None], None]:
+        return lambda message, hint: self.add(path, message, hint)
+
+
+def parse_time(value: object, start: datetime) -> datetime:
+    """An ISO time, or a signed duration from ``start`` (``-3d``, ``-2h30m``, ``10m``), in UTC."""
+    if isinstance(value, datetime):
+        return (value if value.tzinfo else value.replace(tzinfo=UTC)).astimezone(UTC)
+    if isinstance(value, str):
+        text = value.strip()
+        try:
+            return start + timedelta(seconds=parse_signed_offset(text))
+        except (ValueError, OverflowError):
+            pass
+        try:
+            parsed = datetime.fromisoformat(text)
+        except ValueError:
+            pass
+        else:
+            return (parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)).astimezone(UTC)
+    raise ValueError(f"expected an ISO time such as 2026-01-05T09:00:00Z or an offset from clock.start "
+                     f"such as -3d, got {value!r}")
