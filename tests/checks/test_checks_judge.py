@@ -1,0 +1,201 @@
+"""Judge checks against a stand-in OpenAI-compatible chat-completions server on loopback."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import threading
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+import uvicorn
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse
+from starlette.routing import Route
+
+from ancha.checks.judge import NO_KEY, JudgeUnavailable, evaluate_judge_checks
+from ancha.checks.results import trial_verdict
+from ancha.scene.model import CheckSpec, TraceCheck
+from ancha.server.embedded import free_port
+
+KEY = "sk-or-test-0123456789abcdef"
+SLACK_TOKEN = "xoxb-1111-2222-secretbottoken"
+TRIAL_TOKEN = "anc_trial_deadbeefdeadbeef"
+
+
+class StandIn:
+    """Answers /chat/completions from a queue of (status, content) and records the requests."""
+
+    def __init__(self) -> None:
+        self.answers: list[tuple[int, Any]] = []
+        self.requests: list[dict[str, Any]] = []
+        self.headers: list[dict[str, str]] = []
+        self.port = free_port()
+        app = Starlette(routes=[Route("/api/v1/chat/completions", self.complete, methods=["POST"])])
+        self.server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=self.port,
+                                                    log_level="warning", lifespan="off"))
+        self.thread = threading.Thread(target=lambda: asyncio.run(self.server.serve()), daemon=True)
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/api/v1"
+
+    async def complete(self, request: Request) -> JSONResponse:
+        self.requests.append(await request.json())
+        self.headers.append(dict(request.headers))
+        status, content = self.answers.pop(0) if self.answers else (500, "no answer queued")
+        if status != 200:
+            return JSONResponse({"error": {"message": str(content), "code": status}}, status_code=status)
+        return JSONResponse({
+            "id": "gen-1", "object": "chat.completion", "model": self.requests[-1]["model"],
+            "choices": [{"index": 0, "finish_reason": "stop",
+                         "message": {"role": "assistant", "content": content}}],
+        })
+
+    def start(self) -> StandIn:
+        self.thread.start()
+        deadline = time.monotonic() + 10
+        while not self.server.started:
+            assert time.monotonic() < deadline, "stand-in judge did not start"
+            time.sleep(0.01)
+        return self
+
+    def stop(self) -> None:
+        self.server.should_exit = True
+        self.thread.join(timeout=5)
+
+
+@pytest.fixture(scope="module")
+def stand_in() -> Iterator[StandIn]:
+    server = StandIn().start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def judge(stand_in: StandIn) -> StandIn:
+    stand_in.answers.clear()
+    stand_in.requests.clear()
+    stand_in.headers.clear()
+    return stand_in
+
+
+RUBRIC = "The reply tells the customer where to find the CSV export."
+CHECK = CheckSpec(id="helpful_reply", judge=RUBRIC)
+
+TRACE = [
+    {"seq": 1, "at": "2026-01-05T09:00:01Z", "actor": "agent", "tool": "slack", "method": "POST",
+     "path": "/api/conversations.history", "query": {}, "status": 200,
+     "request": {"channel": "C0SUPPORT", "token": SLACK_TOKEN},
+     "response": {"ok": True, "messages": [{"text": "Where is the CSV export?", "user": "U0LAURA"}]},
+     "worked": True, "coverage_gap": False},
+    {"seq": 2, "at": "2026-01-05T09:00:02Z", "actor": "person:laura", "tool": "slack", "method": "POST",
+     "path": "/api/chat.postMessage", "query": {}, "status": 200,
+     "request": {"channel": "C0SUPPORT", "text": "laura's private aside"},
+     "response": {"ok": True}, "worked": True, "coverage_gap": False},
+    {"seq": 3, "at": "2026-01-05T09:00:03Z", "actor": "agent", "tool": "slack", "method": "POST",
+     "path": "/api/chat.postMessage", "query": {}, "status": 200,
+     "request": {"channel": "C0SUPPORT", "thread_ts": "1767600000.000100",
+                 "text": f"Reports > Export, it takes two minutes. (debug {TRIAL_TOKEN})"},
+     "response": {"ok": True, "channel": "C0SUPPORT", "ts": "1767603603.000001",
+                  "message": {"text": "Reports > Export, it takes two minutes."}},
+     "worked": True, "coverage_gap": False},
+]
+MESSAGES = [
+    {"channel": "C0SUPPORT", "ts": "1767600000.000100", "user": "U0LAURA", "seeded": True,
+     "text": "SEEDED QUESTION: where is the CSV export?"},
+    {"channel": "C0SUPPORT", "ts": "1767603603.000001", "user": "U0BOT", "thread_ts": "1767600000.000100",
+     "seeded": False, "text": "Reports > Export, it takes two minutes."},
+]
+
+
+def _env(judge: StandIn, **extra: str) -> dict[str, str]:
+    return {"OPENROUTER_API_KEY": KEY, "OPENROUTER_BASE_URL": judge.base_url,
+            "ANCHA_SLACK_TOKEN": SLACK_TOKEN, **extra}
+
+
+def _grade(judge: StandIn, **kwargs: Any) -> list[Any]:
+    return evaluate_judge_checks([CHECK], TRACE, MESSAGES, "acme/judge-1", _env(judge),
+                                 retry_delay=0, **kwargs)
+
+
+def test_judge__skipped_without_a_key() -> None:
+    results = evaluate_judge_checks([CHECK], TRACE, MESSAGES, None, {"PATH": "/usr/bin"})
+    assert [r.status for r in results] == ["skipped"]
+    assert results[0].passed is False
+    assert results[0].explanation == NO_KEY
+    assert trial_verdict(results) == "failed"
+
+
+def test_judge__passes_when_the_model_says_so(judge: StandIn) -> None:
+    judge.answers.append((200, '{"passed": true, "explanation": "It names Reports > Export.", "evidence": [3, 99]}'))
+    [result] = _grade(judge)
+    assert result.status == "passed" and result.passed
+    assert result.explanation == "Passed by the judge: It names Reports > Export."
+    assert result.expected == f"the judge agrees: {RUBRIC}"
+    assert result.evidence == [3]  # 99 is no call the model was shown
+    sent = judge.requests[0]
+    assert sent["model"] == "acme/judge-1"
+    assert judge.headers[0]["authorization"] == f"Bearer {KEY}"
+    prompt = sent["messages"][-1]["content"]
+    assert RUBRIC in prompt
+    assert "POST /api/chat.postMessage" in prompt
+    assert "Reports > Export, it takes two minutes." in prompt
+
+
+def test_judge__fails_when_the_model_says_so(judge: StandIn) -> None:
+    answer = '```json\n{"passed": false, "explanation": "The reply never mentions the export."}\n```'
+    judge.answers.append((200, answer))
+    [result] = _grade(judge, required=["helpful_reply"])
+    assert result.status == "failed" and not result.passed and result.required
+    assert result.explanation == "Failed by the judge: The reply never mentions the export."
+    assert result.actual == "the judge (acme/judge-1) found the rubric not met"
+
+
+def test_judge__prompt_has_no_credentials_seed_or_other_people(judge: StandIn) -> None:
+    judge.answers.append((200, '{"passed": true, "explanation": "ok"}'))
+    other = CheckSpec(id="posted", trace=TraceCheck(called=["POST /api/chat.postMessage"]))
+    evaluate_judge_checks([other, CHECK], TRACE, MESSAGES, None, _env(judge), retry_delay=0)
+    assert len(judge.requests) == 1  # only the judge check goes to the model
+    prompt = json.dumps(judge.requests[0])
+    for secret in (KEY, SLACK_TOKEN, TRIAL_TOKEN, "xoxb-"):
+        assert secret not in prompt
+    assert "SEEDED QUESTION" not in prompt
+    assert "laura's private aside" not in prompt
+    assert "posted" not in prompt  # other checks are never shown
+    assert judge.requests[0]["model"] == "openai/gpt-4o-mini"
+
+
+def test_judge__malformed_answer_is_retried_then_unavailable(judge: StandIn) -> None:
+    judge.answers.extend([(200, "I think it passes."), (200, '{"passed": "yes"}')])
+    with pytest.raises(JudgeUnavailable, match="not a verdict"):
+        _grade(judge)
+    assert len(judge.requests) == 2
+
+
+def test_judge__malformed_answer_then_a_verdict_grades(judge: StandIn) -> None:
+    judge.answers.extend([(200, "no json here"), (200, '{"passed": true, "explanation": "Fine."}')])
+    [result] = _grade(judge)
+    assert result.passed
+
+
+def test_judge__http_500_makes_the_judge_unavailable(judge: StandIn) -> None:
+    judge.answers.extend([(500, "upstream exploded"), (500, "upstream exploded")])
+    with pytest.raises(JudgeUnavailable, match="HTTP 500: upstream exploded"):
+        _grade(judge)
+
+
+def test_judge__http_401_is_not_retried(judge: StandIn) -> None:
+    judge.answers.append((401, "No auth credentials found"))
+    with pytest.raises(JudgeUnavailable, match="HTTP 401"):
+        _grade(judge)
+    assert len(judge.requests) == 1
+
+
+def test_judge__unreachable_server_makes_the_judge_unavailable() -> None:
+    env = {"OPENROUTER_API_KEY": KEY, "OPENROUTER_BASE_URL": f"http://127.0.0.1:{free_port()}/v1"}
+    with pytest.raises(JudgeUnavailable, match="ConnectError"):
+        evaluate_judge_checks([CHECK], TRACE, MESSAGES, None, env, retry_delay=0)
