@@ -1,0 +1,182 @@
+"""Slack's Web API errors: one class per error code Slack answers with.
+
+Slack answers almost every failure with HTTP 200 and ``{"ok": false, "error": CODE}``;
+handlers raise these and the dispatcher turns them into that body.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+class SlackError(Exception):
+    """A failed call, as Slack reports it."""
+
+    code = "internal_error"
+    status = 200
+
+    def __init__(self, *messages: str, **extra: Any) -> None:
+        super().__init__(self.code)
+        self.messages = list(messages)
+        self.extra = extra
+
+    def body(self) -> dict[str, Any]:
+        body: dict[str, Any] = {"ok": False, "error": self.code, **self.extra}
+        if self.messages:
+            body["response_metadata"] = {"messages": self.messages}
+        return body
+
+
+class NotAuthed(SlackError):
+    code = "not_authed"
+
+
+class InvalidAuth(SlackError):
+    code = "invalid_auth"
+
+
+class InvalidArguments(SlackError):
+    code = "invalid_arguments"
+
+
+class InvalidArrayArg(SlackError):
+    code = "invalid_array_arg"
+
+
+class InvalidJson(SlackError):
+    code = "invalid_json"
+
+
+class JsonNotObject(SlackError):
+    code = "json_not_object"
+
+
+class InvalidFormData(SlackError):
+    code = "invalid_form_data"
+
+
+class InvalidPostType(SlackError):
+    code = "invalid_post_type"
+
+
+class MissingPostType(SlackError):
+    code = "missing_post_type"
+
+
+class ChannelNotFound(SlackError):
+    code = "channel_not_found"
+
+
+class NotInChannel(SlackError):
+    code = "not_in_channel"
+
+
+class IsArchived(SlackError):
+    code = "is_archived"
+
+
+class MethodNotSupportedForChannelType(SlackError):
+    code = "method_not_supported_for_channel_type"
+
+
+class ThreadNotFound(SlackError):
+    code = "thread_not_found"
+
+
+class MessageNotFound(SlackError):
+    code = "message_not_found"
+
+
+class CantUpdateMessage(SlackError):
+    code = "cant_update_message"
+
+
+class CantDeleteMessage(SlackError):
+    code = "cant_delete_message"
+
+
+class NoText(SlackError):
+    code = "no_text"
+
+
+class MsgTooLong(SlackError):
+    code = "msg_too_long"
+
+
+class TooManyAttachments(SlackError):
+    code = "too_many_attachments"
+
+
+class InvalidAttachments(SlackError):
+    code = "invalid_attachments"
+
+
+class InvalidBlocks(SlackError):
+    code = "invalid_blocks"
+
+
+class InvalidBlocksFormat(SlackError):
+    code = "invalid_blocks_format"
+
+
+class InvalidCursor(SlackError):
+    code = "invalid_cursor"
+
+
+class InvalidLimit(SlackError):
+    code = "invalid_limit"
+
+
+class InvalidTsLatest(SlackError):
+    code = "invalid_ts_latest"
+
+
+class InvalidTsOldest(SlackError):
+    code = "invalid_ts_oldest"
+
+
+class UserNotFound(SlackError):
+    code = "user_not_found"
+
+
+class UsersNotFound(SlackError):
+    code = "users_not_found"
+
+
+class UsersListNotSupplied(SlackError):
+    code = "users_list_not_supplied"
+
+
+class TooManyUsers(SlackError):
+    code = "too_many_users"
+
+
+class NoItemSpecified(SlackError):
+    code = "no_item_specified"
+
+
+class BadTimestamp(SlackError):
+    code = "bad_timestamp"
+
+
+class InvalidName(SlackError):
+    code = "invalid_name"
+
+
+class AlreadyReacted(SlackError):
+    code = "already_reacted"
+
+
+class NoReaction(SlackError):
+    code = "no_reaction"
+
+
+class UnknownMethod(SlackError):
+    code = "unknown_method"
+
+
+class NotImplementedMethod(SlackError):
+    """Not Slack's: the method exists at Slack but this replica lacks it (a coverage gap)."""
+
+    code = "not_implemented"
+    status = 501

@@ -1,0 +1,348 @@
+"""Slack's state in one environment: users, conversations and messages, with indexes.
+
+Plain classes for the hot path. A message's ``ts`` is kept twice: as Slack's string
+(``"1767603600.000123"``) and as integer microseconds (``key``), which orders the
+per-conversation lists that history and replies bisect, so a page costs O(page).
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_left, insort
+from typing import Any
+
+MICROS = 1_000_000
+_TS = re.compile(r"\d{1,12}(?:\.\d{0,6})?")
+
+
+def ts_key(value: str) -> int | None:
+    """Microseconds of a Slack timestamp (``"1767603600.000123"``, ``"1767603600"``), or None."""
+    if not _TS.fullmatch(value):
+        return None
+    whole, _, frac = value.partition(".")
+    return int(whole) * MICROS + int((frac + "000000")[:6])
+
+
+def ts_str(key: int) -> str:
+    return f"{key // MICROS}.{key % MICROS:06d}"
+
+
+class User:
+    __slots__ = ("id", "team_id", "name", "real_name", "display_name", "email", "title", "tz",
+                 "tz_label", "tz_offset", "is_admin", "deleted", "is_bot", "bot_id", "app_id",
+                 "person", "ref", "updated", "color")
+
+    def __init__(self, id: str, team_id: str, name: str, *, real_name: str = "", email: str | None = None,
+                 title: str = "", tz: str = "America/Los_Angeles", tz_label: str = "Pacific Standard Time",
+                 tz_offset: int = -28800, is_admin: bool = False, deleted: bool = False,
+                 is_bot: bool = False, bot_id: str | None = None, app_id: str | None = None,
+                 person: str | None = None, ref: str | None = None, updated: int = 0,
+                 color: str = "9f69e7") -> None:
+        self.id = id
+        self.team_id = team_id
+        self.name = name
+        self.real_name = real_name or name
+        self.display_name = "" if is_bot else name
+        self.email = email
+        self.title = title
+        self.tz = tz
+        self.tz_label = tz_label
+        self.tz_offset = tz_offset
+        self.is_admin = is_admin
+        self.deleted = deleted
+        self.is_bot = is_bot
+        self.bot_id = bot_id
+        self.app_id = app_id
+        self.person = person
+        self.ref = ref
+        self.updated = updated
+        self.color = color
+
+    def profile(self) -> dict[str, Any]:
+        first, _, last = self.real_name.partition(" ")
+        avatar = f"https://secure.gravatar.com/avatar/{self.id.lower()}.jpg?s="
+        profile: dict[str, Any] = {
+            "title": self.title, "phone": "", "skype": "",
+            "real_name": self.real_name, "real_name_normalized": self.real_name,
+            "display_name": self.display_name, "display_name_normalized": self.display_name,
+            "fields": {}, "status_text": "", "status_emoji": "", "status_emoji_display_info": [],
+            "status_expiration": 0, "avatar_hash": "g" + self.id[-11:].lower(),
+            "first_name": first, "last_name": last,
+            "image_24": avatar + "24", "image_32": avatar + "32", "image_48": avatar + "48",
+            "image_72": avatar + "72", "image_192": avatar + "192", "image_512": avatar + "512",
+            "status_text_canonical": "", "team": self.team_id,
+        }
+        if self.email is not None and not self.is_bot:
+            profile["email"] = self.email
+        if self.is_bot:
+            profile.update(bot_id=self.bot_id, api_app_id=self.app_id, always_active=True)
+        return profile
+
+    def to_dict(self) -> dict[str, Any]:
+        """users.info's ``user`` object."""
+        user: dict[str, Any] = {
+            "id": self.id, "team_id": self.team_id, "name": self.name, "deleted": self.deleted,
+            "color": self.color, "real_name": self.real_name, "tz": self.tz, "tz_label": self.tz_label,
+            "tz_offset": self.tz_offset, "profile": self.profile(), "is_admin": self.is_admin,
+            "is_owner": False, "is_primary_owner": False, "is_restricted": False,
+            "is_ultra_restricted": False, "is_bot": self.is_bot, "is_app_user": False,
+            "updated": self.updated, "is_email_confirmed": not self.is_bot,
+            "who_can_share_contact_card": "EVERYONE",
+        }
+        if self.is_bot or self.id == "USLACKBOT":
+            user.pop("is_email_confirmed")
+        return user
+
+
+class Message:
+    __slots__ = ("channel", "key", "ts", "user", "text", "thread_ts", "seeded", "reactions", "team",
+                 "bot_id", "app_id", "bot_profile", "subtype", "blocks", "attachments", "files",
+                 "metadata", "edited", "reply_keys", "reply_users", "parent_user_id", "options", "actor")
+
+    def __init__(self, channel: str, key: int, user: str, text: str, *, team: str,
+                 thread_ts: str | None = None, seeded: bool = False) -> None:
+        self.channel = channel
+        self.key = key
+        self.ts = ts_str(key)
+        self.user = user
+        self.text = text
+        self.team = team
+        self.thread_ts = thread_ts
+        self.seeded = seeded
+        self.reactions: dict[str, list[str]] = {}
+        self.bot_id: str | None = None
+        self.app_id: str | None = None
+        self.bot_profile: dict[str, Any] | None = None
+        self.subtype: str | None = None
+        self.blocks: list[Any] | None = None
+        self.attachments: list[Any] | None = None
+        self.files: list[Any] | None = None
+        self.metadata: dict[str, Any] | None = None
+        self.edited: dict[str, str] | None = None
+        self.reply_keys: list[int] = []
+        self.reply_users: list[str] = []
+        self.parent_user_id: str | None = None
+        self.options: dict[str, Any] = {}
+        """What the caller sent that Slack keeps but does not echo (unfurl_*, mrkdwn, ...)."""
+        self.actor = "seed" if seeded else "agent"
+
+    @property
+    def is_reply(self) -> bool:
+        return self.thread_ts is not None and self.thread_ts != self.ts
+
+    @property
+    def in_history(self) -> bool:
+        """Top-level messages and replies also sent to the channel show in conversations.history."""
+        return not self.is_reply or self.subtype == "thread_broadcast"
+
+    def to_dict(self) -> dict[str, Any]:
+        """The message object of Slack's wire shape (history, replies, chat.postMessage)."""
+        d: dict[str, Any] = {"type": "message"}
+        if self.subtype:
+            d["subtype"] = self.subtype
+        d["text"] = self.text
+        d["user"] = self.user
+        d["ts"] = self.ts
+        if self.bot_id:
+            d["bot_id"] = self.bot_id
+            d["app_id"] = self.app_id
+            d["bot_profile"] = self.bot_profile
+        d["team"] = self.team
+        if self.blocks is not None:
+            d["blocks"] = self.blocks
+        if self.attachments is not None:
+            d["attachments"] = self.attachments
+        if self.files:
+            d["files"] = self.files
+        if self.metadata is not None:
+            d["metadata"] = self.metadata
+        if self.edited is not None:
+            d["edited"] = self.edited
+        if self.thread_ts is not None:
+            d["thread_ts"] = self.thread_ts
+            if self.is_reply:
+                d["parent_user_id"] = self.parent_user_id
+            else:
+                d["reply_count"] = len(self.reply_keys)
+                d["reply_users_count"] = len(self.reply_users)
+                if self.reply_keys:
+                    d["latest_reply"] = ts_str(self.reply_keys[-1])
+                    d["reply_users"] = list(self.reply_users)
+                d["is_locked"] = False
+                d["subscribed"] = False
+        if self.reactions:
+            d["reactions"] = [{"name": name, "users": list(users), "count": len(users)}
+                              for name, users in self.reactions.items()]
+        return d
+
+
+class Channel:
+    """A conversation: public or private channel, DM (``is_im``) or group DM (``is_mpim``)."""
+
+    __slots__ = ("id", "name", "is_private", "is_im", "is_mpim", "topic", "purpose", "created",
+                 "creator", "is_archived", "is_general", "members", "member_set", "ref",
+                 "top", "by_key")
+
+    def __init__(self, id: str, name: str, *, created: int, creator: str, is_private: bool = False,
+                 is_im: bool = False, is_mpim: bool = False, topic: str = "", purpose: str = "",
+                 is_archived: bool = False, ref: str | None = None) -> None:
+        self.id = id
+        self.name = name
+        self.is_private = is_private
+        self.is_im = is_im
+        self.is_mpim = is_mpim
+        self.topic = topic
+        self.purpose = purpose
+        self.created = created
+        self.creator = creator
+        self.is_archived = is_archived
+        self.is_general = False
+        self.members: list[str] = []
+        self.member_set: set[str] = set()
+        self.ref = ref
+        self.top: list[int] = []
+        """Keys of the messages conversations.history shows, ascending."""
+        self.by_key: dict[int, Message] = {}
+        """Every message of the conversation, replies included."""
+
+    @property
+    def channel_type(self) -> str:
+        """The Events API's ``channel_type``."""
+        if self.is_im:
+            return "im"
+        if self.is_mpim:
+            return "mpim"
+        return "group" if self.is_private else "channel"
+
+    def add_member(self, user_id: str) -> bool:
+        if user_id in self.member_set:
+            return False
+        self.member_set.add(user_id)
+        self.members.append(user_id)
+        return True
+
+    def to_dict(self, viewer: str, *, num_members: bool = False) -> dict[str, Any]:
+        """The conversation object as ``viewer`` sees it (``is_member``)."""
+        if self.is_im:
+            return {"id": self.id, "created": self.created, "is_archived": False, "is_im": True,
+                    "is_org_shared": False, "context_team_id": "", "updated": self.created * 1000,
+                    "user": next((m for m in self.members if m != viewer), viewer),
+                    "is_user_deleted": False, "priority": 0}
+        d: dict[str, Any] = {
+            "id": self.id, "name": self.name, "is_channel": not self.is_mpim,
+            "is_group": self.is_mpim, "is_im": False, "is_mpim": self.is_mpim,
+            "is_private": self.is_private, "created": self.created, "is_archived": self.is_archived,
+            "is_general": self.is_general, "unlinked": 0, "name_normalized": self.name,
+            "is_shared": False, "is_org_shared": False, "is_pending_ext_shared": False,
+            "pending_shared": [], "parent_conversation": None, "creator": self.creator,
+            "is_ext_shared": False, "shared_team_ids": [], "pending_connected_team_ids": [],
+            "is_member": viewer in self.member_set, "updated": self.created * 1000,
+            "topic": {"value": self.topic, "creator": self.creator if self.topic else "",
+                      "last_set": self.created if self.topic else 0},
+            "purpose": {"value": self.purpose, "creator": self.creator if self.purpose else "",
+                        "last_set": self.created if self.purpose else 0},
+            "previous_names": [],
+        }
+        if num_members:
+            d["num_members"] = len(self.members)
+        return d
+
+
+class SlackState:
+    """The workspace: the state checks read (``channels``, ``users``, ``messages_in``, ``message``)."""
+
+    def __init__(self, team_id: str, team_name: str, domain: str) -> None:
+        self.team = {"id": team_id, "name": team_name, "domain": domain}
+        self.users: dict[str, User] = {}
+        self.channels: dict[str, Channel] = {}
+        self.channel_ids_by_name: dict[str, str] = {}
+        self.user_ids_by_email: dict[str, str] = {}
+        self.dms: dict[frozenset[str], str] = {}
+        """Members of a DM or group DM -> its id."""
+
+    # --- reads (checks use these) -------------------------------------------------------
+
+    def messages_in(self, channel_id: str, include_replies: bool = True) -> list[Message]:
+        """The conversation's messages in ts order; without replies, as history shows them."""
+        channel = self.channels.get(channel_id)
+        if channel is None:
+            return []
+        if include_replies:
+            return [channel.by_key[k] for k in sorted(channel.by_key)]
+        return [channel.by_key[k] for k in channel.top]
+
+    def message(self, channel_id: str, ts: str) -> Message | None:
+        channel = self.channels.get(channel_id)
+        key = ts_key(ts)
+        if channel is None or key is None:
+            return None
+        return channel.by_key.get(key)
+
+    def channel_named(self, name: str) -> Channel | None:
+        channel_id = self.channel_ids_by_name.get(name)
+        return self.channels.get(channel_id) if channel_id else None
+
+    # --- writes -------------------------------------------------------------------------
+
+    def add_user(self, user: User) -> None:
+        self.users[user.id] = user
+        if user.email:
+            self.user_ids_by_email[user.email.lower()] = user.id
+
+    def add_channel(self, channel: Channel) -> None:
+        self.channels[channel.id] = channel
+        if not (channel.is_im or channel.is_mpim):
+            self.channel_ids_by_name[channel.name] = channel.id
+
+    def add_message(self, message: Message, parent: Message | None = None) -> None:
+        """Store a message; ``parent`` when it is a thread reply (keeps the reply index)."""
+        channel = self.channels[message.channel]
+        channel.by_key[message.key] = message
+        if message.in_history:
+            _insert(channel.top, message.key)
+        if parent is not None:
+            parent.thread_ts = parent.ts
+            message.parent_user_id = parent.user
+            _insert(parent.reply_keys, message.key)
+            if message.user not in parent.reply_users:
+                parent.reply_users.append(message.user)
+
+    def remove_message(self, message: Message) -> None:
+        channel = self.channels[message.channel]
+        channel.by_key.pop(message.key, None)
+        if message.in_history:
+            _remove(channel.top, message.key)
+        if message.is_reply and message.thread_ts is not None:
+            parent_key = ts_key(message.thread_ts)
+            parent = channel.by_key.get(parent_key) if parent_key is not None else None
+            if parent is not None:
+                _remove(parent.reply_keys, message.key)
+                parent.reply_users = _unique(channel.by_key[k].user for k in parent.reply_keys)
+
+    def free_key(self, channel_id: str, key: int) -> int:
+        """``key``, or the next microsecond no message of the channel has."""
+        taken = self.channels[channel_id].by_key
+        while key in taken:
+            key += 1
+        return key
+
+
+def _insert(keys: list[int], key: int) -> None:
+    if not keys or key > keys[-1]:
+        keys.append(key)  # the usual case: a new message is the newest
+    else:
+        insort(keys, key)
+
+
+def _remove(keys: list[int], key: int) -> None:
+    i = bisect_left(keys, key)
+    if i < len(keys) and keys[i] == key:
+        del keys[i]
+
+
+def _unique(users: Any) -> list[str]:
+    seen: list[str] = []
+    for user in users:
+        if user not in seen:
+            seen.append(user)
+    return seen

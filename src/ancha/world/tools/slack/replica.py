@@ -1,0 +1,218 @@
+"""SlackReplica: one environment's Slack workspace behind Slack's own Web API.
+
+Requests arrive as ``ToolRequest`` for paths ``/api/<method>``. A method the replica
+serves runs its handler; one Slack has but the replica lacks answers 501
+``not_implemented`` (a coverage gap); a name Slack has no method by answers Slack's own
+``unknown_method``. Every write also publishes a domain event on the environment's bus.
+
+Refs: seeded users and the bot register as ``user`` (id ``U...``), channels as
+``channel`` (``C...``), messages as ``message`` with id ``"<channel id>/<ts>"``;
+``message_ref`` turns a message ref back into ``(channel id, ts)``.
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+from typing import TYPE_CHECKING, Any
+
+from ancha.scene.model import SlackWorld
+from ancha.world.tools.base import ToolRequest, ToolResponse
+from ancha.world.tools.slack import errors, events
+from ancha.world.tools.slack.call import Call, Caller
+from ancha.world.tools.slack.methods_ledger import LEDGER
+from ancha.world.tools.slack.models import Channel, Message, SlackState, User
+from ancha.world.tools.slack.params import Params, bearer_token
+from ancha.world.tools.slack.routes import ROUTES
+from ancha.world.tools.slack.seed import bot_profile, new_id, seed_state
+
+if TYPE_CHECKING:
+    from ancha.world.environment import Environment
+
+JSON = "application/json; charset=utf-8"
+_dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
+
+
+class SlackReplica:
+    """The Tool for ``world.slack``; ``state`` is what checks read."""
+
+    name = "slack"
+
+    def __init__(self, env: Environment, seed: SlackWorld | None) -> None:
+        self.env = env
+        self.state: SlackState
+        self.bot: User
+        self.state, self.bot = seed_state(env, seed or SlackWorld())
+        self._bot_profile = bot_profile(self.bot, self.state.team["id"])
+        self.tokens: dict[str, Caller] = {}
+        self.bot_token = self._mint("xoxb", Caller(self.bot.id, "agent", is_bot=True))
+        self.signing_secret = secrets.token_hex(16)
+        self.app_token = f"xapp-1-{self.bot.app_id}-{_digits(13)}-{secrets.token_hex(32)}"
+
+    # --- Tool ---------------------------------------------------------------------------
+
+    def credentials(self) -> dict[str, str]:
+        return {"token": self.bot_token, "signing_secret": self.signing_secret, "app_token": self.app_token,
+                "team_id": self.state.team["id"], "bot_user_id": self.bot.id}
+
+    def handle(self, request: ToolRequest) -> ToolResponse:
+        path = request.path
+        if not path.startswith("/api/"):
+            return ToolResponse(404, b"Not Found", content_type="text/plain; charset=utf-8", vendor_ok=False)
+        method = path[5:].rstrip("/")
+        handler = ROUTES.get(method)
+        if handler is None:
+            if method == "api.test":
+                return self._api_test(request)
+            if method in LEDGER:
+                gap = {"ok": False, "error": "not_implemented", "method": method}
+                return ToolResponse(501, _dumps(gap).encode(), JSON, coverage_gap=True, vendor_ok=False)
+            return self._fail(errors.UnknownMethod(req_method=method), "agent")
+        actor = "agent"
+        try:
+            params = Params.from_request(request)
+            token = bearer_token(request, params)
+            if token is None:
+                raise errors.NotAuthed()
+            caller = self.tokens.get(token)
+            if caller is None:
+                raise errors.InvalidAuth()
+            actor = caller.actor
+            body = handler(Call(self, params, caller))
+        except errors.SlackError as exc:
+            return self._fail(exc, actor)
+        except Exception:  # a bug, never bad input: answer JSON as Slack would, and let tests see 500
+            return ToolResponse(500, b'{"ok":false,"error":"fatal_error"}', JSON, actor=actor, vendor_ok=False)
+        if params.warnings:
+            body["warning"] = ",".join(params.warnings)
+            metadata = body.setdefault("response_metadata", {})
+            metadata["warnings"] = [*metadata.get("warnings", []), *params.warnings]
+        return ToolResponse(200, _dumps(body).encode(), JSON, actor=actor)
+
+    def snapshot(self) -> dict[str, Any]:
+        state = self.state
+        return {
+            "team": dict(state.team),
+            "bot": {"user_id": self.bot.id, "bot_id": self.bot.bot_id, "app_id": self.bot.app_id,
+                    "ref": self.bot.ref},
+            "users": [{**u.to_dict(), "ref": u.ref, "person": u.person} for u in state.users.values()],
+            "channels": [{**c.to_dict(self.bot.id, num_members=not c.is_im), "members": list(c.members),
+                          "ref": c.ref} for c in state.channels.values()],
+            "messages": {cid: [{**m.to_dict(), "channel": cid, "seeded": m.seeded, "actor": m.actor}
+                               for m in state.messages_in(cid)] for cid in state.channels},
+        }
+
+    # --- tokens and refs ----------------------------------------------------------------
+
+    def issue_user_token(self, user_id: str, actor: str) -> str:
+        """An ``xoxp-`` token acting as ``user_id``, traced as ``actor`` (``person:laura``, ``world``)."""
+        if user_id not in self.state.users:
+            raise KeyError(f"no Slack user {user_id!r}")
+        return self._mint("xoxp", Caller(user_id, actor, is_bot=self.state.users[user_id].is_bot))
+
+    def message_ref(self, ref: str) -> tuple[str, str]:
+        """``(channel id, ts)`` of a message ref (or of a ``"C.../ts"`` record id)."""
+        record = self.env.refs.get(ref.removeprefix("$"))
+        record_id = record.id if record is not None else ref
+        channel, sep, ts = record_id.partition("/")
+        if not sep:
+            raise KeyError(f"{ref!r} is not a Slack message ref")
+        return channel, ts
+
+    def _mint(self, kind: str, caller: Caller) -> str:
+        # Random, not from the trial's RNG: a token must never work in another environment.
+        token = f"{kind}-{_digits(12)}-{_digits(13)}-{secrets.token_urlsafe(18)[:24]}"
+        self.tokens[token] = caller
+        return token
+
+    # --- writes (handlers call these; each publishes its domain event) ------------------
+
+    def new_message(self, channel: Channel, caller: Caller, text: str, *, parent: Message | None = None,
+                    broadcast: bool = False) -> Message:
+        key = self.state.free_key(channel.id, round(self.env.clock.now() * 1_000_000))
+        message = Message(channel.id, key, caller.user_id, text, team=self.state.team["id"],
+                          thread_ts=parent.ts if parent is not None else None)
+        message.actor = caller.actor
+        if broadcast:
+            message.subtype = "thread_broadcast"
+        user = self.state.users[caller.user_id]
+        if user.is_bot:
+            message.bot_id, message.app_id = user.bot_id, user.app_id
+            message.bot_profile = self._bot_profile
+        return message
+
+    def post(self, message: Message, channel: Channel, parent: Message | None) -> None:
+        self.state.add_message(message, parent)
+        self.env.bus.publish(events.message_posted(message, channel))
+
+    def changed(self, message: Message, channel: Channel, previous: dict[str, Any], caller: Caller) -> None:
+        self.env.bus.publish(events.message_changed(message, channel, previous, caller.actor, self.env.clock.now()))
+
+    def delete(self, message: Message, channel: Channel, caller: Caller) -> None:
+        self.state.remove_message(message)
+        self.env.bus.publish(events.message_deleted(message, channel, caller.actor, self.env.clock.now()))
+
+    def react(self, message: Message, channel: Channel, name: str, caller: Caller, *, added: bool) -> None:
+        users = message.reactions.setdefault(name, [])
+        if added:
+            users.append(caller.user_id)
+        else:
+            users.remove(caller.user_id)
+            if not users:
+                del message.reactions[name]
+        self.env.bus.publish(events.reaction(added, message, channel, name, caller.user_id, caller.actor,
+                                             self.env.clock.now()))
+
+    def join(self, channel: Channel, caller: Caller) -> bool:
+        """Add the caller to a channel; False when they already were a member."""
+        if not channel.add_member(caller.user_id):
+            return False
+        self.env.bus.publish(events.member_joined_channel(channel, caller.user_id, caller.actor,
+                                                          self.env.clock.now()))
+        return True
+
+    def open_dm(self, members: list[str], creator: str) -> Channel:
+        """The DM (two people, or one with themself) or group DM of ``members``, created if new."""
+        key = frozenset(members)
+        existing = self.state.dms.get(key)
+        if existing is not None:
+            return self.state.channels[existing]
+        created = int(self.env.clock.peek())
+        if len(key) <= 2:
+            channel = Channel(new_id(self.env, "D"), "", created=created, creator=creator, is_im=True)
+        else:
+            names = [self.state.users[m].name for m in sorted(key)]
+            channel = Channel(new_id(self.env, "G"), "mpdm-" + "--".join(names) + "-1", created=created,
+                              creator=creator, is_private=True, is_mpim=True)
+        for member in sorted(key):
+            channel.add_member(member)
+        self.state.add_channel(channel)
+        self.state.dms[key] = channel.id
+        return channel
+
+    def permalink(self, channel: Channel, message: Message) -> str:
+        link = f"https://{self.state.team['domain']}.slack.com/archives/{channel.id}/p{message.ts.replace('.', '')}"
+        if message.is_reply:
+            link += f"?thread_ts={message.thread_ts}&cid={channel.id}"
+        return link
+
+    # --- answers ------------------------------------------------------------------------
+
+    def _fail(self, error: errors.SlackError, actor: str) -> ToolResponse:
+        return ToolResponse(error.status, _dumps(error.body()).encode(), JSON, actor=actor, vendor_ok=False)
+
+    def _api_test(self, request: ToolRequest) -> ToolResponse:
+        try:
+            params = Params.from_request(request)
+        except errors.SlackError as exc:
+            return self._fail(exc, "agent")
+        args = {k: v for k, v in params.values.items() if k != "token"}
+        body: dict[str, Any] = {"ok": "error" not in args}
+        if "error" in args:
+            body["error"] = str(args["error"])
+        body["args"] = args
+        return ToolResponse(200, _dumps(body).encode(), JSON, vendor_ok=body["ok"])
+
+
+def _digits(n: int) -> str:
+    return str(secrets.randbelow(9 * 10 ** (n - 1)) + 10 ** (n - 1))

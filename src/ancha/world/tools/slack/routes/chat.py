@@ -1,0 +1,148 @@
+"""chat.*: posting, editing and deleting messages."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ancha.world.tools.slack import errors
+from ancha.world.tools.slack.call import Call
+from ancha.world.tools.slack.models import Message, ts_key, ts_str
+
+MAX_TEXT = 40_000
+MAX_BLOCKS = 50
+MAX_ATTACHMENTS = 100
+_KEPT_OPTIONS = ("mrkdwn", "unfurl_links", "unfurl_media", "parse", "link_names", "username",
+                 "icon_emoji", "icon_url", "as_user")
+
+
+def chat_post_message(call: Call) -> dict[str, Any]:
+    p = call.params
+    channel = call.writable_channel(p.get_str("channel"))
+    text = p.get_str("text") or ""
+    blocks = _blocks(call)
+    attachments = _attachments(call)
+    if not text and not blocks and not attachments:
+        raise errors.NoText()
+    if len(text) > MAX_TEXT:
+        raise errors.MsgTooLong()
+    parent: Message | None = None
+    thread_ts = p.get_str("thread_ts")
+    if thread_ts:
+        parent = call.message_in(channel, thread_ts, errors.ThreadNotFound)
+        if parent.is_reply and parent.thread_ts is not None:
+            # A reply to a reply joins the root's thread, as in Slack.
+            parent = call.message_in(channel, parent.thread_ts, errors.ThreadNotFound)
+    message = call.replica.new_message(channel, call.caller, text, parent=parent,
+                                       broadcast=parent is not None and p.get_bool("reply_broadcast"))
+    message.blocks = blocks
+    message.attachments = attachments
+    metadata = _metadata(call)
+    if metadata is not None:
+        message.metadata = metadata
+    for name in _KEPT_OPTIONS:
+        if name in p.values:
+            message.options[name] = p.values[name]
+    call.replica.post(message, channel, parent)
+    return {"ok": True, "channel": channel.id, "ts": message.ts, "message": message.to_dict()}
+
+
+def chat_update(call: Call) -> dict[str, Any]:
+    p = call.params
+    channel = call.find_channel(p.get_str("channel"))
+    message = call.message_in(channel, p.get_str("ts"), errors.MessageNotFound)
+    if message.user != call.caller.user_id or message.subtype not in (None, "thread_broadcast"):
+        raise errors.CantUpdateMessage()
+    text = p.get_str("text")
+    blocks = _blocks(call)
+    attachments = _attachments(call)
+    if text is None and blocks is None and attachments is None:
+        raise errors.NoText()
+    if text is not None and len(text) > MAX_TEXT:
+        raise errors.MsgTooLong()
+    if channel.is_archived:
+        raise errors.IsArchived()
+    previous = message.to_dict()
+    if text is not None:
+        message.text = text
+    if blocks is not None:
+        message.blocks = blocks
+    if attachments is not None:
+        message.attachments = attachments
+    message.edited = {"user": call.caller.user_id, "ts": ts_str(call.now_key())}
+    call.replica.changed(message, channel, previous, call.caller)
+    return {"ok": True, "channel": channel.id, "ts": message.ts, "text": message.text,
+            "message": message.to_dict()}
+
+
+def chat_delete(call: Call) -> dict[str, Any]:
+    p = call.params
+    channel = call.find_channel(p.get_str("channel"))
+    message = call.message_in(channel, p.get_str("ts"), errors.MessageNotFound)
+    if message.user != call.caller.user_id:
+        raise errors.CantDeleteMessage()
+    call.replica.delete(message, channel, call.caller)
+    return {"ok": True, "channel": channel.id, "ts": message.ts}
+
+
+def chat_get_permalink(call: Call) -> dict[str, Any]:
+    p = call.params
+    channel = call.find_channel(p.get_str("channel"))
+    message = call.message_in(channel, p.get_str("message_ts"), errors.MessageNotFound)
+    return {"ok": True, "channel": channel.id, "permalink": call.replica.permalink(channel, message)}
+
+
+# --- argument shapes -----------------------------------------------------------------
+
+
+def _blocks(call: Call) -> list[Any] | None:
+    if "blocks" not in call.params.values:
+        return None
+    try:
+        blocks = call.params.get_json("blocks")
+    except ValueError as exc:
+        raise errors.InvalidBlocksFormat() from exc
+    if blocks is None:
+        return None
+    if not isinstance(blocks, list):
+        raise errors.InvalidBlocksFormat()
+    if len(blocks) > MAX_BLOCKS:
+        raise errors.InvalidBlocks("[ERROR] no more than 50 items allowed [json-pointer:/blocks]")
+    for i, block in enumerate(blocks):
+        if not isinstance(block, dict) or not isinstance(block.get("type"), str):
+            raise errors.InvalidBlocks(f"[ERROR] missing required field: type [json-pointer:/blocks/{i}]")
+    return blocks
+
+
+def _attachments(call: Call) -> list[Any] | None:
+    if "attachments" not in call.params.values:
+        return None
+    try:
+        attachments = call.params.get_json("attachments")
+    except ValueError as exc:
+        raise errors.InvalidAttachments() from exc
+    if attachments is None:
+        return None
+    if not isinstance(attachments, list) or not all(isinstance(a, dict) for a in attachments):
+        raise errors.InvalidAttachments()
+    if len(attachments) > MAX_ATTACHMENTS:
+        raise errors.TooManyAttachments()
+    # Slack numbers a message's attachments from 1.
+    return [{**attachment, "id": i} for i, attachment in enumerate(attachments, 1)]
+
+
+def _metadata(call: Call) -> dict[str, Any] | None:
+    if "metadata" not in call.params.values:
+        return None
+    try:
+        metadata = call.params.get_json("metadata")
+    except ValueError as exc:
+        raise errors.InvalidArguments("[ERROR] metadata is not valid JSON") from exc
+    if metadata is None:
+        return None
+    if not isinstance(metadata, dict) or not isinstance(metadata.get("event_type"), str):
+        raise errors.InvalidArguments("[ERROR] missing required field: event_type [json-pointer:/metadata]")
+    return metadata
+
+
+def parse_ts(value: str | None) -> int | None:
+    return ts_key(value.strip()) if value else None
