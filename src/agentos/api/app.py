@@ -1,0 +1,70 @@
+"""The AgentOS ASGI app.
+
+    from agentos.api.app import create_app
+    app = create_app("sqlite:///./agentos.db")     # or None: AGENTOS_DATABASE_URL, else ./agentos.db
+
+Creating the app migrates the database and fails the runs a gone server left behind
+(see agentos.instances); every error answers {"detail": "..."}.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+from anyio import to_thread
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from starlette.exceptions import HTTPException
+from starlette.responses import JSONResponse
+
+from agentos.api.routes import evaluations, metrics, prices, releases, runs, stream, workflows
+from agentos.api.services import Services
+from agentos.errors import ApiError
+
+log = logging.getLogger("agentos.api")
+
+
+def create_app(database_url: str | None = None, *, instance_label: str | None = None) -> FastAPI:
+    """Build the app over `database_url`; `instance_label` names this server (`host:port`) so a
+    restarted one fails its predecessor's unfinished runs at once."""
+    svc = Services.build(database_url, instance_label)
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        # Runs with wait=true hold a worker thread for their duration.
+        to_thread.current_default_thread_limiter().total_tokens = 100
+        svc.instance.start_heartbeat()
+        try:
+            yield
+        finally:
+            svc.close()
+
+    app = FastAPI(title="AgentOS", version="0.1.0", lifespan=lifespan)
+    app.state.services = svc
+    for module in (workflows, runs, stream, evaluations, releases, metrics, prices):
+        app.include_router(module.router)
+
+    @app.exception_handler(ApiError)
+    async def api_error(_: Request, exc: ApiError) -> JSONResponse:
+        return JSONResponse({"detail": exc.detail}, status_code=exc.status_code)
+
+    @app.exception_handler(RequestValidationError)
+    async def invalid_request(_: Request, exc: RequestValidationError) -> JSONResponse:
+        problems = []
+        for error in exc.errors():
+            where = ".".join(str(part) for part in error.get("loc", ()) if part != "body") or "body"
+            problems.append(f"{where}: {error.get('msg', 'invalid')}")
+        return JSONResponse({"detail": "Invalid request: " + "; ".join(problems)}, status_code=422)
+
+    @app.exception_handler(HTTPException)
+    async def http_error(_: Request, exc: HTTPException) -> JSONResponse:
+        return JSONResponse({"detail": str(exc.detail)}, status_code=exc.status_code, headers=exc.headers)
+
+    @app.exception_handler(Exception)
+    async def unexpected(_: Request, exc: Exception) -> JSONResponse:
+        log.exception("unhandled error", exc_info=exc)
+        return JSONResponse({"detail": f"Internal server error: {type(exc).__name__}"}, status_code=500)
+
+    return app

@@ -1,0 +1,57 @@
+"""Request bodies. Fields users fill with structures (nodes, checks, gate) are typed `Any`
+here on purpose: the domain validators report every problem with the reference's wording."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict
+
+
+class _Body(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class WorkflowCreate(_Body):
+    name: Any = None
+    nodes: Any = None
+    checks: Any = None
+    gate: Any = None
+
+
+class WorkflowPatch(_Body):
+    """Only the fields present change; `gate: null` removes the gate."""
+
+    name: Any = None
+    nodes: Any = None
+    checks: Any = None
+    gate: Any = None
+
+
+class ChecksPut(_Body):
+    checks: Any = None
+
+
+class GatePut(_Body):
+    min_pass_rate: Any = None
+
+
+class RunCreate(_Body):
+    input: dict[str, Any] = {}
+    wait: bool = True
+
+
+class EvaluationCreate(_Body):
+    name: Any = None
+    dataset: Any = None
+    results: Any = None
+    wait: bool = True
+
+
+class ReleaseCreate(_Body):
+    environment: str = "production"
+
+
+class PricePut(_Body):
+    input_per_mtok: float
+    output_per_mtok: float

@@ -1,0 +1,84 @@
+"""WS /api/runs/{id}/stream: every event of the run, past ones first, then live ones.
+
+A run active in this process is followed through `RunStreams`; any other run (finished,
+or running in another API process) through its persisted events, polled until it ends.
+The socket closes after the run's last event. Errors arrive as {"detail": ...} followed
+by a close with code 4401 (no or unknown key) or 4404 (unknown run).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from fastapi import APIRouter, WebSocket, WebSocketDisconnect
+from sqlalchemy import select
+from starlette.concurrency import run_in_threadpool
+
+from agentos.api.services import Services, bearer, resolve_workspace
+from agentos.errors import ApiError
+from agentos.models import Run, RunEvent
+
+router = APIRouter()
+
+POLL_SECONDS = 0.1
+TERMINAL = ("success", "failed")
+
+
+@router.websocket("/api/runs/{run_id}/stream")
+async def stream_run(websocket: WebSocket, run_id: str) -> None:
+    svc: Services = websocket.app.state.services
+    await websocket.accept()
+    key = bearer(websocket.headers.get("authorization")) or websocket.query_params.get("api_key")
+    try:
+        ws = await resolve_workspace(svc.keys, key)
+    except ApiError as exc:
+        await websocket.send_json({"detail": exc.detail})
+        await websocket.close(code=4401)
+        return
+    status, _ = await run_in_threadpool(_read, svc, ws, run_id, 0)
+    if status is None:
+        await websocket.send_json({"detail": f"Run '{run_id}' not found"})
+        await websocket.close(code=4404)
+        return
+    try:
+        await _follow(websocket, svc, ws, run_id)
+    except WebSocketDisconnect:
+        return
+    await websocket.close(code=1000)
+
+
+async def _follow(websocket: WebSocket, svc: Services, ws: str, run_id: str) -> None:
+    subscription = svc.streams.subscribe(run_id, asyncio.get_running_loop())
+    if subscription is not None:
+        past, queue = subscription
+        try:
+            for event in past:
+                await websocket.send_json(event)
+            while (live := await queue.get()) is not None:
+                await websocket.send_json(live)
+        finally:
+            svc.streams.unsubscribe(run_id, queue)
+        return
+    last = 0
+    while True:
+        status, events = await run_in_threadpool(_read, svc, ws, run_id, last)
+        for event in events:
+            await websocket.send_json(event)
+            last = event["seq"]
+        if status in TERMINAL or status is None:
+            return
+        await asyncio.sleep(POLL_SECONDS)
+
+
+def _read(svc: Services, ws: str, run_id: str, after: int) -> tuple[str | None, list[dict[str, Any]]]:
+    """The run's status, then its events after `after` (status first: a finished run's
+    events were committed with its final status, so none can be missed)."""
+    with svc.db.read() as session:
+        status = session.scalar(select(Run.status).where(Run.workspace_id == ws, Run.id == run_id))
+        if status is None:
+            return None, []
+        rows = session.scalars(
+            select(RunEvent.data).where(RunEvent.run_id == run_id, RunEvent.seq > after).order_by(RunEvent.seq)
+        )
+        return status, list(rows)

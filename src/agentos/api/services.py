@@ -1,0 +1,87 @@
+"""What every route needs: the database, keys, the runner, live streams; and the auth check."""
+
+from __future__ import annotations
+
+import socket
+from dataclasses import dataclass
+from typing import Any
+
+from fastapi import Request
+from starlette.concurrency import run_in_threadpool
+from starlette.responses import JSONResponse
+
+from agentos.db import Database
+from agentos.engine.providers import Providers
+from agentos.engine.runner import Runner
+from agentos.engine.streams import RunStreams
+from agentos.errors import Unauthorized
+from agentos.instances import Instance
+from agentos.keys import KeyRing
+
+
+@dataclass
+class Services:
+    db: Database
+    keys: KeyRing
+    streams: RunStreams
+    providers: Providers
+    instance: Instance
+    runner: Runner
+
+    @classmethod
+    def build(cls, database_url: str | None, instance_label: str | None) -> Services:
+        db = Database(database_url)
+        instance = Instance(db, instance_label or f"{socket.gethostname()}:{id(db):x}")
+        instance.register()
+        streams = RunStreams()
+        providers = Providers()
+        return cls(
+            db=db,
+            keys=KeyRing(db),
+            streams=streams,
+            providers=providers,
+            instance=instance,
+            runner=Runner(db, streams, providers, instance.id),
+        )
+
+    def close(self) -> None:
+        self.runner.shutdown()
+        self.instance.stop()
+        self.providers.close()
+        self.db.dispose()
+
+
+def services(request: Request) -> Services:
+    return request.app.state.services  # type: ignore[no-any-return]
+
+
+MISSING_KEY = "Missing API key: send 'Authorization: Bearer <key>'"
+UNKNOWN_KEY = "Invalid API key"
+
+
+def bearer(authorization: str | None) -> str | None:
+    if not authorization:
+        return None
+    scheme, _, key = authorization.partition(" ")
+    return key.strip() if scheme.lower() == "bearer" and key.strip() else None
+
+
+async def resolve_workspace(keys: KeyRing, key: str | None) -> str:
+    """The workspace a key belongs to; 401 when it is missing or unknown."""
+    if not key:
+        raise Unauthorized(MISSING_KEY)
+    workspace_id = keys.cached(key)
+    if workspace_id is None:
+        workspace_id = await run_in_threadpool(keys.workspace_of, key)
+    if workspace_id is None:
+        raise Unauthorized(UNKNOWN_KEY)
+    return workspace_id
+
+
+async def workspace(request: Request) -> str:
+    """FastAPI dependency: the caller's workspace id, from `Authorization: Bearer KEY`."""
+    return await resolve_workspace(services(request).keys, bearer(request.headers.get("authorization")))
+
+
+def respond(data: Any, status_code: int = 200) -> JSONResponse:
+    return JSONResponse(data, status_code=status_code)

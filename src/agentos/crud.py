@@ -1,0 +1,177 @@
+"""Workflows in the database: resolve by id or name, create, change (with versions), delete.
+
+Every function is scoped to a workspace: another workspace's workflow is "not found".
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session
+
+from agentos.definitions import validate_gate, validate_nodes
+from agentos.engine.runner import WorkflowSnapshot
+from agentos.errors import BadRequest, Conflict, NotFound, Unprocessable
+from agentos.evals.checks import CheckValidationError, validate_checks
+from agentos.ids import looks_like_id, new_id
+from agentos.models import Workflow, WorkflowVersion
+from agentos.timestamps import utcnow
+
+_UNSET: Any = object()
+
+
+def find_workflow(session: Session, workspace_id: str, id_or_name: str) -> Workflow:
+    """The workflow with this id, else with this exact name, in the workspace."""
+    workflow = None
+    if looks_like_id(id_or_name):
+        workflow = session.scalar(
+            select(Workflow).where(Workflow.workspace_id == workspace_id, Workflow.id == id_or_name)
+        )
+    if workflow is None:
+        workflow = session.scalar(
+            select(Workflow).where(Workflow.workspace_id == workspace_id, Workflow.name == id_or_name)
+        )
+    if workflow is None:
+        raise NotFound(f"Workflow '{id_or_name}' not found")
+    return workflow
+
+
+def snapshot(workflow: Workflow) -> WorkflowSnapshot:
+    return WorkflowSnapshot(
+        workspace_id=workflow.workspace_id,
+        id=workflow.id,
+        version=workflow.version,
+        nodes=list(workflow.nodes),
+        checks=list(workflow.checks),
+    )
+
+
+def checked(raw: Any) -> list[dict[str, Any]]:
+    """Validated checks with their chk_ ids; an invalid batch is a 400 naming every problem."""
+    if raw is None:
+        return []
+    if not isinstance(raw, list):
+        raise BadRequest("Invalid checks: checks must be a list")
+    try:
+        return list(validate_checks(raw))
+    except CheckValidationError as exc:
+        raise BadRequest(exc.detail) from None
+
+
+def _valid_name(name: Any) -> str:
+    if not isinstance(name, str) or not name.strip():
+        raise Unprocessable("Invalid workflow: 'name' is required")
+    if len(name) > 200:
+        raise Unprocessable("Invalid workflow: 'name' is longer than 200 characters")
+    return name
+
+
+def create_workflow(
+    session: Session,
+    workspace_id: str,
+    name: Any,
+    nodes: Any,
+    checks: Any = None,
+    gate: Any = None,
+) -> Workflow:
+    name = _valid_name(name)
+    nodes = validate_nodes(nodes if nodes is not None else [])
+    valid_checks = checked(checks)
+    valid_gate = validate_gate(gate)
+    _ensure_name_free(session, workspace_id, name)
+    now = utcnow()
+    workflow = Workflow(
+        id=new_id(),
+        workspace_id=workspace_id,
+        name=name,
+        version=1,
+        nodes=nodes,
+        checks=valid_checks,
+        gate=valid_gate,
+        created_at=now,
+        updated_at=now,
+    )
+    session.add(workflow)
+    session.add(
+        WorkflowVersion(
+            workflow_id=workflow.id, version=1, nodes=nodes, checks=valid_checks, gate=valid_gate, created_at=now
+        )
+    )
+    _flush_unique(session, name)
+    return workflow
+
+
+def update_workflow(
+    session: Session,
+    workflow: Workflow,
+    *,
+    name: Any = _UNSET,
+    nodes: Any = _UNSET,
+    checks: Any = _UNSET,
+    gate: Any = _UNSET,
+) -> Workflow:
+    """Apply the given changes; the version moves on when nodes, checks or gate change."""
+    # Validate everything first: a refused change saves nothing.
+    new_name = _valid_name(name) if name is not _UNSET else workflow.name
+    new_nodes = validate_nodes(nodes) if nodes is not _UNSET else workflow.nodes
+    new_checks = checked(checks) if checks is not _UNSET else workflow.checks
+    new_gate = validate_gate(gate) if gate is not _UNSET else workflow.gate
+    if new_name != workflow.name:
+        _ensure_name_free(session, workflow.workspace_id, new_name)
+        workflow.name = new_name
+    changed = (
+        new_nodes != workflow.nodes
+        or _without_ids(new_checks) != _without_ids(workflow.checks)
+        or new_gate != workflow.gate
+    )
+    now = utcnow()
+    if changed:
+        workflow.nodes = new_nodes
+        workflow.checks = new_checks
+        workflow.gate = new_gate
+        workflow.version += 1
+        session.add(
+            WorkflowVersion(
+                workflow_id=workflow.id,
+                version=workflow.version,
+                nodes=new_nodes,
+                checks=new_checks,
+                gate=new_gate,
+                created_at=now,
+            )
+        )
+    workflow.updated_at = now
+    _flush_unique(session, new_name)
+    return workflow
+
+
+def list_versions(session: Session, workflow: Workflow) -> list[WorkflowVersion]:
+    return list(
+        session.scalars(
+            select(WorkflowVersion)
+            .where(WorkflowVersion.workflow_id == workflow.id)
+            .order_by(WorkflowVersion.version)
+        )
+    )
+
+
+def _without_ids(checks: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [{k: v for k, v in check.items() if k != "id"} for check in checks]
+
+
+def _ensure_name_free(session: Session, workspace_id: str, name: str) -> None:
+    taken = session.scalar(
+        select(Workflow.id).where(Workflow.workspace_id == workspace_id, Workflow.name == name)
+    )
+    if taken is not None:
+        raise Conflict(f"A workflow named '{name}' already exists")
+
+
+def _flush_unique(session: Session, name: str) -> None:
+    # Two requests can race past _ensure_name_free; the unique constraint settles it.
+    try:
+        session.flush()
+    except IntegrityError:
+        raise Conflict(f"A workflow named '{name}' already exists") from None

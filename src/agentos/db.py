@@ -1,0 +1,94 @@
+"""The database: URL resolution, engine set-up, migrations, sessions.
+
+SQLite (the default, ./agentos.db) runs in WAL mode; every write transaction in a process
+takes one lock, because SQLite has one writer anyway and a deferred transaction that
+upgrades from read to write can fail instead of waiting. PostgreSQL needs no such lock.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager, nullcontext
+from pathlib import Path
+from typing import Any
+
+from alembic import command
+from alembic.config import Config
+from sqlalchemy import Engine, create_engine, event, text
+from sqlalchemy.orm import Session, sessionmaker
+
+DEFAULT_DATABASE_URL = "sqlite:///./agentos.db"
+MIGRATIONS = Path(__file__).resolve().parent / "migrations"
+# Any constant shared by every process; serialises concurrent migrations on PostgreSQL.
+_PG_MIGRATION_LOCK = 7_424_918_310
+
+
+def resolve_url(database_url: str | None = None) -> str:
+    """The URL given, else AGENTOS_DATABASE_URL, else ./agentos.db; psycopg 3 for PostgreSQL."""
+    url = database_url or os.environ.get("AGENTOS_DATABASE_URL") or DEFAULT_DATABASE_URL
+    for plain in ("postgresql://", "postgres://"):
+        if url.startswith(plain):
+            url = "postgresql+psycopg://" + url[len(plain) :]
+    return url
+
+
+def make_engine(url: str) -> Engine:
+    if url.startswith("sqlite"):
+        engine = create_engine(
+            url,
+            connect_args={"check_same_thread": False, "timeout": 30},
+            pool_size=8,
+            max_overflow=32,
+        )
+
+        @event.listens_for(engine, "connect")
+        def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
+            cursor = dbapi_connection.cursor()
+            cursor.execute("PRAGMA journal_mode=WAL")
+            cursor.execute("PRAGMA synchronous=NORMAL")
+            cursor.execute("PRAGMA foreign_keys=ON")
+            cursor.execute("PRAGMA busy_timeout=30000")
+            cursor.close()
+
+        return engine
+    return create_engine(url, pool_size=10, max_overflow=30, pool_pre_ping=True)
+
+
+def migrate(engine: Engine) -> None:
+    """Bring the schema to the newest migration shipped in the package."""
+    config = Config()
+    config.set_main_option("script_location", str(MIGRATIONS))
+    config.set_main_option("sqlalchemy.url", engine.url.render_as_string(hide_password=False))
+    with engine.begin() as connection:
+        if connection.dialect.name == "postgresql":
+            connection.execute(text(f"SELECT pg_advisory_xact_lock({_PG_MIGRATION_LOCK})"))
+        config.attributes["connection"] = connection
+        command.upgrade(config, "head")
+
+
+class Database:
+    """An engine plus sessions: `read()` for queries, `write()` for a committed transaction."""
+
+    def __init__(self, url: str | None = None, *, run_migrations: bool = True) -> None:
+        self.url = resolve_url(url)
+        self.engine = make_engine(self.url)
+        self.is_sqlite = self.engine.dialect.name == "sqlite"
+        self._sessions = sessionmaker(self.engine, expire_on_commit=False)
+        self._write_lock = threading.Lock() if self.is_sqlite else None
+        if run_migrations:
+            migrate(self.engine)
+
+    @contextmanager
+    def read(self) -> Iterator[Session]:
+        with self._sessions() as session:
+            yield session
+
+    @contextmanager
+    def write(self) -> Iterator[Session]:
+        with self._write_lock or nullcontext(), self._sessions() as session, session.begin():
+            yield session
+
+    def dispose(self) -> None:
+        self.engine.dispose()
