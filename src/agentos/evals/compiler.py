@@ -214,25 +214,34 @@ def _formatted(inner: Fn, convert: Callable[[Budget, Any], str]) -> Fn:
 def _call(node: Any, bound: Bound) -> Fn:
     if any(isinstance(a, ast.Starred) for a in node.args) or any(k.arg is None for k in node.keywords):
         raise _refuse("Unpacking arguments with '*' or '**' is not allowed")
-    args = [_compile(a, bound) for a in node.args]
-    kwargs = [(k.arg, _compile(k.value, bound)) for k in node.keywords]
+    # Refuse in reading order: `open(...).read()` is refused for `open`, not `read`.
     func = node.func
     if isinstance(func, ast.Name):
-        return _call_function(func.id, args, kwargs)
-    if isinstance(func, ast.Attribute):
+        _check_function(func.id, [k.arg for k in node.keywords])
+    elif isinstance(func, ast.Attribute):
+        receiver = _compile(func.value, bound)
         _check_method(func.attr)
-        return _call_method(_compile(func.value, bound), func.attr, args, kwargs)
-    raise _refuse("Only the allowed functions and methods can be called")
+    else:
+        raise _refuse("Only the allowed functions and methods can be called")
+    args = [_compile(a, bound) for a in node.args]
+    kwargs = [(k.arg, _compile(k.value, bound)) for k in node.keywords]
+    if isinstance(func, ast.Name):
+        return _call_function(func.id, args, kwargs)
+    return _call_method(receiver, func.attr, args, kwargs)
 
 
-def _call_function(name: str, args: list[Fn], kwargs: list[tuple[str, Fn]]) -> Fn:
+def _check_function(name: str, keywords: list[str | None]) -> None:
     check_identifier(name)
     if name not in FUNCTIONS:
         raise _refuse(f"Function '{name}' is not allowed")
-    impl, keywords = FUNCTIONS[name]
-    for key, _ in kwargs:
-        if key not in keywords and "*" not in keywords:
+    allowed = FUNCTIONS[name][1]
+    for key in keywords:
+        if key not in allowed and "*" not in allowed:
             raise _refuse(f"Keyword argument '{key}' is not allowed for {name}()")
+
+
+def _call_function(name: str, args: list[Fn], kwargs: list[tuple[str, Fn]]) -> Fn:
+    impl = FUNCTIONS[name][0]
     if not kwargs and len(args) == 1:
         only = args[0]
         return lambda s: impl(s.budget, only(s))
