@@ -39,13 +39,13 @@ class Call:
 
     # --- conversations ------------------------------------------------------------------
 
-    def find_channel(self, value: str | None) -> Channel:
-        """A conversation by id, ``#name`` or name, if the caller can see it."""
+    def find_channel(self, value: str | None, by_name: bool = False) -> Channel:
+        """A conversation by id (or, where Slack allows it, ``#name``), if the caller can see it."""
         if not value:
             raise errors.ChannelNotFound()
         value = value.strip()
         channel = self.state.channels.get(value)
-        if channel is None:
+        if channel is None and by_name:
             channel = self.state.channel_named(value.removeprefix("#").lower())
         if channel is None or not self.can_see(channel):
             raise errors.ChannelNotFound()
@@ -66,7 +66,7 @@ class Call:
         if value and value[:1] in ("U", "W") and value in self.state.users:
             # chat.postMessage to a user id posts in the caller's DM with that user.
             return self.replica.open_dm([self.caller.user_id, value], creator=self.caller.user_id)
-        channel = self.find_channel(value)
+        channel = self.find_channel(value, by_name=True)
         if self.caller.user_id not in channel.member_set:
             if self.caller.is_bot:
                 raise errors.NotInChannel()

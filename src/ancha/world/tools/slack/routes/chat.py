@@ -6,7 +6,7 @@ from typing import Any
 
 from ancha.world.tools.slack import errors
 from ancha.world.tools.slack.call import Call
-from ancha.world.tools.slack.models import Message, ts_key, ts_str
+from ancha.world.tools.slack.models import Message, ts_str
 
 MAX_TEXT = 40_000
 MAX_BLOCKS = 50
@@ -142,7 +142,3 @@ def _metadata(call: Call) -> dict[str, Any] | None:
     if not isinstance(metadata, dict) or not isinstance(metadata.get("event_type"), str):
         raise errors.InvalidArguments("[ERROR] missing required field: event_type [json-pointer:/metadata]")
     return metadata
-
-
-def parse_ts(value: str | None) -> int | None:
-    return ts_key(value.strip()) if value else None
