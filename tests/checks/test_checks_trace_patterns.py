@@ -210,3 +210,11 @@ def test_called__passing_result_cites_the_calls_that_worked() -> None:
     assert result.passed
     assert result.evidence == [2]
     assert result.actual == "2 matching calls, 1 worked (#2)"
+
+
+def test_called__failure_points_out_a_method_mismatch() -> None:
+    trace = _trace({"method": "POST", "path": "/api/conversations.history"})
+    result = evaluate_trace(TraceCheck(called=["GET /api/conversations.history"]), trace)
+    assert not result.passed
+    assert result.actual == ("no agent call matched; the agent called: POST /api/conversations.history "
+                             "(the path matched calls made with POST; * as the method accepts any)")

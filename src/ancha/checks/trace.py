@@ -94,7 +94,13 @@ def _not_called(patterns: list[TracePattern], calls: list[TraceEntry]) -> _Part:
 def _no_match(pattern: TracePattern, calls: list[TraceEntry]) -> str:
     if not calls:
         return "no agent call matched; the agent made no calls"
-    return "no agent call matched; the agent called: " + ", ".join(closest_misses(pattern, calls))
+    # Slack's Web API takes GET or POST alike, so a method mismatch is the likeliest miss.
+    other_methods = sorted({e.method.upper() for e in calls if pattern.path.fullmatch(e.path)})
+    hint = ""
+    if other_methods:
+        hint = (f" (the path matched calls made with {'/'.join(other_methods)}; "
+                "* as the method accepts any)")
+    return "no agent call matched; the agent called: " + ", ".join(closest_misses(pattern, calls)) + hint
 
 
 def closest_misses(pattern: TracePattern, calls: list[TraceEntry], limit: int = MISSES_SHOWN) -> list[str]:

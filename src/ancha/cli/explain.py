@@ -1,0 +1,211 @@
+"""``ancha explain [RUN]``: the failed checks of a run, with the trace entries behind them."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import click
+
+from ancha.checks.calls import dict_line
+
+RUNS_DIR = Path(".ancha") / "runs"
+SNIPPET = 70
+_REQUEST_FIELDS = ("channel", "thread_ts", "ts", "name", "users", "text", "title")
+
+
+class NoRun(click.ClickException):
+    exit_code = 2
+
+
+@dataclass(slots=True)
+class TrialReport:
+    scene: str
+    trial: str
+    folder: Path
+    data: dict[str, Any]
+
+    @property
+    def failed(self) -> list[dict[str, Any]]:
+        """Failed checks, and required ones that were skipped (they fail the trial too)."""
+        return [r for r in self.data.get("results") or []
+                if r.get("status") == "failed" or (r.get("status") == "skipped" and r.get("required"))]
+
+
+@click.command()
+@click.argument("run", default="latest", required=False)
+@click.option("--runs-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Where runs are kept (default: .ancha/runs in this folder or the nearest parent).")
+def explain(run: str, runs_dir: Path | None) -> None:
+    """Print the failed checks of RUN (a run id, default: latest) with their evidence."""
+    run_dir = find_run(run, runs_dir)
+    click.echo(explain_run(run_dir))
+
+
+def find_run(run: str, runs_dir: Path | None = None) -> Path:
+    """The folder of ``run``: a run id under the runs folder, ``latest`` (a symlink or a
+    file holding the id) or a path to a run folder."""
+    direct = Path(run)
+    if run != "latest" and direct.is_dir() and _looks_like_run(direct):
+        return direct
+    runs = runs_dir or _nearest_runs_dir()
+    if runs is None or not runs.is_dir():
+        raise NoRun(f"no runs here: {runs or RUNS_DIR} does not exist (run `ancha run` first, "
+                    "or pass --runs-dir)")
+    candidate = runs / run
+    if run == "latest" and candidate.is_file() and not candidate.is_symlink():
+        run_id = candidate.read_text().strip()
+        candidate = runs / run_id
+    if not candidate.is_dir():
+        known = sorted(p.name for p in runs.iterdir() if p.is_dir() and p.name != "latest")
+        hint = f"; runs: {', '.join(known[-5:])}" if known else "; there are no runs yet"
+        raise NoRun(f"no run {run!r} in {runs}{hint}")
+    return candidate
+
+
+def _looks_like_run(folder: Path) -> bool:
+    return (folder / "summary.json").is_file() or any(folder.glob("*/*/checks.json"))
+
+
+def _nearest_runs_dir() -> Path | None:
+    here = Path.cwd()
+    for folder in (here, *here.parents):
+        if (folder / RUNS_DIR).is_dir():
+            return folder / RUNS_DIR
+    return None
+
+
+def explain_run(run_dir: Path) -> str:
+    """The text ``ancha explain`` prints for the run in ``run_dir``."""
+    run_id = run_dir.resolve().name
+    trials = load_trials(run_dir)
+    shown = [t for t in trials if t.failed or t.data.get("verdict") not in ("passed", None)]
+    if not trials:
+        return f"run {run_id} has no graded trials yet (no */*/checks.json in {run_dir})"
+    failed_checks = sum(len(t.failed) for t in shown)
+    if not shown:
+        return f"no failed checks in run {run_id} ({_count(len(trials), 'trial')} passed)"
+    lines = [f"run {run_id}: {_count(failed_checks, 'failed check')} in "
+             f"{len(shown)} of {_count(len(trials), 'trial')}"]
+    for trial in shown:
+        lines.append("")
+        lines.extend(explain_trial(trial))
+    return "\n".join(lines)
+
+
+def load_trials(run_dir: Path) -> list[TrialReport]:
+    trials: list[TrialReport] = []
+    for path in run_dir.glob("*/*/checks.json"):
+        try:
+            data = json.loads(path.read_text())
+        except (OSError, ValueError) as exc:
+            data = {"verdict": "unreadable", "reason": f"checks.json could not be read: {exc}", "results": []}
+        folder = path.parent
+        trials.append(TrialReport(str(data.get("scene") or folder.parent.name),
+                                  str(data.get("trial") or folder.name), folder, data))
+    return sorted(trials, key=lambda t: (t.scene, _number(t.trial)))
+
+
+def explain_trial(trial: TrialReport) -> list[str]:
+    data = trial.data
+    status = data.get("status")
+    head = f"{trial.scene} / trial {trial.trial}: {data.get('verdict', '?')}"
+    lines = [head + (f" (world {status})" if status else "")]
+    for reason in _agent_reasons(trial):
+        lines.append(f"  agent: {reason}")
+    trace: dict[int, dict[str, Any]] | None = None
+    for result in trial.failed:
+        required = "required" if result.get("required") else "not required"
+        mark = "SKIPPED" if result.get("status") == "skipped" else "FAILED"
+        lines.append(f"  {mark} {result.get('id')} ({required})")
+        lines.append(f"    expected: {result.get('expected', '')}")
+        lines.append(f"    actual:   {result.get('actual', '')}")
+        if result.get("explanation"):
+            lines.append(f"    why:      {result['explanation']}")
+        evidence = result.get("evidence") or []
+        if evidence:
+            if trace is None:
+                trace = load_trace(trial.folder / "trace.jsonl")
+            lines.append("    evidence:")
+            for seq in evidence:
+                entry = trace.get(int(seq))
+                lines.append(f"      {evidence_line(entry) if entry else f'#{seq} (not in trace.jsonl)'}")
+    return lines
+
+
+def evidence_line(entry: dict[str, Any]) -> str:
+    """``#4 POST /api/chat.postMessage -> 200 ok:false channel_not_found  channel=C1 text="..."``."""
+    line = dict_line(entry)
+    request = entry.get("request")
+    if isinstance(request, dict):
+        shown = []
+        for name in _REQUEST_FIELDS:
+            value = request.get(name)
+            if value in (None, ""):
+                continue
+            text = str(value)
+            text = text if len(text) <= SNIPPET else text[: SNIPPET - 1] + "…"
+            shown.append(f"{name}={json.dumps(text, ensure_ascii=False)}" if name == "text" else f"{name}={text}")
+        if shown:
+            line += "  " + " ".join(shown)
+    return line
+
+
+def load_trace(path: Path) -> dict[int, dict[str, Any]]:
+    entries: dict[int, dict[str, Any]] = {}
+    try:
+        text = path.read_text()
+    except OSError:
+        return entries
+    for raw in text.splitlines():
+        try:
+            entry = json.loads(raw)
+        except ValueError:
+            continue
+        if isinstance(entry, dict) and isinstance(entry.get("seq"), int):
+            entries[entry["seq"]] = entry
+    return entries
+
+
+def _agent_reasons(trial: TrialReport) -> list[str]:
+    """Why the agent's run went wrong: the trial's reason, invalid reason and the last
+    ``ancha: ...`` note in agent.log, each once."""
+    data = trial.data
+    reasons: list[str] = []
+    for key in ("reason", "invalid_reason"):
+        if isinstance(data.get(key), str) and data[key]:
+            reasons.append(data[key])
+    agent = data.get("agent")
+    if isinstance(agent, dict):
+        for key in ("reason", "error", "exit"):
+            if agent.get(key):
+                reasons.append(f"{key}: {agent[key]}")
+    note = _last_note(trial.folder / "agent.log")
+    if note:
+        reasons.append(note)
+    return list(dict.fromkeys(reasons))
+
+
+def _last_note(log: Path) -> str | None:
+    try:
+        with log.open("rb") as f:
+            f.seek(0, 2)
+            size = f.tell()
+            f.seek(max(0, size - 4096))
+            tail = f.read().decode("utf-8", errors="replace")
+    except OSError:
+        return None
+    lines = [line for line in tail.splitlines() if line.strip()]
+    if lines and lines[-1].startswith("ancha: "):
+        return lines[-1].removeprefix("ancha: ").strip()
+    return None
+
+
+def _number(text: str) -> tuple[int, str]:
+    return (int(text), "") if text.isdigit() else (0, text)
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}{'' if n == 1 else 's'}"
