@@ -199,3 +199,36 @@ def test_judge__unreachable_server_makes_the_judge_unavailable() -> None:
     env = {"OPENROUTER_API_KEY": KEY, "OPENROUTER_BASE_URL": f"http://127.0.0.1:{free_port()}/v1"}
     with pytest.raises(JudgeUnavailable, match="ConnectError"):
         evaluate_judge_checks([CHECK], TRACE, MESSAGES, None, env, retry_delay=0)
+
+
+def test_judge__reads_the_runners_files_from_a_real_world(judge: StandIn, make_env: Any, ancha_server: str) -> None:
+    import httpx
+    from slack_sdk import WebClient
+
+    from ancha.checks.judge import slack_messages_from_world, trace_entries_from_jsonl
+
+    context = make_env({"world": {"slack": {
+        "users": [{"ref": "laura", "name": "laura"}],
+        "channels": [{"ref": "support", "name": "support", "members": ["slack_bot", "laura"]}],
+        "messages": [{"ref": "question", "channel": "support", "from": "laura", "text": "SEEDED: where is it?"}],
+    }}})
+    slack = context["tools"]["slack"]
+    agent = WebClient(token=slack["token"], base_url=slack["url"] + "/api/")
+    channel = agent.conversations_list()["channels"][0]["id"]
+    agent.chat_postMessage(channel=channel, text="Reports > Export, two minutes.")
+    env_url = f"{ancha_server}/envs/{context['env_id']}"
+    trace = trace_entries_from_jsonl(httpx.get(f"{env_url}/trace").text)
+    messages = slack_messages_from_world(httpx.get(f"{env_url}/state").json())
+    assert [m["text"] for m in messages] == ["SEEDED: where is it?", "Reports > Export, two minutes."]
+    assert messages[1]["channel_name"] == "#support" and messages[1]["user_name"] == "@ancha"
+
+    judge.answers.append((200, '{"passed": true, "explanation": "Clear answer.", "evidence": [2]}'))
+    [result] = evaluate_judge_checks([CHECK], trace, messages, None, _env(judge, ANCHA_SLACK_TOKEN=slack["token"]),
+                                     secrets=[context["trial_token"]], retry_delay=0)
+    assert result.passed and result.evidence == [2]
+    prompt = judge.requests[0]["messages"][-1]["content"]
+    assert "- #support, top level, ts " in prompt and "from @ancha: Reports > Export, two minutes." in prompt
+    assert "#2 POST /api/chat.postMessage -> 200 ok" in prompt
+    assert "SEEDED: where is it?" not in prompt.split("Slack messages written during the attempt")[1]
+    assert slack["token"] not in json.dumps(judge.requests[0])
+    assert context["trial_token"] not in json.dumps(judge.requests[0])

@@ -236,3 +236,35 @@ def test_checks__unknown_ref_is_rejected(world: Callable[..., World]) -> None:
     assert "checks[0].state.slack.message.channel: unknown ref $suport (refs of kind channel: $support, $general)" \
         in error
     assert "checks[1].trace" in error and "chat.postMessage" in error
+
+
+def test_slack_message__closest_miss_when_no_message_has_the_text(world: Callable[..., World]) -> None:
+    w = world()
+    for text in ("Looking into it", "Found it: Reports"):
+        w.agent.chat_postMessage(channel=w.channel("support"), text=text, thread_ts=w.ts("question"))
+    result = w.one(_message(**{"from": "$slack_bot", "in_thread_of": "$question", "text_contains": "Exports"}))
+    assert not result["passed"]
+    assert result["actual"] == ("2 messages from $slack_bot in the thread of $question in #support, but no message "
+                                "contained 'Exports' (the latest said 'Found it: Reports')")
+    assert result["evidence"] == [1, 2]
+
+
+def test_checks__coverage_gaps_never_work(world: Callable[..., World]) -> None:
+    w = world()
+    answer = None
+    try:
+        w.agent.api_call("admin.apps.approve", params={"app_id": "A1"})
+    except SlackApiError as exc:
+        answer = exc.response
+    assert answer is not None and answer.status_code == 501
+    result = w.one({"trace": {"called": "* /api/admin.apps.approve"}})
+    assert not result["passed"]
+    assert result["actual"] == "1 matching call, none worked (last: 501 not implemented (coverage gap))"
+    assert w.one({"trace": {"called": "* /api/admin.apps.*", "status": "any"}})["passed"]
+
+
+def test_checks__every_check_is_required_when_pass_is_empty(world: Callable[..., World]) -> None:
+    w = world({**SCENE, "pass": []})
+    results = w.check()
+    assert [r["required"] for r in results] == [True, True, True]
+    assert [r["status"] for r in results] == ["failed", "failed", "skipped"]

@@ -130,6 +130,38 @@ def evaluate_judge_checks(
     return results
 
 
+def trace_entries_from_jsonl(text: str) -> list[dict[str, Any]]:
+    """``trace.jsonl`` (``GET /envs/{id}/trace``) as a list of entry dicts."""
+    entries: list[dict[str, Any]] = []
+    for line in text.splitlines():
+        if line.strip():
+            entry = json.loads(line)
+            if isinstance(entry, dict):
+                entries.append(entry)
+    return entries
+
+
+def slack_messages_from_world(world: dict[str, Any]) -> list[dict[str, Any]]:
+    """The Slack messages of a world snapshot (``world.json`` / ``GET /envs/{id}/state``, or
+    its ``slack`` part), in ts order, each with ``channel_name`` and ``user_name`` added."""
+    slack = world.get("slack", world) if isinstance(world, dict) else None
+    if not isinstance(slack, dict):
+        return []
+    channels = {c.get("id"): c for c in slack.get("channels") or [] if isinstance(c, dict)}
+    users = {u.get("id"): u for u in slack.get("users") or [] if isinstance(u, dict)}
+    found: list[dict[str, Any]] = []
+    by_channel = slack.get("messages") or {}
+    for channel_id, messages in (by_channel.items() if isinstance(by_channel, dict) else []):
+        channel = channels.get(channel_id) or {}
+        name = channel.get("name")
+        label = f"#{name}" if name and not channel.get("is_im") else f"DM {channel_id}"
+        for message in messages:
+            user = users.get(message.get("user")) or {}
+            found.append({**message, "channel": channel_id, "channel_name": label,
+                          "user_name": f"@{user['name']}" if user.get("name") else message.get("user")})
+    return sorted(found, key=lambda m: float(m.get("ts") or 0))
+
+
 def render_prompt(rubric: str, evidence_text: str) -> str:
     return f"Rubric:\n{rubric.strip()}\n\n{evidence_text}\n\nDoes the agent's work meet the rubric?"
 
