@@ -67,6 +67,12 @@ class Slack:
 
 
 @pytest.fixture
+def slack_scene() -> dict[str, Any]:
+    """A fresh copy of the seeded workspace scene the tests share."""
+    return copy.deepcopy(SCENE)
+
+
+@pytest.fixture
 def make_slack(make_env: Callable[..., dict[str, Any]]) -> Callable[..., Slack]:
     def make(scene: dict[str, Any] | None = None, trial: int = 1) -> Slack:
         context = make_env(copy.deepcopy(scene or SCENE), trial)
