@@ -12,14 +12,16 @@ from __future__ import annotations
 
 import logging
 import threading
-from datetime import timedelta
+from datetime import datetime, timedelta
+from typing import Any
 
-from sqlalchemy import delete, or_, select, update
+from sqlalchemy import delete, func, insert, or_, select, update
+from sqlalchemy.orm import Session
 
 from agentos.db import Database
 from agentos.ids import new_id
-from agentos.models import Evaluation, Run, ServerInstance
-from agentos.timestamps import utcnow
+from agentos.models import Evaluation, Run, RunEvent, ServerInstance
+from agentos.timestamps import iso, utcnow
 
 log = logging.getLogger("agentos.instances")
 
@@ -40,38 +42,13 @@ class Instance:
         """Record this process and fail what gone processes left unfinished; returns that count."""
         now = utcnow()
         with self.db.write() as session:
-            gone = list(
-                session.scalars(
-                    select(ServerInstance.id).where(
-                        or_(ServerInstance.label == self.label, ServerInstance.heartbeat_at < now - STALE)
-                    )
-                )
+            failed = _sweep(
+                session, or_(ServerInstance.label == self.label, ServerInstance.heartbeat_at < now - STALE), now
             )
-            live = select(ServerInstance.id)
-            if gone:
-                live = live.where(ServerInstance.id.not_in(gone))
-            orphaned = or_(Run.owner_id.is_(None), Run.owner_id.not_in(live))
-            failed = session.execute(  # type: ignore[attr-defined]
-                update(Run)
-                .where(Run.status.in_(("queued", "running")), orphaned)
-                .values(status="failed", error=INTERRUPTED, finished_at=now, evals=None)
-                .execution_options(synchronize_session=False)
-            ).rowcount
-            session.execute(
-                update(Evaluation)
-                .where(
-                    Evaluation.status == "running",
-                    or_(Evaluation.owner_id.is_(None), Evaluation.owner_id.not_in(live)),
-                )
-                .values(status="failed", error=INTERRUPTED, completed_at=now)
-                .execution_options(synchronize_session=False)
-            )
-            if gone:
-                session.execute(delete(ServerInstance).where(ServerInstance.id.in_(gone)))
             session.add(ServerInstance(id=self.id, label=self.label, started_at=now, heartbeat_at=now))
         if failed:
             log.warning("marked %d interrupted run(s) failed", failed)
-        return failed or 0
+        return failed
 
     def start_heartbeat(self) -> None:
         self._thread = threading.Thread(target=self._beat, name="agentos-heartbeat", daemon=True)
@@ -80,10 +57,13 @@ class Instance:
     def _beat(self) -> None:
         while not self._stop.wait(HEARTBEAT):
             try:
+                now = utcnow()
                 with self.db.write() as session:
                     session.execute(
-                        update(ServerInstance).where(ServerInstance.id == self.id).values(heartbeat_at=utcnow())
+                        update(ServerInstance).where(ServerInstance.id == self.id).values(heartbeat_at=now)
                     )
+                    # A peer that crashed without a restart: its runs end here.
+                    _sweep(session, ServerInstance.heartbeat_at < now - STALE, now)
             except Exception:
                 log.exception("heartbeat failed")
 
@@ -92,14 +72,66 @@ class Instance:
         self._stop.set()
         now = utcnow()
         with self.db.write() as session:
-            session.execute(
-                update(Run)
-                .where(Run.owner_id == self.id, Run.status.in_(("queued", "running")))
-                .values(status="failed", error=INTERRUPTED, finished_at=now)
-            )
+            _fail_runs(session, [Run.owner_id == self.id], now)
             session.execute(
                 update(Evaluation)
                 .where(Evaluation.owner_id == self.id, Evaluation.status == "running")
                 .values(status="failed", error=INTERRUPTED, completed_at=now)
             )
             session.execute(delete(ServerInstance).where(ServerInstance.id == self.id))
+
+
+def _sweep(session: Session, gone_when: Any, now: datetime) -> int:
+    """Fail the unfinished runs and evaluations of instances matching `gone_when` (and of no
+    live instance at all), then forget those instances."""
+    gone = list(session.scalars(select(ServerInstance.id).where(gone_when)))
+    live = select(ServerInstance.id)
+    if gone:
+        live = live.where(ServerInstance.id.not_in(gone))
+    failed = _fail_runs(session, [or_(Run.owner_id.is_(None), Run.owner_id.not_in(live))], now)
+    session.execute(
+        update(Evaluation)
+        .where(
+            Evaluation.status == "running",
+            or_(Evaluation.owner_id.is_(None), Evaluation.owner_id.not_in(live)),
+        )
+        .values(status="failed", error=INTERRUPTED, completed_at=now)
+        .execution_options(synchronize_session=False)
+    )
+    if gone:
+        session.execute(delete(ServerInstance).where(ServerInstance.id.in_(gone)))
+    return failed
+
+
+def _fail_runs(session: Session, where: list[Any], now: datetime) -> int:
+    """Fail unfinished runs matching `where`, closing each event stream with `run_finished`."""
+    ids = list(session.scalars(select(Run.id).where(Run.status.in_(("queued", "running")), *where)))
+    if not ids:
+        return 0
+    session.execute(
+        update(Run)
+        .where(Run.id.in_(ids), Run.status.in_(("queued", "running")))
+        .values(status="failed", error=INTERRUPTED, finished_at=now, evals=None)
+        .execution_options(synchronize_session=False)
+    )
+    last: dict[str, int] = {
+        run_id: seq
+        for run_id, seq in session.execute(
+            select(RunEvent.run_id, func.max(RunEvent.seq)).where(RunEvent.run_id.in_(ids)).group_by(RunEvent.run_id)
+        )
+    }
+    at = iso(now)
+    session.execute(
+        insert(RunEvent),
+        [
+            {
+                "run_id": run_id,
+                "seq": last.get(run_id, 0) + 1,
+                "type": "run_finished",
+                "data": {"type": "run_finished", "run_id": run_id, "at": at, "seq": last.get(run_id, 0) + 1,
+                         "status": "failed", "error": INTERRUPTED, "cost_usd": 0.0, "duration_ms": None},
+            }
+            for run_id in ids
+        ],
+    )
+    return len(ids)

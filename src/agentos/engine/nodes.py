@@ -19,7 +19,8 @@ from agentos.evals.expression import ExpressionError, compile_expression
 
 MAX_STEPS = 1000
 
-Emit = Callable[[str, dict[str, Any]], None]
+# emit(kind, data, slow): `slow` says the node is about to wait on the network or a timer.
+Emit = Callable[[str, dict[str, Any], bool], None]
 
 
 class NodeFailure(Exception):
@@ -54,7 +55,7 @@ class Execution:
             if steps > MAX_STEPS:
                 raise NodeFailure(f"stopped after {MAX_STEPS} node steps (does the graph loop?)")
             node = self.nodes[i]
-            self._emit("node_started", {"node_id": node["id"], "node_type": node["type"]})
+            self._emit("node_started", {"node_id": node["id"], "node_type": node["type"]}, _is_slow(node))
             started = time.perf_counter()
             details: dict[str, Any] = {}
             try:
@@ -81,7 +82,7 @@ class Execution:
         }
         if error is not None:
             data["error"] = error
-        self._emit("node_finished", data)
+        self._emit("node_finished", data, False)
 
     def _names(self) -> dict[str, Any]:
         return {**self.state, "state": self.state, "input": self.input}
@@ -155,3 +156,13 @@ class Execution:
         except ValueError:
             answer = response.text
         self.state[node["output"]] = answer
+
+
+def _is_slow(node: dict[str, Any]) -> bool:
+    if node["type"] == "http":
+        return True
+    if node["type"] != "llm":
+        return False
+    if node.get("provider", "openai") != "mock":
+        return True
+    return any(isinstance(r, dict) and r.get("delay_ms") for r in node.get("responses") or [])

@@ -1,9 +1,10 @@
 """Runs: create the row, walk the graph, score the checks, persist events, publish them.
 
 A run costs two write transactions: its insert (with `run_started`) and its finish
-(state, metrics, evals and the remaining events). Events of a run that takes longer
-than FLUSH_EVERY seconds are also flushed in between, so a subscriber in another API
-process follows it live; subscribers in this process get them from `RunStreams`.
+(state, metrics, evals and the remaining events). Events are also flushed before a node
+that waits (a model or HTTP call) and every FLUSH_EVERY seconds, so a subscriber in
+another API process follows the run live; subscribers in this process get every event
+at once from `RunStreams`.
 """
 
 from __future__ import annotations
@@ -52,12 +53,13 @@ class _Recorder:
         self.pending: list[dict[str, Any]] = []
         self.last_flush = time.monotonic()
 
-    def emit(self, kind: str, data: dict[str, Any]) -> None:
+    def emit(self, kind: str, data: dict[str, Any], slow: bool = False) -> None:
         self.seq += 1
         event = {"type": kind, "run_id": self.run_id, "at": iso(utcnow()), "seq": self.seq, **data}
         self.pending.append(event)
         self.runner.streams.publish(self.run_id, event)
-        if kind == "node_finished" and time.monotonic() - self.last_flush > FLUSH_EVERY:
+        # Persist now what a follower in another process should see before a slow wait.
+        if slow or (kind == "node_finished" and time.monotonic() - self.last_flush > FLUSH_EVERY):
             with self.runner.db.write() as session:
                 self.flush(session)
 

@@ -291,3 +291,9 @@ def six_checks() -> list[dict[str, Any]]:
 @pytest.fixture
 def support_nodes() -> list[dict[str, Any]]:
     return [dict(n) for n in SUPPORT_NODES]
+
+
+@pytest.fixture
+def serve_app() -> Callable[[Any], ServerThread]:
+    """Serve another ASGI app on a loopback port: `with serve_app(app) as server: ...`."""
+    return ServerThread
