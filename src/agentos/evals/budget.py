@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Iterable
-from typing import Any
+from itertools import islice
+from typing import Any, NoReturn
 
 from agentos.evals.errors import ExpressionError
 
@@ -29,8 +30,8 @@ MAX_COST = 25_000_000
 """Budget units (about bytes touched or allocated) one evaluation may spend."""
 ITERATION_COST = 250
 """Charge for one comprehension iteration: at most 100,000 iterations per evaluation."""
-ITEM_COST = 64
-"""Charge for each item an operation walks over or creates."""
+ITEM_COST = 100
+"""Charge for each item an operation walks over or creates (a new tuple and int is about 100 bytes)."""
 
 _CONTAINERS = (list, tuple, set, frozenset, dict)
 
@@ -46,7 +47,11 @@ class Budget:
     def charge(self, units: int) -> None:
         self.used += units
         if self.used > MAX_COST:
-            raise ExpressionError("Expression exceeded its evaluation budget (too much work or memory)")
+            self.exceeded()
+
+    @staticmethod
+    def exceeded() -> NoReturn:
+        raise ExpressionError("Expression exceeded its evaluation budget (too much work or memory)")
 
     def charge_value(self, value: Any) -> Any:
         """Charge for a freshly built value by its size in memory; returns it."""
@@ -54,54 +59,51 @@ class Budget:
         return value
 
     def charge_scan(self, value: Any) -> None:
-        """Charge for comparing, hashing or searching ``value``, nested items included."""
+        """Charge for comparing or searching ``value``, nested items included."""
         t = type(value)
         if t is str:
             self.charge(len(value))
-        elif t in _CONTAINERS:
+        elif t in _CONTAINERS or isinstance(value, _CONTAINERS):
             self._charge_walk(value)
 
     def _charge_walk(self, value: Any) -> None:
         # Iterative, and charged before expanding, so shared references
         # ([[s] * 1000] * 1000) cannot make the walk itself expensive.
+        room = MAX_COST - self.used
+        total = 0
         stack = [value]
         while stack:
             item = stack.pop()
-            t = type(item)
-            if t is str:
-                self.charge(len(item))
-            elif t is dict:
-                self.charge(ITEM_COST * len(item))
+            if isinstance(item, str):
+                total += len(item)
+            elif isinstance(item, dict):
+                total += ITEM_COST * len(item)
+                if total > room:
+                    break
                 stack.extend(item.keys())
                 stack.extend(item.values())
-            elif t in _CONTAINERS:
-                self.charge(ITEM_COST * len(item))
+            elif isinstance(item, _CONTAINERS):
+                total += ITEM_COST * len(item)
+                if total > room:
+                    break
                 stack.extend(item)
+            if total > room:
+                break
+        self.charge(total)
 
     def consume(self, iterable: Any) -> Iterable[Any]:
-        """Charge for iterating ``iterable`` in full; returns something safe to iterate again.
+        """Charge for drawing every item of ``iterable``; returns something safe to iterate again.
 
-        Lazy iterables (generators, ``zip``, ``enumerate``, dict views) are drawn into a
-        list one charged item at a time, so an unbounded one stops at the budget.
+        Sized values are charged by their length. Lazy iterables (generators, ``zip``,
+        ``enumerate``, dict views) are drawn into a list, never more items than the
+        budget still pays for.
         """
-        t = type(iterable)
-        if t is str:
-            self.charge(ITEM_COST * len(iterable))
-            return iterable
-        if t in _CONTAINERS:
-            self.charge_scan(iterable)
-            return iterable  # type: ignore[no-any-return]
-        if t is range:
+        if isinstance(iterable, str | list | tuple | set | frozenset | dict | range):
             self.charge(ITEM_COST * len(iterable))
             return iterable  # type: ignore[no-any-return]
-        if isinstance(iterable, str | list | tuple | set | frozenset | dict):
-            self.charge(ITEM_COST * len(iterable))
-            return iterable  # type: ignore[no-any-return]
-        items = []
-        for item in iterable:
-            self.charge(ITEM_COST)
-            items.append(item)
-        self.charge_scan(items)
+        room = (MAX_COST - self.used) // ITEM_COST
+        items = list(islice(iterable, room + 1))
+        self.charge(ITEM_COST * len(items))
         return items
 
 

@@ -110,8 +110,14 @@ def _bool_op(node: Any, bound: Bound) -> Fn:
 
 
 def _unary_op(node: Any, bound: Bound) -> Fn:
-    operand = _compile(node.operand, bound)
     op = node.op
+    if isinstance(node.operand, ast.Constant) and isinstance(op, ast.USub | ast.UAdd):
+        # Fold literal signs (`x == -1`) so the loop does not negate a constant each time.
+        folded = _constant(node.operand, bound)(None)  # type: ignore[arg-type]
+        if isinstance(folded, int | float) and not isinstance(folded, bool):
+            value = -folded if isinstance(op, ast.USub) else +folded
+            return lambda s: value
+    operand = _compile(node.operand, bound)
     if isinstance(op, ast.Not):
         return lambda s: not operand(s)
     if isinstance(op, ast.USub):
@@ -222,6 +228,7 @@ def _call(node: Any, bound: Bound) -> Fn:
         receiver = _compile(func.value, bound)
         _check_method(func.attr)
     else:
+        _compile(func, bound)  # a lambda or := is refused for what it is
         raise _refuse("Only the allowed functions and methods can be called")
     args = [_compile(a, bound) for a in node.args]
     kwargs = [(k.arg, _compile(k.value, bound)) for k in node.keywords]
@@ -264,6 +271,7 @@ def _call_method(obj: Fn, name: str, args: list[Fn], kwargs: list[tuple[str, Fn]
 
 
 def _attribute(node: Any, bound: Bound) -> Fn:
+    _compile(node.value, bound)  # so refusals come in reading order
     _check_method(node.attr)
     raise _refuse(f"Method '{node.attr}' must be called")
 

@@ -3,7 +3,8 @@
 Every iteration of every ``for`` clause is charged to the evaluation's budget, so
 nested loops over large ranges stop at the budget instead of running for hours.
 Comprehension variables live in a child scope's ``local`` dictionary; the compiler
-knows statically which names they are.
+knows statically which names they are. The loops are plain closures (no generator
+per item) because comprehensions are where an expression spends its time.
 """
 
 from __future__ import annotations
@@ -13,11 +14,12 @@ from collections.abc import Callable, Iterator
 from itertools import islice
 from typing import Any
 
-from agentos.evals.budget import ITERATION_COST
+from agentos.evals.budget import ITERATION_COST, MAX_COST, Budget
 from agentos.evals.errors import ExpressionError
 from agentos.evals.scope import Assign, Bound, Compile, Fn, Scope, check_identifier
 
-Clause = tuple[Fn, Assign, list[Fn]]
+Visit = Callable[[Scope], None]
+Clause = tuple[Fn, Assign, str | None, list[Fn]]
 
 
 def _target(node: ast.expr) -> tuple[Assign, Bound]:
@@ -30,51 +32,77 @@ def _target(node: ast.expr) -> tuple[Assign, Bound]:
 
         return assign, frozenset({name})
     if isinstance(node, ast.Tuple | ast.List):
-        subs = [_target(e) for e in node.elts]
+        parts = [_target(e) for e in node.elts]
+        subs = [assign for assign, _ in parts]
+        names: Bound = frozenset().union(*(bound for _, bound in parts))
+        flat = tuple(e.id for e in node.elts if isinstance(e, ast.Name))
         count = len(subs)
 
         def unpack(local: dict[str, Any], item: Any) -> None:
-            values = list(islice(item, count + 1))
+            values = item if type(item) in (tuple, list) else tuple(islice(item, count + 1))
             if len(values) != count:
                 raise ExpressionError(f"cannot unpack {len(values)} values into {count} names")
-            for (sub, _), value in zip(subs, values, strict=True):
-                sub(local, value)
+            if len(flat) == count:
+                local.update(zip(flat, values, strict=False))  # lengths already checked
+            else:
+                for sub, value in zip(subs, values, strict=True):
+                    sub(local, value)
 
-        return unpack, frozenset().union(*(names for _, names in subs))
+        return unpack, names
     raise ExpressionError("Comprehension targets must be names")
 
 
-def _clauses(
-    generators: list[ast.comprehension], bound: Bound, compile: Compile
-) -> tuple[list[Clause], Bound]:
+def _clauses(generators: list[ast.comprehension], bound: Bound, compile: Compile) -> tuple[list[Clause], Bound]:
     clauses: list[Clause] = []
     for gen in generators:
         if gen.is_async:
             raise ExpressionError("'async for' is not allowed")
         source = compile(gen.iter, bound)
         assign, names = _target(gen.target)
+        simple = gen.target.id if isinstance(gen.target, ast.Name) else None
         bound = bound | names
-        clauses.append((source, assign, [compile(c, bound) for c in gen.ifs]))
+        clauses.append((source, assign, simple, [compile(c, bound) for c in gen.ifs]))
     return clauses, bound
 
 
-def _walk(clauses: list[Clause], index: int, scope: Scope) -> Iterator[None]:
-    """Yield once per combination that passes every filter, with its names bound in scope."""
-    source, assign, conditions = clauses[index]
-    last = index == len(clauses) - 1
-    budget, local = scope.budget, scope.local
-    for item in source(scope):
-        budget.charge(ITERATION_COST)
-        assign(local, item)
-        if all(c(scope) for c in conditions):
-            if last:
-                yield None
+def _loop(clause: Clause, inner: Visit) -> Visit:
+    source, assign, simple, conditions = clause
+
+    def loop(s: Scope) -> None:
+        budget, local = s.budget, s.local
+        for item in source(s):
+            budget.used += ITERATION_COST
+            if budget.used > MAX_COST:
+                budget.exceeded()
+            if simple is not None:
+                local[simple] = item
             else:
-                yield from _walk(clauses, index + 1, scope)
+                assign(local, item)
+            for condition in conditions:
+                if not condition(s):
+                    break
+            else:
+                inner(s)
+
+    return loop
 
 
-def _child(s: Scope) -> Scope:
-    return Scope(s.names, dict(s.local), s.budget)
+def _nest(clauses: list[Clause], visit: Visit) -> Visit:
+    """One function running every clause, innermost last, calling ``visit`` per binding."""
+    run = visit
+    for clause in reversed(clauses):
+        run = _loop(clause, run)
+    return run
+
+
+class _Sink(Scope):
+    """A comprehension's scope: its own locals, plus the collection being built."""
+
+    __slots__ = ("out",)
+
+    def __init__(self, parent: Scope, out: Any) -> None:
+        super().__init__(parent.names, dict(parent.local), parent.budget)
+        self.out = out
 
 
 def collection(kind: type) -> Callable[[Any, Bound, Compile], Fn]:
@@ -83,35 +111,70 @@ def collection(kind: type) -> Callable[[Any, Bound, Compile], Fn]:
     def compile_comprehension(node: Any, bound: Bound, compile: Compile) -> Fn:
         clauses, inner = _clauses(node.generators, bound, compile)
         element = compile(node.elt, inner)
+        if kind is list:
+            run = _nest(clauses, lambda s: s.out.append(element(s)))  # type: ignore[attr-defined]
+        else:
+            run = _nest(clauses, lambda s: s.out.add(element(s)))  # type: ignore[attr-defined]
 
         def build(s: Scope) -> Any:
-            child = _child(s)
-            return s.budget.charge_value(kind(element(child) for _ in _walk(clauses, 0, child)))
+            sink = _Sink(s, kind())
+            run(sink)
+            return s.budget.charge_value(sink.out)
 
         return build
 
     return compile_comprehension
 
 
-def generator(node: Any, bound: Bound, compile: Compile) -> Fn:
-    """A generator expression: lazy, each item charged as it is drawn."""
+def dictionary(node: Any, bound: Bound, compile: Compile) -> Fn:
+    """A dict comprehension; the key is evaluated before the value, as in Python."""
+    clauses, inner = _clauses(node.generators, bound, compile)
+    key, value = compile(node.key, inner), compile(node.value, inner)
 
+    def visit(s: Any) -> None:
+        k = key(s)
+        s.out[k] = value(s)
+
+    run = _nest(clauses, visit)
+
+    def build(s: Scope) -> dict[Any, Any]:
+        sink = _Sink(s, {})
+        run(sink)
+        return s.budget.charge_value(sink.out)  # type: ignore[no-any-return]
+
+    return build
+
+
+def generator(node: Any, bound: Bound, compile: Compile) -> Fn:
+    """A generator expression: lazy, so ``any(...)`` can stop early; iterations still charged."""
     clauses, inner = _clauses(node.generators, bound, compile)
     element = compile(node.elt, inner)
 
     def lazy(s: Scope) -> Iterator[Any]:
-        child = _child(s)
-        return (element(child) for _ in _walk(clauses, 0, child))
+        return _walk(clauses, 0, Scope(s.names, dict(s.local), s.budget), element)
 
     return lazy
 
 
-def dictionary(node: Any, bound: Bound, compile: Compile) -> Fn:
-    clauses, inner = _clauses(node.generators, bound, compile)
-    key, value = compile(node.key, inner), compile(node.value, inner)
-
-    def build(s: Scope) -> dict[Any, Any]:
-        child = _child(s)
-        return s.budget.charge_value({key(child): value(child) for _ in _walk(clauses, 0, child)})  # type: ignore[no-any-return]
-
-    return build
+def _walk(clauses: list[Clause], index: int, scope: Scope, element: Fn) -> Iterator[Any]:
+    """Yield the element once per binding that passes every filter."""
+    source, assign, simple, conditions = clauses[index]
+    last = index == len(clauses) - 1
+    budget: Budget = scope.budget
+    local = scope.local
+    for item in source(scope):
+        budget.used += ITERATION_COST
+        if budget.used > MAX_COST:
+            budget.exceeded()
+        if simple is not None:
+            local[simple] = item
+        else:
+            assign(local, item)
+        for condition in conditions:
+            if not condition(scope):
+                break
+        else:
+            if last:
+                yield element(scope)
+            else:
+                yield from _walk(clauses, index + 1, scope, element)

@@ -83,7 +83,7 @@ def _parse(source: str) -> ast.expr:
         where = f" (column {error.offset})" if error.offset else ""
         raise ExpressionError(f"Syntax error: {error.msg}{where}") from None
     except (RecursionError, MemoryError):
-        raise ExpressionError("Expression is nested too deeply") from None
+        raise ExpressionError(f"Expression is nested too deeply (more than {MAX_DEPTH} levels)") from None
     except ValueError as error:
         raise ExpressionError(f"Syntax error: {error}") from None
 

@@ -9,7 +9,7 @@ the state it reads.
 from __future__ import annotations
 
 import builtins
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from agentos.evals.budget import (
@@ -42,12 +42,6 @@ def to_repr(b: Budget, value: Any) -> str:
     """``repr(value)``, with the same bound as :func:`to_text`."""
     check_size(text_size_estimate(value), "Text")
     return b.charge_value(builtins.repr(value))  # type: ignore[no-any-return]
-
-
-def _charged(b: Budget, iterable: Iterable[Any]) -> Iterator[Any]:
-    for item in iterable:
-        b.charge(ITEM_COST)
-        yield item
 
 
 def _len(b: Budget, value: Any) -> int:
@@ -86,7 +80,9 @@ def _round(b: Budget, value: Any, ndigits: Any = None) -> Any:
 def _extreme(pick: Function) -> Function:
     def apply(b: Budget, *args: Any, **kwargs: Any) -> Any:
         if builtins.len(args) == 1:
-            return pick(b.consume(args[0]), **kwargs)
+            items = b.consume(args[0])
+            b.charge_scan(items)
+            return pick(items, **kwargs)
         b.charge_scan(args)
         return pick(*args, **kwargs)
 
@@ -100,19 +96,22 @@ def _sum(b: Budget, iterable: Any, start: Any = 0) -> Any:
     return builtins.sum(b.consume(iterable), start)
 
 
+# any() and all() need no charge of their own: every lazy iterable an expression can
+# make is bounded by values already paid for, or charges its own iterations.
 def _any(b: Budget, iterable: Any) -> bool:
-    return builtins.any(_charged(b, iterable))
+    return builtins.any(iterable)
 
 
 def _all(b: Budget, iterable: Any) -> bool:
-    return builtins.all(_charged(b, iterable))
+    return builtins.all(iterable)
 
 
 def _sorted(b: Budget, iterable: Any, reverse: Any = False) -> list[Any]:
-    before = b.used
     items = builtins.list(b.consume(iterable))
+    before = b.used
+    b.charge_scan(items)
     # Sorting compares each item about log2(n) times.
-    b.charge((b.used - before) * max(builtins.len(items).bit_length() - 1, 1))
+    b.charge((b.used - before) * builtins.len(items).bit_length())
     items.sort(reverse=builtins.bool(reverse))
     return b.charge_value(items)  # type: ignore[no-any-return]
 

@@ -99,16 +99,19 @@ bit_and = _collection_op(operator.and_)
 bit_xor = _collection_op(operator.xor)
 
 
+_PLAIN = frozenset({int, float, bool, type(None)})
+
+
 def _compared(op: Callable[[Any, Any], Any]) -> Callable[[Budget, Any, Any], Any]:
     """Comparisons of strings and containers cost their length; charge it first."""
 
     def apply(b: Budget, x: Any, y: Any) -> Any:
         tx, ty = type(x), type(y)
+        if tx in _PLAIN and ty in _PLAIN:
+            return op(x, y)
         if tx is str and ty is str:
             b.charge(min(len(x), len(y)))
-        elif isinstance(x, list | tuple | dict | set | frozenset) or isinstance(
-            y, list | tuple | dict | set | frozenset
-        ):
+        else:
             b.charge_scan(x)
             b.charge_scan(y)
         return op(x, y)
