@@ -268,3 +268,12 @@ def test_checks__every_check_is_required_when_pass_is_empty(world: Callable[...,
     results = w.check()
     assert [r["required"] for r in results] == [True, True, True]
     assert [r["status"] for r in results] == ["failed", "failed", "skipped"]
+
+
+def test_checks__an_ungradable_check_fails_with_the_reason(world: Callable[..., World]) -> None:
+    w = world()
+    spec = CheckSpec.model_validate({"id": "odd", "trace": {"called": ["POST /api/chat.postMessage?x=1"]}})
+    [result] = evaluate_checks(w.env, [spec])
+    assert result.status == "failed"
+    assert result.actual.startswith("it could not be graded: trace pattern 'POST /api/chat.postMessage?x=1': "
+                                    "patterns match the path without its query string")

@@ -37,12 +37,18 @@ def evaluate_checks(env: Environment, specs: list[CheckSpec]) -> list[CheckResul
             results.append(CheckResult.skipped(spec.id, required, judge_expected(spec.judge),
                                                RUNNER_GRADES_JUDGE))
             continue
-        if spec.trace is not None:
-            outcome: Any = evaluate_trace(spec.trace, env.trace)
-        elif spec.state is not None:
-            outcome = evaluate_state(spec.state, env)
-        else:
-            raise ValueError(f"check {spec.id} has no kind")
+        try:
+            if spec.trace is not None:
+                outcome: Any = evaluate_trace(spec.trace, env.trace)
+            elif spec.state is not None:
+                outcome = evaluate_state(spec.state, env)
+            else:
+                raise ValueError("it has no kind (trace, state or judge)")
+        except ValueError as exc:  # a check the loader let through but cannot be graded: say so, never 500
+            results.append(CheckResult.outcome(spec.id, required, False, f"check {spec.id} to be gradable",
+                                               f"it could not be graded: {exc}",
+                                               f"Failed: check {spec.id} could not be graded: {exc}."))
+            continue
         results.append(CheckResult.outcome(spec.id, required, outcome.passed, outcome.expected,
                                            outcome.actual, outcome.explanation, outcome.evidence))
     return results
