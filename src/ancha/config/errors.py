@@ -41,6 +41,6 @@ class ConfigInvalid(AnchaUserError):
     def render(self) -> str:
         problems = [_located(p, p.message) for p in self.problems]
         hints = [_located(p, p.hint) for p in self.problems if p.hint]
-        from_file = self.file is not None and any(not p.path.startswith("--") for p in self.problems)
+        from_file = self.file is not None and any(not p.path.startswith("-") for p in self.problems)
         fix = f"fix the config file: {self.file}" if from_file else "fix the command-line options"
         return render_report("CONFIG_INVALID", problems, hints, [fix])

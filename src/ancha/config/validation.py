@@ -123,6 +123,7 @@ def describe(annotation: Any, metadata: list[Any]) -> str:
             return item.text
         if isinstance(item, DurationText):
             return DURATION_EXPECTED
+    metadata = [x for m in metadata for x in (m.metadata if isinstance(m, FieldInfo) else [m])]
     annotation, _ = _unwrap_optional(annotation)
     origin = typing.get_origin(annotation)
     if origin is typing.Annotated:
@@ -222,35 +223,44 @@ class Walker:
         nested = _model_of(inner)
         if nested is not None:
             return self.section(value, nested, path, line)
-        origin = typing.get_origin(inner)
-        if origin is list or origin is dict:
-            if not isinstance(value, list if origin is list else dict):
-                expected = describe(info.annotation, list(info.metadata))
-                self.problem(path, f"expected {expected}, got {show(value)}", None, line)
-                return INVALID
-            return self.items(value, typing.get_args(inner)[-1], path, line)
-        return self.scalar(value, info.annotation, list(info.metadata), path, line)
+        return self.typed(value, info.annotation, list(info.metadata), path, line)
 
-    def items(self, node: Any, item_type: Any, path: str, line: int | None) -> Any:
-        """Each item of a list (or value of a mapping) checked on its own, so one bad item
-        is reported at its own path and does not hide the others."""
+    def typed(self, value: Any, annotation: Any, metadata: list[Any], path: str, line: int | None) -> Any:
+        """``value`` checked against ``annotation``; lists and mappings item by item, so each bad
+        item is reported at its own path and does not hide the others."""
+        inner, optional = _unwrap_optional(annotation)
+        if value is None and optional:
+            return None
+        origin = typing.get_origin(inner)
+        if origin is not list and origin is not dict:
+            return self.scalar(value, annotation, metadata, path, line)
+        if not isinstance(value, list if origin is list else dict):
+            self.problem(path, f"expected {describe(annotation, metadata)}, got {show(value)}", None, line)
+            return INVALID
+        item_type = typing.get_args(inner)[-1] if typing.get_args(inner) else Any
         item_model = _model_of(item_type)
-        pairs = list(node.items()) if isinstance(node, dict) else list(enumerate(node))
-        out: dict[str, Any] = {}
+        pairs = list(value.items()) if isinstance(value, dict) else list(enumerate(value))
+        items: list[tuple[Any, Any]] = []
+        failed = False
         for key, item in pairs:
-            sub = join(path, key if isinstance(key, int) else str(key))
-            at = key_line(node, key) or line
+            sub = join(path, key if origin is list else str(key))
+            at = key_line(value, key) or line
             self.lines[sub] = at or 0
-            if not isinstance(key, (str, int)) or isinstance(key, bool):
+            if origin is dict and not isinstance(key, str):
                 self.problem(sub, f"expected a name, got {show(key)}", None, at)
+                failed = True
                 continue
             if item_model is not None:
                 result = self.section(item, item_model, sub, at)
-            else:
-                result = self.scalar(item, item_type, [], sub, at)
-            if result is not INVALID:
-                out[str(key)] = result
-        return list(out.values()) if isinstance(node, list) else out
+                # keep positions (None for an invalid item): later checks name items by index
+                items.append((key, None if result is INVALID else result))
+                continue
+            result = self.typed(item, item_type, [], sub, at)
+            failed = failed or result is INVALID
+            items.append((key, result))
+        if failed:
+            return INVALID
+        return [v for _, v in items] if origin is list else dict(items)
 
     def scalar(self, value: Any, annotation: Any, metadata: list[Any], path: str, line: int | None) -> Any:
         self._record_lines(value, path, line)

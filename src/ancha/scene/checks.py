@@ -20,12 +20,14 @@ _ALL_KINDS = (*_KINDS, *CheckFile.unsupported_fields)
 _STATE_KINDS = ("slack.message", *StateFile.unsupported_fields)
 
 
-def build_checks(items: list[dict[str, Any]], scene: Source, present: set[str],
+def build_checks(items: list[dict[str, Any] | None], scene: Source, present: set[str],
                  refs: RefTable) -> tuple[list[CheckSpec], list[str]]:
     """Valid checks and every id written; ``present`` holds the paths of keys the file had."""
     checks: list[CheckSpec] = []
     ids: list[str] = []
     for i, data in enumerate(items):
+        if data is None:  # invalid: already reported
+            continue
         path = f"checks[{i}]"
         check_id = data.get("id")
         if isinstance(check_id, str):

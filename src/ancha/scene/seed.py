@@ -68,14 +68,17 @@ def build_slack(clean: dict[str, Any], scene: Source, extra: list[Entry], refs: 
                  scene.reporter(f"{base}.bot.ref"))
     users: list[SlackUser] = []
     for i, data in enumerate(clean.get("users", [])):
+        if data is None:  # invalid: already reported
+            continue
         user = _build(SlackUser, data)
         if user is not None:
             users.append(user)
             _declare(refs, user.ref, "user", scene, f"{base}.users[{i}].ref")
-    channel_data = list(enumerate(clean.get("channels", [])))
+    channel_data = [(i, d) for i, d in enumerate(clean.get("channels", [])) if d is not None]
     for i, data in channel_data:
         _declare(refs, data.get("ref"), "channel", scene, f"{base}.channels[{i}].ref")
-    entries: list[Entry] = [(d, f"{base}.messages[{i}]", scene) for i, d in enumerate(clean.get("messages", []))]
+    entries: list[Entry] = [(d, f"{base}.messages[{i}]", scene) for i, d in enumerate(clean.get("messages", []))
+                          if d is not None]
     entries += extra
     for index, (data, prefix, source) in enumerate(entries):
         _declare(refs, data.get("ref"), "message", source, join(prefix, "ref"), index, bare(data.get("channel")))
