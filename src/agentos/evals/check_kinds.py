@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import re2
@@ -25,6 +25,7 @@ MAX_PATTERN = 2_000
 _MISSING = object()
 _RE2_OPTIONS = re2.Options()
 _RE2_OPTIONS.log_errors = False  # RE2 would otherwise print every rejected pattern to stderr
+_RE2_OPTIONS.never_capture = True  # checks only ask whether there is a match
 
 
 class CheckProblem(Exception):
@@ -117,15 +118,15 @@ class RegexCheck(_TargetCheck):
     Matching runs on RE2, in time linear in the text, so no pattern can hang a run.
     """
 
-    __slots__ = ("program",)
+    __slots__ = ("search",)
 
     def __init__(self, check: Mapping[str, Any]) -> None:
         super().__init__(check)
-        self.program = compile_regex(self.value)
+        self.search = _searcher(compile_regex(self.value))
 
     def judge(self, context: Mapping[str, Any]) -> tuple[bool, str]:
         text, suffix = self.read(context)
-        passed = self.program.search(text) is not None
+        passed = self.search(text)
         verb = "matches" if passed else "does not match"
         return passed, f"'{self.target}' {verb} /{self.value}/{suffix}"
 
@@ -164,6 +165,25 @@ class ExpressionCheck(CompiledCheck):
         except ExpressionError as error:
             return False, f"expression error: {error}"
         return held, "expression held" if held else "expression did not hold"
+
+
+def _searcher(program: Any) -> Callable[[str], bool]:
+    """Whether ``program`` matches somewhere in a text.
+
+    The ``re2`` module's ``search`` builds match objects and maps byte offsets back to
+    characters in Python, several times the cost of the match itself; a yes/no answer
+    needs only RE2's own ``Match`` on the UTF-8 bytes.
+    """
+    raw = getattr(program, "_regexp", None)
+    anchor = getattr(getattr(re2, "_Anchor", None), "UNANCHORED", None)
+    if raw is None or anchor is None or not hasattr(raw, "Match"):
+        return lambda text: program.search(text) is not None
+
+    def search(text: str) -> bool:
+        data = text.encode("utf-8", "replace")
+        return bool(raw.Match(anchor, data, 0, len(data))[0][0] != -1)
+
+    return search
 
 
 def compile_regex(pattern: str) -> Any:

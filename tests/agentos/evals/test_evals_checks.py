@@ -329,3 +329,9 @@ def test_evaluate_check__invalid_stored_check_fails_with_its_reason() -> None:
 def test_evaluate_check__unhashable_check_values_still_evaluate() -> None:
     check = {"name": "n", "type": "contains", "target": "t", "value": ["not", "a", "string"]}
     assert evaluate_check(check, {"t": "x"})["detail"] == "invalid check: 'contains' needs a string value"
+
+
+def test_regex__non_ascii_and_unpaired_surrogates_are_searched_safely() -> None:
+    check = {"name": "n", "type": "regex", "target": "t", "value": "caf.$"}
+    assert _result(check, {"t": "un café"})[0] is True
+    assert _result(check, {"t": "\ud800 café"})[0] is True
