@@ -64,10 +64,12 @@ class SlackReplica:
         if handler is None:
             if method == "api.test":
                 return self._api_test(request)
+            actor = self._actor_of(request)
             if method in LEDGER:
                 gap = {"ok": False, "error": "not_implemented", "method": method}
-                return ToolResponse(501, _dumps(gap).encode(), JSON, coverage_gap=True, vendor_ok=False)
-            return self._fail(errors.UnknownMethod(req_method=method), "agent")
+                return ToolResponse(501, _dumps(gap).encode(), JSON, actor=actor, coverage_gap=True,
+                                    vendor_ok=False)
+            return self._fail(errors.UnknownMethod(req_method=method), actor)
         actor = "agent"
         try:
             params = Params.from_request(request)
@@ -197,6 +199,11 @@ class SlackReplica:
         return link
 
     # --- answers ------------------------------------------------------------------------
+
+    def _actor_of(self, request: ToolRequest) -> str:
+        """Who calls, from the Authorization header alone (for calls that are not served)."""
+        caller = self.tokens.get(request.headers.get("authorization", "")[7:].strip())
+        return caller.actor if caller is not None else "agent"
 
     def _fail(self, error: errors.SlackError, actor: str) -> ToolResponse:
         return ToolResponse(error.status, _dumps(error.body()).encode(), JSON, actor=actor, vendor_ok=False)
