@@ -80,12 +80,12 @@ class _ClientBase:
         return self.timeout.connect if isinstance(self.timeout, httpx.Timeout) else self.timeout
 
     @staticmethod
-    def _stream_failure(exc: Exception) -> AgentOSError | None:
+    def _stream_failure(exc: Exception, detail: Any = None) -> AgentOSError | None:
         """The typed error for a stream that broke; None when it failed to open at all.
 
-        A refused handshake carries no useful detail (servers commonly answer 403 to any
-        rejected WebSocket), so callers ask the HTTP API about the run to surface the
-        server's own 401/404 detail instead.
+        The server refuses a stream by sending {"detail": ...} and closing with 4000 + the
+        HTTP status (4401, 4404). A refused handshake carries no useful detail, so callers
+        then ask the HTTP API about the run to surface the server's own 401/404 detail.
         """
         from websockets.exceptions import ConnectionClosed, InvalidHandshake
 
@@ -94,7 +94,7 @@ class _ClientBase:
         if isinstance(exc, ConnectionClosed):
             close = exc.rcvd
             if close is not None and 4000 <= close.code < 5000:
-                return error_for_status(close.code - 4000, close.reason or str(exc))
+                return error_for_status(close.code - 4000, detail or close.reason or str(exc))
             return APIConnectionError(f"the run's event stream broke: {exc}")
         return APIConnectionError(f"could not open the run's event stream: {exc}")
 
@@ -107,6 +107,10 @@ def _detail(response: httpx.Response) -> Any:
     if isinstance(body, Mapping) and "detail" in body:
         return body["detail"]
     return body
+
+
+def _is_refusal(event: JSON) -> bool:
+    return "detail" in event and "type" not in event
 
 
 def _event(message: str | bytes) -> JSON:
@@ -230,11 +234,18 @@ class AgentOS(_ClientBase):
                 failure = APIConnectionError(f"could not open the run's event stream: {exc}")
             raise failure from exc
         with socket:
+            refusal = None  # the server explains a refusal in a {"detail"} frame, then closes
             try:
                 for message in socket:
-                    yield _event(message)
+                    event = _event(message)
+                    if _is_refusal(event):
+                        refusal = event["detail"]
+                    else:
+                        yield event
             except WebSocketException as exc:
-                raise self._stream_failure(exc) or APIConnectionError(str(exc)) from exc
+                raise self._stream_failure(exc, refusal) or APIConnectionError(str(exc)) from exc
+            if refusal is not None:
+                raise AgentOSError(refusal)
 
     # Evaluations and releases
 
@@ -388,11 +399,18 @@ class AsyncAgentOS(_ClientBase):
                 failure = APIConnectionError(f"could not open the run's event stream: {exc}")
             raise failure from exc
         async with socket:
+            refusal = None  # the server explains a refusal in a {"detail"} frame, then closes
             try:
                 async for message in socket:
-                    yield _event(message)
+                    event = _event(message)
+                    if _is_refusal(event):
+                        refusal = event["detail"]
+                    else:
+                        yield event
             except WebSocketException as exc:
-                raise self._stream_failure(exc) or APIConnectionError(str(exc)) from exc
+                raise self._stream_failure(exc, refusal) or APIConnectionError(str(exc)) from exc
+            if refusal is not None:
+                raise AgentOSError(refusal)
 
     # Evaluations and releases
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from typing import Any
 from urllib.parse import quote
 
@@ -102,9 +103,8 @@ class Routes:
     ) -> Request:
         if (dataset is None) == (results is None):
             raise ValueError("evaluate() needs exactly one of dataset= (items to run) or results= (reported)")
-        body: JSON = {}
-        if name is not None:
-            body["name"] = name
+        # The server requires a name; a timestamp keeps unnamed evaluations apart in listings.
+        body: JSON = {"name": name if name is not None else f"evaluation {datetime.now(UTC):%Y-%m-%d %H:%M:%S}"}
         if dataset is not None:
             body["dataset"] = list(dataset)
         if results is not None:

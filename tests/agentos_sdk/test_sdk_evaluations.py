@@ -29,10 +29,18 @@ def test_evaluate__runs_every_item_and_reports_the_pass_rate(
 
     assert evaluation["status"] == "completed"
     assert evaluation["name"] == "baseline"
-    assert evaluation["check_pass_rate"] in (50.0, 0.5)
-    assert evaluation["success_rate"] in (100.0, 1.0)
+    assert evaluation["check_pass_rate"] == 0.5
+    assert evaluation["success_rate"] == 1.0
+    assert [c["pass_rate"] for c in evaluation["per_check"]] == [1.0, 0.0]
     assert client.get_evaluation(evaluation["id"])["id"] == evaluation["id"]
     assert evaluation["id"] in {e["id"] for e in client.evaluations(workflow["id"])}
+
+
+def test_evaluate__without_a_name_gets_a_timestamped_one(client: AgentOS, make_workflow: MakeWorkflow) -> None:
+    evaluation = client.evaluate(make_workflow(checks=[PASSING]), DATASET)
+
+    assert evaluation["status"] == "completed"
+    assert re.fullmatch(r"evaluation \d{4}-\d\d-\d\d \d\d:\d\d:\d\d", evaluation["name"])
 
 
 def test_evaluate__needs_a_dataset_or_results() -> None:
@@ -50,8 +58,9 @@ def test_compare__reports_the_regressed_check(
 
     comparison = client.compare(before["id"], after["id"])
 
-    assert "mentions refund" in repr(comparison)
-    assert comparison != {}
+    assert comparison["base"]["id"] == before["id"] and comparison["candidate"]["id"] == after["id"]
+    assert comparison["regressions"] == 2 and comparison["improvements"] == 0
+    assert [row["regressed"] for row in comparison["items"]] == [["mentions refund"], ["mentions refund"]]
 
 
 def test_release__blocked_by_the_gate_raises_release_blocked_with_the_reference_detail(
@@ -69,6 +78,8 @@ def test_release__blocked_by_the_gate_raises_release_blocked_with_the_reference_
     assert str(error) == error.detail
     assert error.detail == "eval gate: check pass-rate 50.0% is below the required 90.0% — deployment blocked"
     assert GATE_BLOCKED.match(error.detail)
+    attempts = client.releases(workflow["id"])
+    assert [(r["status"], r["detail"]) for r in attempts] == [("blocked", error.detail)]
 
 
 def test_release__gate_without_an_evaluation_is_blocked(client: AgentOS, make_workflow: MakeWorkflow) -> None:

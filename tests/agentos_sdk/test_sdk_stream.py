@@ -45,6 +45,7 @@ def test_stream__unknown_run_raises_not_found(client: AgentOS) -> None:
     with pytest.raises(NotFoundError) as caught:
         list(client.stream("000000000000"))
     assert caught.value.status_code == 404
+    assert str(caught.value) == caught.value.detail == "Run '000000000000' not found"
 
 
 def test_stream__bad_key_raises_authentication_error(
@@ -52,8 +53,13 @@ def test_stream__bad_key_raises_authentication_error(
 ) -> None:
     run = client.run(make_workflow(), input={"ticket": "hi"})
 
-    with AgentOS(agentos_server.url, api_key="aos_live_wrong") as stranger, pytest.raises(AuthenticationError):
-        list(stranger.stream(run["id"]))
+    with AgentOS(agentos_server.url, api_key="aos_live_wrong") as stranger:
+        with pytest.raises(AuthenticationError) as over_http:
+            stranger.get_run(run["id"])
+        with pytest.raises(AuthenticationError) as over_stream:
+            list(stranger.stream(run["id"]))
+    assert over_stream.value.status_code == 401
+    assert str(over_stream.value) == over_http.value.detail  # the same server detail either way
 
 
 def test_stream__breaking_out_early_closes_cleanly(client: AgentOS, make_workflow: MakeWorkflow) -> None:
@@ -87,5 +93,5 @@ def test_async_stream__unknown_run_raises_not_found(agentos_server: Any, api_key
             async for _ in sdk.stream("000000000000"):
                 pass
 
-    with pytest.raises(NotFoundError):
+    with pytest.raises(NotFoundError, match="^Run '000000000000' not found$"):
         asyncio.run(consume())

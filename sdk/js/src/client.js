@@ -60,7 +60,12 @@ export const routes = {
     return {
       method: "POST",
       path: `${wf(workflow)}/evaluations`,
-      body: { ...(name != null && { name }), ...(dataset != null && { dataset }), ...(results != null && { results }) },
+      // The server requires a name; a timestamp keeps unnamed evaluations apart in listings.
+      body: {
+        name: name ?? `evaluation ${new Date().toISOString().slice(0, 19).replace("T", " ")}`,
+        ...(dataset != null && { dataset }),
+        ...(results != null && { results }),
+      },
     };
   },
   getEvaluation: (evaluation) => ({ method: "GET", path: `/api/evaluations/${segment(evaluation)}` }),
