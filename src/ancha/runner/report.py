@@ -61,7 +61,7 @@ def summary_table(scenes: list[SceneSummary], interrupted: bool) -> Table:
     title = "ancha run — interrupted, partial results" if interrupted else "ancha run"
     table = Table(title=title, title_justify="left")
     for column in ("scene", "trials", "passed", "failed", "invalid", "pass rate", "gate"):
-        table.add_column(column, justify="left" if column == "scene" else "right")
+        table.add_column(column, justify="left" if column == "scene" else "right", no_wrap=True)
     for s in scenes:
         rate = "—" if s.pass_rate is None else f"{s.pass_rate:.0%}"
         gate = f"[green]met[/] (≥ {s.min_pass_rate:.0%})" if s.gate_met else f"[red]not met[/] (≥ {s.min_pass_rate:.0%})"

@@ -63,7 +63,10 @@ def new_run_id() -> str:
 
 async def run_scenes(config: AnchaConfig, scenes: list[Scene], *, inherit_env: bool = False,
                      console: Console | None = None, progress: bool = True) -> RunResult:
-    console = console or Console()
+    if console is None:
+        console = Console()
+        if not console.is_terminal:  # CI logs: wide enough that scene names are never cut
+            console = Console(width=140)
     refuse_unbuilt_agents(config)
     root = config.root
     run_id = new_run_id()

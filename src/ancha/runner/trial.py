@@ -4,11 +4,19 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ancha.checks.judge import (
+    JudgeUnavailable,
+    evaluate_judge_checks,
+    slack_messages_from_world,
+    trace_entries_from_jsonl,
+)
+from ancha.checks.results import CheckResult, trial_verdict
 from ancha.config.model import AnchaConfig
 from ancha.config.templates import render
 from ancha.runner.agents.command import NOT_STARTED_CODES, AgentNotStarted, CommandAgent
@@ -54,7 +62,7 @@ class TrialRunner:
         env_id = context["env_id"]
         try:
             outcome = await self._run_agent(scene, trial, context, trial_dir, timings)
-            await self._grade(env_id, trial_dir, outcome)
+            await self._grade(scene, context, trial_dir, outcome)
         finally:
             await asyncio.shield(self.control.delete(env_id))
         timings["total_s"] = time.perf_counter() - started
@@ -108,9 +116,8 @@ class TrialRunner:
                 exited.cancel()
                 return None, status
 
-    async def _grade(self, env_id: str, trial_dir: Path, outcome: TrialOutcome) -> None:
-        from ancha.checks.results import CheckResult, trial_verdict
-
+    async def _grade(self, scene: Scene, context: dict[str, Any], trial_dir: Path, outcome: TrialOutcome) -> None:
+        env_id = context["env_id"]
         results = await self.control.checks(env_id)
         trace = await self.control.text(env_id, "trace")
         state = await self.control.text(env_id, "state")
@@ -118,17 +125,31 @@ class TrialRunner:
         (trial_dir / "trace.jsonl").write_text(trace)
         (trial_dir / "records.jsonl").write_text(records)
         (trial_dir / "world.json").write_text(state)
-        judged = await self._judge(env_id, trace, state, results)
+        try:
+            results = await self._judge(scene, context, trace, state, results)
+        except JudgeUnavailable as exc:
+            outcome.verdict, outcome.reason = "invalid", f"a judge check could not be graded: {exc}"
         if outcome.verdict != "invalid":
-            verdict = trial_verdict([CheckResult.from_dict(r) for r in judged])
+            verdict = trial_verdict([CheckResult.from_dict(r) for r in results])
             if outcome.reason and outcome.status != "timed_out":
                 verdict = "failed"  # the agent crashed: its checks cannot make it pass
             outcome.verdict = verdict
-        self._write_checks(trial_dir, outcome, judged)
+        self._write_checks(trial_dir, outcome, results)
 
-    async def _judge(self, env_id: str, trace: str, state: str, results: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        """Judge checks are graded here, with the user's key, never on the server."""
-        return results
+    async def _judge(self, scene: Scene, context: dict[str, Any], trace: str, state: str,
+                     results: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """Judge checks are graded here, with the user's own key, never on the server."""
+        if not any(spec.judge is not None for spec in scene.checks):
+            return results
+        secrets = [str(v) for creds in context["tools"].values() for k, v in creds.items() if k != "url"]
+        secrets += [context["trial_token"], context["events"]["token"]]
+        judged = await asyncio.to_thread(
+            evaluate_judge_checks, scene.checks, trace_entries_from_jsonl(trace),
+            slack_messages_from_world(json.loads(state)), self.config.judge.model, dict(os.environ),
+            required=scene.pass_, secrets=secrets,
+        )
+        by_id = {r.id: r.to_dict() for r in judged}
+        return [by_id.get(r["id"], r) for r in results]
 
     @staticmethod
     def _write_checks(trial_dir: Path, outcome: TrialOutcome, results: list[dict[str, Any]]) -> None:

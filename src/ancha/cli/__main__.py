@@ -1,0 +1,3 @@
+from ancha.cli.main import main
+
+main()
