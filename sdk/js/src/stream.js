@@ -38,6 +38,7 @@ export async function* openStream(url, apiKey, probe) {
   socket.binaryType = "arraybuffer";
 
   const events = [];
+  let refusal; // the server explains a refusal in a {"detail"} frame, then closes with 4000 + status
   let opened = false;
   let closed = null; // { code, reason } once the socket has closed
   let wake = () => {};
@@ -57,7 +58,9 @@ export async function* openStream(url, apiKey, probe) {
   try {
     while (true) {
       if (events.length > 0) {
-        yield parseEvent(events.shift());
+        const event = parseEvent(events.shift());
+        if ("detail" in event && !("type" in event)) refusal = event.detail;
+        else yield event;
         continue;
       }
       if (closed !== null) break;
@@ -74,8 +77,9 @@ export async function* openStream(url, apiKey, probe) {
     throw new APIConnectionError(`could not open the run's event stream at ${redact(url)}`);
   }
   if (closed.code >= 4000 && closed.code < 5000) {
-    throw errorForStatus(closed.code - 4000, closed.reason || `stream closed with code ${closed.code}`);
+    throw errorForStatus(closed.code - 4000, refusal ?? (closed.reason || `stream closed with code ${closed.code}`));
   }
+  if (refusal !== undefined) throw new AgentOSError(refusal);
   if (closed.code !== 1000 && closed.code !== 1005) {
     throw new APIConnectionError(`the run's event stream broke (code ${closed.code}${closed.reason ? `: ${closed.reason}` : ""})`);
   }

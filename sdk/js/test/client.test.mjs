@@ -179,13 +179,24 @@ test("evaluate, compare: completed evaluations with a pass rate, compared item b
   const before = await client.evaluate(workflow.name, { dataset: DATASET, name: "before" });
   assert.equal(before.status, "completed");
   assert.equal(before.name, "before");
+  assert.equal(before.check_pass_rate, 0.5);
   assert.equal((await client.getEvaluation(before.id)).id, before.id);
   assert.ok((await client.evaluations(workflow.id)).some((e) => e.id === before.id));
 
   await client.updateWorkflow(workflow.id, { nodes: triageNodes("We'll look into it.") });
   const afterChange = await client.evaluate(workflow.id, { dataset: DATASET, name: "after" });
   const comparison = await client.compare(before.id, afterChange.id);
-  assert.match(JSON.stringify(comparison), /mentions refund/);
+  assert.equal(comparison.base.id, before.id);
+  assert.equal(comparison.candidate.id, afterChange.id);
+  assert.equal(comparison.regressions, 2);
+  assert.deepEqual(comparison.items.map((row) => row.regressed), [["mentions refund"], ["mentions refund"]]);
+});
+
+test("evaluate: without a name gets a timestamped one", async () => {
+  const evaluation = await client.evaluate(await makeWorkflow({ checks: [PASSING] }), { dataset: DATASET });
+
+  assert.equal(evaluation.status, "completed");
+  assert.match(evaluation.name, /^evaluation \d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/);
 });
 
 test("release: blocked by the gate rejects with ReleaseBlockedError and the reference's detail", async () => {
@@ -199,6 +210,8 @@ test("release: blocked by the gate rejects with ReleaseBlockedError and the refe
   assert.equal(error.status, 422);
   assert.equal(error.message, "eval gate: check pass-rate 50.0% is below the required 90.0% — deployment blocked");
   assert.equal(error.detail, error.message);
+  const attempts = await client.releases(workflow.id);
+  assert.deepEqual(attempts.map((r) => [r.status, r.detail]), [["blocked", error.message]]);
 });
 
 test("release: passing the gate records a release", async () => {

@@ -68,6 +68,8 @@ test("stream: an unknown run rejects with NotFoundError", async () => {
   await assert.rejects(collect(client.stream("000000000000")), (error) => {
     assert.ok(error instanceof NotFoundError);
     assert.equal(error.status, 404);
+    assert.equal(error.message, "Run '000000000000' not found");
+    assert.equal(error.detail, error.message);
     return true;
   });
 });
@@ -76,5 +78,13 @@ test("stream: a wrong key rejects with AuthenticationError", async () => {
   const run = await client.run(await makeWorkflow(), { input: { ticket: "hi" } });
   const stranger = new AgentOS({ baseUrl: server.url, apiKey: "aos_live_wrong" });
 
-  await assert.rejects(collect(stranger.stream(run.id)), AuthenticationError);
+  const overHttp = await stranger.getRun(run.id).catch((error) => error);
+  assert.ok(overHttp instanceof AuthenticationError);
+
+  await assert.rejects(collect(stranger.stream(run.id)), (error) => {
+    assert.ok(error instanceof AuthenticationError);
+    assert.equal(error.status, 401);
+    assert.equal(error.message, overHttp.detail); // the same server detail either way
+    return true;
+  });
 });
