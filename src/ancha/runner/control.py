@@ -63,6 +63,14 @@ class ControlClient:
         results: list[dict[str, Any]] = answer.json()["results"]
         return results
 
+    async def grade(self, env_id: str, teardown: bool = True) -> dict[str, Any]:
+        """Status, check results, trace, records and state of a finished trial, in one call."""
+        answer = await self._call("POST", f"/envs/{env_id}/grade", params={"teardown": "1" if teardown else "0"})
+        if answer.status_code != 200:
+            raise ServerError(f"the trial could not be graded: {answer.status_code} {answer.text}")
+        data: dict[str, Any] = answer.json()
+        return data
+
     async def text(self, env_id: str, what: str) -> str:
         answer = await self._call("GET", f"/envs/{env_id}/{what}")
         answer.raise_for_status()

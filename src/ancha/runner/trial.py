@@ -60,11 +60,14 @@ class TrialRunner:
             return outcome
         timings["world_s"] = time.perf_counter() - started
         env_id = context["env_id"]
+        graded = False
         try:
             outcome = await self._run_agent(scene, trial, context, trial_dir, timings)
             await self._grade(scene, context, trial_dir, outcome)
+            graded = True
         finally:
-            await asyncio.shield(self.control.delete(env_id))
+            if not graded:  # interrupted or failed before grading: do not leave the world behind
+                await asyncio.shield(self.control.delete(env_id))
         timings["total_s"] = time.perf_counter() - started
         return outcome
 
@@ -109,22 +112,24 @@ class TrialRunner:
         while True:
             done, _ = await asyncio.wait({exited}, timeout=STATUS_POLL_S)
             if done:
-                status = (await self.control.status(env_id))["status"]
-                return exited.result(), ("done" if status == "running" else status)
+                # The world's own ending (done URL, clock.limit) is read back when grading.
+                return exited.result(), "done"
             status = (await self.control.status(env_id))["status"]
             if status != "running":
                 exited.cancel()
                 return None, status
 
     async def _grade(self, scene: Scene, context: dict[str, Any], trial_dir: Path, outcome: TrialOutcome) -> None:
-        env_id = context["env_id"]
-        results = await self.control.checks(env_id)
-        trace = await self.control.text(env_id, "trace")
-        state = await self.control.text(env_id, "state")
-        records = await self.control.text(env_id, "records")
+        graded = await self.control.grade(context["env_id"])
+        results: list[dict[str, Any]] = graded["results"]
+        outcome.status = graded["status"]["status"]
+        if outcome.status == "timed_out" and not outcome.reason:
+            outcome.reason = "the trial outlived clock.limit; the agent was stopped"
+        trace: str = graded["trace"]
+        state = json.dumps(graded["state"], indent=1)
         (trial_dir / "trace.jsonl").write_text(trace)
-        (trial_dir / "records.jsonl").write_text(records)
-        (trial_dir / "world.json").write_text(state)
+        (trial_dir / "records.jsonl").write_text(graded["records"])
+        (trial_dir / "world.json").write_text(state + "\n")
         try:
             results = await self._judge(scene, context, trace, state, results)
         except JudgeUnavailable as exc:

@@ -147,6 +147,30 @@ class ControlAPI:
         results = evaluate_checks(env, specs)
         return JSONResponse({"env_id": env.id, "results": [r.to_dict() for r in results]})
 
+    async def grade(self, request: Request) -> Response:
+        """Everything the runner keeps of a finished trial, in one round trip: the status,
+        every check result, the trace, the records and the final state. ``?teardown=1``
+        then deletes the environment."""
+        from ancha.checks.evaluate import evaluate_checks
+
+        if not self._authorized(request):
+            return _error(401, "this server needs a key")
+        env = self._env(request)
+        if isinstance(env, JSONResponse):
+            return env
+        env.finish("done", "the agent finished")
+        results = evaluate_checks(env, env.scene.checks)
+        body = {
+            "status": env.status_dict(),
+            "results": [r.to_dict() for r in results],
+            "trace": env.trace.to_jsonl(),
+            "records": env.records_jsonl(),
+            "state": env.snapshot(),
+        }
+        if request.query_params.get("teardown") == "1":
+            self.registry.delete(env.id)
+        return JSONResponse(body)
+
     async def events(self, request: Request) -> Response:
         env = self._env(request)
         if isinstance(env, JSONResponse):
@@ -209,6 +233,7 @@ def create_app(key: str | None = None, registry: Registry | None = None) -> Star
         Route("/envs/{env_id}/state", api.state, methods=["GET"]),
         Route("/envs/{env_id}/records", api.records, methods=["GET"]),
         Route("/envs/{env_id}/checks", api.checks, methods=["POST"]),
+        Route("/envs/{env_id}/grade", api.grade, methods=["POST"]),
         Route("/envs/{env_id}/events", api.events, methods=["GET"]),
         Route("/envs/{env_id}/done", api.done, methods=["POST"]),
         Route("/envs/{env_id}/context", api.env_context, methods=["GET"]),
