@@ -26,7 +26,8 @@ from starlette.responses import JSONResponse
 from starlette.routing import Route
 
 from agentos.api.app import create_app
-from agentos.keys import create_key
+from agentos.db import Database
+from agentos.keys import issue_key
 
 PG_CANDIDATES = [
     "postgresql://postgres@127.0.0.1:5432/test",
@@ -131,13 +132,21 @@ class Api(httpx.Client):
     database_url: str
 
 
+@pytest.fixture(scope="session")
+def key_database(service: ServerThread, database_url: str) -> Iterator[Database]:
+    """The service's database, for issuing keys (the server has migrated it)."""
+    db = Database(database_url, run_migrations=False)
+    yield db
+    db.dispose()
+
+
 @pytest.fixture
-def new_api(service: ServerThread, database_url: str) -> Iterator[Callable[[], Api]]:
+def new_api(service: ServerThread, database_url: str, key_database: Database) -> Iterator[Callable[[], Api]]:
     """Clients, each for a new workspace of its own."""
     clients: list[Api] = []
 
     def make() -> Api:
-        key = create_key(database_url, f"ws-{secrets.token_hex(4)}")
+        key = issue_key(key_database, f"ws-{secrets.token_hex(4)}")
         client = Api(base_url=service.url, headers={"Authorization": f"Bearer {key}"}, timeout=30)
         client.key = key
         client.database_url = database_url
