@@ -108,3 +108,13 @@ def test_reactions_add__no_item_specified(slack):
     with pytest.raises(SlackApiError) as excinfo:
         slack.client.api_call("reactions.add", params={"name": "eyes"})
     assert _error(excinfo) == "no_item_specified"
+
+
+def test_history__shows_reactions_and_replies_added_after_an_earlier_read(slack):
+    channel, ts = _question(slack)
+    before = slack.client.conversations_history(channel=channel)["messages"][-1]
+    slack.client.reactions_add(channel=channel, timestamp=ts, name="tada")
+    slack.client.chat_postMessage(channel=channel, text="on it", thread_ts=ts)
+    after = slack.client.conversations_history(channel=channel)["messages"][-1]
+    assert before["reply_count"] == 1 and after["reply_count"] == 2
+    assert {r["name"] for r in after["reactions"]} == {"eyes", "tada"}

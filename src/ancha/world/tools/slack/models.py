@@ -7,11 +7,17 @@ per-conversation lists that history and replies bisect, so a page costs O(page).
 
 from __future__ import annotations
 
+import json
 import re
 from bisect import bisect_left, insort
 from typing import Any
 
 MICROS = 1_000_000
+_encode = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
+
+
+class RawJSON(str):
+    """JSON text a response embeds as is (already-encoded messages of a history page)."""
 _TS = re.compile(r"\d{1,12}(?:\.\d{0,6})?")
 
 
@@ -97,7 +103,8 @@ class User:
 class Message:
     __slots__ = ("channel", "key", "ts", "user", "text", "thread_ts", "seeded", "reactions", "team",
                  "bot_id", "app_id", "bot_profile", "subtype", "blocks", "attachments", "files",
-                 "metadata", "edited", "reply_keys", "reply_users", "parent_user_id", "options", "actor")
+                 "metadata", "edited", "reply_keys", "reply_users", "parent_user_id", "options", "actor",
+                 "_wire")
 
     def __init__(self, channel: str, key: int, user: str, text: str, *, team: str,
                  thread_ts: str | None = None, seeded: bool = False) -> None:
@@ -125,6 +132,17 @@ class Message:
         self.options: dict[str, Any] = {}
         """What the caller sent that Slack keeps but does not echo (unfurl_*, mrkdwn, ...)."""
         self.actor = "seed" if seeded else "agent"
+        self._wire: str | None = None
+
+    def touch(self) -> None:
+        """Forget the cached wire JSON: call after changing a stored message in place."""
+        self._wire = None
+
+    def wire(self) -> str:
+        """``to_dict()`` as JSON text, cached until ``touch()``: history pages join these."""
+        if self._wire is None:
+            self._wire = _encode(self.to_dict())
+        return self._wire
 
     @property
     def is_reply(self) -> bool:
@@ -301,6 +319,7 @@ class SlackState:
         if message.in_history:
             _insert(channel.top, message.key)
         if parent is not None:
+            parent.touch()
             parent.thread_ts = parent.ts
             message.parent_user_id = parent.user
             _insert(parent.reply_keys, message.key)
@@ -316,6 +335,7 @@ class SlackState:
             parent_key = ts_key(message.thread_ts)
             parent = channel.by_key.get(parent_key) if parent_key is not None else None
             if parent is not None:
+                parent.touch()
                 _remove(parent.reply_keys, message.key)
                 parent.reply_users = _unique(channel.by_key[k].user for k in parent.reply_keys)
 

@@ -21,7 +21,7 @@ from ancha.world.tools.base import ToolRequest, ToolResponse
 from ancha.world.tools.slack import errors, events
 from ancha.world.tools.slack.call import Call, Caller
 from ancha.world.tools.slack.methods_ledger import LEDGER
-from ancha.world.tools.slack.models import Channel, Message, SlackState, User
+from ancha.world.tools.slack.models import Channel, Message, RawJSON, SlackState, User
 from ancha.world.tools.slack.params import Params, bearer_token
 from ancha.world.tools.slack.routes import ROUTES
 from ancha.world.tools.slack.seed import bot_profile, new_id, seed_state
@@ -89,7 +89,7 @@ class SlackReplica:
             body["warning"] = ",".join(params.warnings)
             metadata = body.setdefault("response_metadata", {})
             metadata["warnings"] = [*metadata.get("warnings", []), *params.warnings]
-        return ToolResponse(200, _dumps(body).encode(), JSON, actor=actor)
+        return ToolResponse(200, _encode_body(body), JSON, actor=actor)
 
     def snapshot(self) -> dict[str, Any]:
         state = self.state
@@ -148,6 +148,7 @@ class SlackReplica:
         self.env.bus.publish(events.message_posted(message, channel))
 
     def changed(self, message: Message, channel: Channel, previous: dict[str, Any], caller: Caller) -> None:
+        message.touch()
         self.env.bus.publish(events.message_changed(message, channel, previous, caller.actor, self.env.clock.now()))
 
     def delete(self, message: Message, channel: Channel, caller: Caller) -> None:
@@ -155,6 +156,7 @@ class SlackReplica:
         self.env.bus.publish(events.message_deleted(message, channel, caller.actor, self.env.clock.now()))
 
     def react(self, message: Message, channel: Channel, name: str, caller: Caller, *, added: bool) -> None:
+        message.touch()
         users = message.reactions.setdefault(name, [])
         if added:
             users.append(caller.user_id)
@@ -219,6 +221,19 @@ class SlackReplica:
             body["error"] = str(args["error"])
         body["args"] = args
         return ToolResponse(200, _dumps(body).encode(), JSON, vendor_ok=body["ok"])
+
+
+def _encode_body(body: dict[str, Any]) -> bytes:
+    """Encode an answer, splicing in any ``RawJSON`` values as they are."""
+    raw = [(key, value) for key, value in body.items() if isinstance(value, RawJSON)]
+    if not raw:
+        return _dumps(body).encode()
+    for key, _ in raw:
+        body[key] = f"\x00{key}\x00"
+    text = _dumps(body)
+    for key, value in raw:
+        text = text.replace(f'"\\u0000{key}\\u0000"', value, 1)
+    return text.encode()
 
 
 def _digits(n: int) -> str:
