@@ -37,8 +37,9 @@ test("reference snippet: setChecks by workflow name, then runs score all three c
   const client = new AgentOS({ baseUrl: server.url, apiKey: server.apiKey });
   const created = await client.createWorkflow("Support Triage Crew", triageNodes());
 
-  const dir = join(server.packageDir, ".snippets");
-  const file = join(dir, `reference-${process.pid}.mjs`);
+  // Inside the package, so the bare "@agentos/sdk" resolves to it (package self-reference).
+  const dir = join(server.packageDir, ".snippets", String(process.pid));
+  const file = join(dir, "reference.mjs");
   await mkdir(dir, { recursive: true });
   await writeFile(
     file,
@@ -47,7 +48,7 @@ test("reference snippet: setChecks by workflow name, then runs score all three c
   try {
     await import(pathToFileURL(file).href);
   } finally {
-    await rm(file, { force: true });
+    await rm(dir, { recursive: true, force: true });
   }
 
   const workflow = await client.getWorkflow(created.id);
