@@ -22,8 +22,18 @@ TARGET_US = 20.0
 CHECKS = validate_checks(
     [
         {"name": "Mentions the refund", "type": "contains", "target": "draft_reply", "value": "refund"},
-        {"name": "No internal error leaked", "type": "not_contains", "target": "draft_reply", "value": "Traceback"},
-        {"name": "Category is known", "type": "regex", "target": "category", "value": "^(billing|refund|technical)$"},
+        {
+            "name": "No internal error leaked",
+            "type": "not_contains",
+            "target": "draft_reply",
+            "value": "Traceback",
+        },
+        {
+            "name": "Category is known",
+            "type": "regex",
+            "target": "category",
+            "value": "^(billing|refund|technical)$",
+        },
         {"name": "Under budget", "type": "max_cost_usd", "value": 0.05},
         {"name": "Under 8 seconds", "type": "max_duration_ms", "value": 8000},
         {"name": "Reply is substantial", "type": "expression", "value": "len(draft_reply) > 40"},
@@ -95,7 +105,9 @@ def main() -> None:
     )
     mean = max(statistics.fmean(every), statistics.fmean(batch))
     verdict = "meets" if mean <= TARGET_US else "MISSES"
-    print(f"\nmean {mean:.2f} µs per check vs target {TARGET_US:.0f} µs: {verdict} the target ({TARGET_US / mean:.1f}x headroom)")
+    print(
+        f"\nmean {mean:.2f} µs per check vs target {TARGET_US:.0f} µs: {verdict} the target ({TARGET_US / mean:.1f}x headroom)"
+    )
 
 
 if __name__ == "__main__":

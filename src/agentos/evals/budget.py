@@ -10,11 +10,12 @@ allocate more than :data:`MAX_SIZE` items.
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterable
+from collections.abc import Iterable, Sized
 from itertools import islice
 from typing import Any, NoReturn
 
 from agentos.evals.errors import ExpressionError
+from agentos.evals.hashing import check_key_spread
 
 MAX_SOURCE = 10_000
 """Longest expression source, in characters."""
@@ -34,6 +35,7 @@ ITEM_COST = 100
 """Charge for each item an operation walks over or creates (a new tuple and int is about 100 bytes)."""
 
 _CONTAINERS = (list, tuple, set, frozenset, dict)
+_SCALARS = frozenset({int, float, bool, type(None)})
 
 
 class Budget:
@@ -72,21 +74,25 @@ class Budget:
         room = MAX_COST - self.used
         total = 0
         stack = [value]
+        pop, extend = stack.pop, stack.extend
         while stack:
-            item = stack.pop()
-            if isinstance(item, str):
+            item = pop()
+            t = type(item)
+            if t in _SCALARS:
+                continue
+            if t is str or isinstance(item, str):
                 total += len(item)
-            elif isinstance(item, dict):
+            elif t is dict or isinstance(item, dict):
                 total += ITEM_COST * len(item)
                 if total > room:
                     break
-                stack.extend(item.keys())
-                stack.extend(item.values())
-            elif isinstance(item, _CONTAINERS):
+                extend(item.keys())
+                extend(item.values())
+            elif t in _CONTAINERS or isinstance(item, _CONTAINERS):
                 total += ITEM_COST * len(item)
                 if total > room:
                     break
-                stack.extend(item)
+                extend(item)
             if total > room:
                 break
         self.charge(total)
@@ -98,13 +104,26 @@ class Budget:
         ``enumerate``, dict views) are drawn into a list, never more items than the
         budget still pays for.
         """
-        if isinstance(iterable, str | list | tuple | set | frozenset | dict | range):
+        if isinstance(iterable, Sized):  # containers, ranges, dict views
             self.charge(ITEM_COST * len(iterable))
-            return iterable  # type: ignore[no-any-return]
+            return iterable  # type: ignore[no-any-return,return-value]
         room = (MAX_COST - self.used) // ITEM_COST
         items = list(islice(iterable, room + 1))
         self.charge(ITEM_COST * len(items))
         return items
+
+    def charge_sized(self, value: Any) -> None:
+        """Charge for iterating ``value`` once, if it has a length (lazy iterables charge themselves)."""
+        if isinstance(value, Sized):
+            self.charge(ITEM_COST * len(value))
+
+    def charge_keys(self, keys: list[Any]) -> list[Any]:
+        """Charge for hashing ``keys`` into a set or dict, and refuse crafted collisions."""
+        tuples = [key for key in keys if type(key) is tuple]
+        if tuples:  # tuples do not cache their hash: each hash walks them
+            self._charge_walk(tuples)
+        check_key_spread(keys)
+        return keys
 
 
 def check_size(size: int, what: str = "Result") -> None:

@@ -171,18 +171,29 @@ def _subscript(node: Any, bound: Bound) -> Fn:
         )
 
         def sliced(s: Scope) -> Any:
-            result = value(s)[lower(s) : upper(s) : step(s)]
-            return s.budget.charge_value(result)
+            target, bounds = value(s), slice(lower(s), upper(s), step(s))
+            if isinstance(target, str | list | tuple):
+                check_size(len(range(*bounds.indices(len(target)))))
+            return s.budget.charge_value(target[bounds])
 
         return sliced
     key = _compile(node.slice, bound)
-    return lambda s: value(s)[key(s)]
+
+    def item(s: Scope) -> Any:
+        target, k = value(s), key(s)
+        if type(k) is tuple:  # hashing a tuple walks it
+            s.budget.charge_scan(k)
+        return target[k]
+
+    return item
 
 
 def _display(kind: type) -> Callable[[Any, Bound], Fn]:
     def compile_display(node: Any, bound: Bound) -> Fn:
         items = [_compile(e, bound) for e in node.elts]
-        return lambda s: s.budget.charge_value(kind(item(s) for item in items))
+        if kind is set:
+            return lambda s: s.budget.charge_value(set(s.budget.charge_keys([item(s) for item in items])))
+        return lambda s: s.budget.charge_value(kind([item(s) for item in items]))
 
     return compile_display
 
@@ -190,8 +201,15 @@ def _display(kind: type) -> Callable[[Any, Bound], Fn]:
 def _dict(node: Any, bound: Bound) -> Fn:
     if any(k is None for k in node.keys):
         raise _refuse("Unpacking with '**' is not allowed")
-    pairs = [(_compile(k, bound), _compile(v, bound)) for k, v in zip(node.keys, node.values, strict=True)]
-    return lambda s: s.budget.charge_value({k(s): v(s) for k, v in pairs})
+    keys = [_compile(k, bound) for k in node.keys]
+    values = [_compile(v, bound) for v in node.values]
+
+    def build(s: Scope) -> dict[Any, Any]:
+        pairs = [(k(s), v(s)) for k, v in zip(keys, values, strict=True)]
+        s.budget.charge_keys([k for k, _ in pairs])
+        return s.budget.charge_value(dict(pairs))  # type: ignore[no-any-return]
+
+    return build
 
 
 def _joined_str(node: Any, bound: Bound) -> Fn:

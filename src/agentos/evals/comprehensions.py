@@ -39,7 +39,7 @@ def _target(node: ast.expr) -> tuple[Assign, Bound]:
         count = len(subs)
 
         def unpack(local: dict[str, Any], item: Any) -> None:
-            values = item if type(item) in (tuple, list) else tuple(islice(item, count + 1))
+            values = item if type(item) in (tuple, list, str) else tuple(islice(item, count + 1))
             if len(values) != count:
                 raise ExpressionError(f"cannot unpack {len(values)} values into {count} names")
             if len(flat) == count:
@@ -52,7 +52,9 @@ def _target(node: ast.expr) -> tuple[Assign, Bound]:
     raise ExpressionError("Comprehension targets must be names")
 
 
-def _clauses(generators: list[ast.comprehension], bound: Bound, compile: Compile) -> tuple[list[Clause], Bound]:
+def _clauses(
+    generators: list[ast.comprehension], bound: Bound, compile: Compile
+) -> tuple[list[Clause], Bound]:
     clauses: list[Clause] = []
     for gen in generators:
         if gen.is_async:
@@ -111,14 +113,13 @@ def collection(kind: type) -> Callable[[Any, Bound, Compile], Fn]:
     def compile_comprehension(node: Any, bound: Bound, compile: Compile) -> Fn:
         clauses, inner = _clauses(node.generators, bound, compile)
         element = compile(node.elt, inner)
-        if kind is list:
-            run = _nest(clauses, lambda s: s.out.append(element(s)))  # type: ignore[attr-defined]
-        else:
-            run = _nest(clauses, lambda s: s.out.add(element(s)))  # type: ignore[attr-defined]
+        run = _nest(clauses, lambda s: s.out.append(element(s)))  # type: ignore[attr-defined]
 
         def build(s: Scope) -> Any:
-            sink = _Sink(s, kind())
+            sink = _Sink(s, [])
             run(sink)
+            if kind is set:  # collected as a list first, so the keys can be checked
+                return s.budget.charge_value(set(s.budget.charge_keys(sink.out)))
             return s.budget.charge_value(sink.out)
 
         return build
@@ -133,14 +134,15 @@ def dictionary(node: Any, bound: Bound, compile: Compile) -> Fn:
 
     def visit(s: Any) -> None:
         k = key(s)
-        s.out[k] = value(s)
+        s.out.append((k, value(s)))
 
     run = _nest(clauses, visit)
 
     def build(s: Scope) -> dict[Any, Any]:
-        sink = _Sink(s, {})
+        sink = _Sink(s, [])
         run(sink)
-        return s.budget.charge_value(sink.out)  # type: ignore[no-any-return]
+        s.budget.charge_keys([k for k, _ in sink.out])
+        return s.budget.charge_value(dict(sink.out))  # type: ignore[no-any-return]
 
     return build
 

@@ -9,7 +9,7 @@ the state it reads.
 from __future__ import annotations
 
 import builtins
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sized
 from typing import Any
 
 from agentos.evals.budget import (
@@ -34,12 +34,14 @@ def to_text(b: Budget, value: Any) -> str:
     if type(value) is str:
         return value
     if isinstance(value, list | tuple | dict | set | frozenset):
+        b.charge_scan(value)  # the estimate walks it, as str() would
         check_size(text_size_estimate(value), "Text")
     return b.charge_value(builtins.str(value))  # type: ignore[no-any-return]
 
 
 def to_repr(b: Budget, value: Any) -> str:
     """``repr(value)``, with the same bound as :func:`to_text`."""
+    b.charge_scan(value)
     check_size(text_size_estimate(value), "Text")
     return b.charge_value(builtins.repr(value))  # type: ignore[no-any-return]
 
@@ -96,13 +98,15 @@ def _sum(b: Budget, iterable: Any, start: Any = 0) -> Any:
     return builtins.sum(b.consume(iterable), start)
 
 
-# any() and all() need no charge of their own: every lazy iterable an expression can
-# make is bounded by values already paid for, or charges its own iterations.
+# Sized values are charged by length up front; generators charge their own iterations,
+# and zip/enumerate/reversed charge for the sized values they walk when they are made.
 def _any(b: Budget, iterable: Any) -> bool:
+    b.charge_sized(iterable)
     return builtins.any(iterable)
 
 
 def _all(b: Budget, iterable: Any) -> bool:
+    b.charge_sized(iterable)
     return builtins.all(iterable)
 
 
@@ -120,8 +124,16 @@ def _builder(kind: type) -> Function:
     def build(b: Budget, *args: Any, **kwargs: Any) -> Any:
         if builtins.len(args) > 1:
             raise ExpressionError(f"{kind.__name__}() takes at most 1 argument")
-        source = [b.consume(args[0])] if args else []
-        return b.charge_value(kind(*source, **kwargs))
+        if not args:
+            return b.charge_value(kind(**kwargs))
+        source = b.consume(args[0])
+        if kind is set:
+            return b.charge_value(set(b.charge_keys(builtins.list(source))))
+        if kind is dict and not isinstance(source, dict):
+            pairs = builtins.list(source)
+            b.charge_keys([p[0] for p in pairs if isinstance(p, list | tuple) and builtins.len(p) == 2])
+            source = pairs
+        return b.charge_value(kind(source, **kwargs))
 
     return build
 
@@ -138,14 +150,19 @@ def _range(b: Budget, *args: Any) -> range:
 
 
 def _enumerate(b: Budget, iterable: Any, start: Any = 0) -> Iterator[tuple[int, Any]]:
+    b.charge_sized(iterable)
     return builtins.enumerate(iterable, start)
 
 
 def _zip(b: Budget, *iterables: Any) -> Iterator[tuple[Any, ...]]:
+    sizes = [builtins.len(i) for i in iterables if isinstance(i, Sized)]
+    if sizes:
+        b.charge(ITEM_COST * builtins.min(sizes))
     return builtins.zip(*iterables, strict=False)
 
 
 def _reversed(b: Budget, sequence: Any) -> Iterator[Any]:
+    b.charge_sized(sequence)
     return builtins.reversed(sequence)
 
 
@@ -180,6 +197,11 @@ _STR_METHODS = frozenset({
     "join", "count", "find", "rfind", "index", "rindex", "removeprefix", "removesuffix", "isdigit",
     "isalpha", "isalnum", "isspace", "islower", "isupper", "isnumeric", "isdecimal", "istitle",
 })  # fmt: skip
+_STR_BUILDERS = frozenset({
+    "lower", "upper", "casefold", "title", "capitalize", "swapcase", "strip", "lstrip", "rstrip",
+    "split", "rsplit", "splitlines", "partition", "rpartition", "replace", "removeprefix", "removesuffix",
+})  # fmt: skip
+"""Methods that copy the whole string: refused on strings over the size limit."""
 _DICT_METHODS = frozenset({"get", "keys", "values", "items"})
 _SEQUENCE_METHODS = frozenset({"count", "index"})
 _METHODS: dict[type, frozenset[str]] = {
@@ -204,8 +226,12 @@ def call_method(b: Budget, obj: Any, name: str, args: tuple[Any, ...], kwargs: d
     kind = _base_type(obj)
     if kind is None or name not in _METHODS[kind]:
         raise ExpressionError(f"'{type(obj).__name__}' has no method '{name}'")
+    for arg in (*args, *kwargs.values()):
+        b.charge_scan(arg)  # str.startswith(tuple), list.count(x) and dict.get(t) walk their arguments
     if kind is str:
         b.charge(builtins.len(obj))
+        if name in _STR_BUILDERS:
+            check_size(builtins.len(obj))
         if name == "replace":
             _check_replace(b, obj, args, kwargs)
         elif name == "join" and args:

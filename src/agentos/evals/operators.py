@@ -9,14 +9,14 @@ from __future__ import annotations
 
 import math
 import operator
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from collections.abc import Set as AbstractSet
 from typing import Any
 
 from agentos.evals.budget import MAX_INT_BITS, Budget, check_int_bits, check_size
 from agentos.evals.errors import ExpressionError
 
 _SEQUENCES = (str, list, tuple)
-_COLLECTIONS = (set, frozenset, dict)
 
 
 def _is_int(value: Any) -> bool:
@@ -31,11 +31,10 @@ def add(b: Budget, x: Any, y: Any) -> Any:
 
 
 def sub(b: Budget, x: Any, y: Any) -> Any:
-    result = x - y
-    if isinstance(result, _COLLECTIONS):
-        b.charge_scan(x)
-        b.charge_value(result)
-    return result
+    if isinstance(x, AbstractSet) and isinstance(y, AbstractSet):
+        b.charge_keys([*x, *y])
+        return b.charge_value(x - y)
+    return x - y
 
 
 def mul(b: Budget, x: Any, y: Any) -> Any:
@@ -84,12 +83,11 @@ def rshift(b: Budget, x: Any, y: Any) -> Any:
 
 def _collection_op(op: Callable[[Any, Any], Any]) -> Callable[[Budget, Any, Any], Any]:
     def apply(b: Budget, x: Any, y: Any) -> Any:
-        result = op(x, y)
-        if isinstance(result, _COLLECTIONS):
-            b.charge_scan(x)
-            b.charge_scan(y)
-            b.charge_value(result)
-        return result
+        if isinstance(x, AbstractSet | Mapping) and isinstance(y, AbstractSet | Mapping):
+            check_size(len(x) + len(y))
+            b.charge_keys([*x, *y])
+            return b.charge_value(op(x, y))
+        return op(x, y)
 
     return apply
 

@@ -42,7 +42,13 @@ def test_contains__folds_case_fully_not_just_lower() -> None:
 
 
 def test_contains__case_sensitive_when_asked() -> None:
-    check = {"name": "n", "type": "contains", "target": "draft_reply", "value": "REFUND", "case_sensitive": True}
+    check = {
+        "name": "n",
+        "type": "contains",
+        "target": "draft_reply",
+        "value": "REFUND",
+        "case_sensitive": True,
+    }
     assert _result(check, {"draft_reply": REPLY}) == (False, "'draft_reply' does not contain 'REFUND'")
 
 
@@ -102,7 +108,12 @@ def test_equals__is_exact_not_a_substring_match() -> None:
 
 
 def test_regex__reference_example() -> None:
-    check = {"name": "well-formed order id", "type": "regex", "target": "order_id", "value": "^[A-Z]{2}[0-9]{6}$"}
+    check = {
+        "name": "well-formed order id",
+        "type": "regex",
+        "target": "order_id",
+        "value": "^[A-Z]{2}[0-9]{6}$",
+    }
     assert _result(check, {"order_id": "GB204815"}) == (True, "'order_id' matches /^[A-Z]{2}[0-9]{6}$/")
 
 
@@ -158,7 +169,10 @@ def test_max_cost_usd__hides_float_noise_from_summed_costs() -> None:
 
 def test_max_cost_usd__ignores_target() -> None:
     check = {"name": "n", "type": "max_cost_usd", "target": "draft_reply", "value": 0.05}
-    assert _result(check, build_context({"draft_reply": REPLY}, {}, 0.0035, 1)) == (True, "cost_usd 0.0035 <= 0.05")
+    assert _result(check, build_context({"draft_reply": REPLY}, {}, 0.0035, 1)) == (
+        True,
+        "cost_usd 0.0035 <= 0.05",
+    )
 
 
 def test_max_duration_ms__reference_example() -> None:
@@ -186,11 +200,18 @@ def test_expression__reference_example_held() -> None:
         "value": "len(draft_reply) > 40 and cost_usd <= 0.05",
     }
     reply = "We'll process your refund today; expect it within 5 days."
-    assert _result(check, build_context({"draft_reply": reply}, {}, 0.0035, 4210)) == (True, "expression held")
+    assert _result(check, build_context({"draft_reply": reply}, {}, 0.0035, 4210)) == (
+        True,
+        "expression held",
+    )
 
 
 def test_expression__reference_example_did_not_hold() -> None:
-    check = {"name": "echoes requested locale", "type": "expression", "value": "input.get('locale') == 'en-US'"}
+    check = {
+        "name": "echoes requested locale",
+        "type": "expression",
+        "value": "input.get('locale') == 'en-US'",
+    }
     context = build_context({}, {"ticket": "double charged"}, 0.0035, 4210)
     assert _result(check, context) == (False, "expression did not hold")
 
@@ -272,7 +293,9 @@ REFERENCE_RESULTS = [
 
 def test_evaluate_checks__reproduces_reference_results() -> None:
     checks = validate_checks(REFERENCE_CHECKS)
-    context = build_context({"draft_reply": REPLY, "category": "refund"}, {"ticket": "double charged"}, 0.0035, 4210)
+    context = build_context(
+        {"draft_reply": REPLY, "category": "refund"}, {"ticket": "double charged"}, 0.0035, 4210
+    )
     evals = evaluate_checks(checks, context)
     assert evals["results"] == REFERENCE_RESULTS
     # The reference's summary says "passed": 4, but its own results list five passes;

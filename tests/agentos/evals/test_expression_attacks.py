@@ -17,6 +17,16 @@ from agentos.evals import ExpressionError, compile_expression, evaluate_check
 BUDGET = "Expression exceeded its evaluation budget"
 TOO_LARGE = "Result too large (more than 1,000,000 items or characters)"
 NUMBER = "Number too large (more than 10,000 bits)"
+COLLIDE = "Too many distinct keys share one hash value"
+
+
+LARGE_NAMES: dict[str, Any] = {
+    "big": "a" * 1_000_000,
+    "tup": tuple(range(100_000)),
+    "zeros": [0] * 100_000,
+    "prefixes": tuple(f"p{i}" for i in range(10_000)),
+    "words": [f"w{i}" for i in range(10_000)],
+}
 
 
 def _refusal(source: str, names: dict[str, Any] | None = None) -> str:
@@ -113,9 +123,22 @@ def test_compile__refuses(source: str, message: str) -> None:
         ("('a' * 1000).replace('a', 'b' * 2000)", TOO_LARGE),
         ("'x'.join(['a' * 1000] * 10000)", TOO_LARGE),
         ("('x' * 1000000).join(['a', 'b', 'c'])", TOO_LARGE),
-        ("str([['a' * 1000] * 1000] * 1000)", "Text too large"),
-        ("f'{[[\"a\" * 1000] * 1000] * 1000!r}'", "Text too large"),
-        ("f'{\"a\" * 600000}{\"b\" * 600000}'", TOO_LARGE),
+        ("str([['a' * 1000] * 1000] * 1000)", BUDGET),
+        ("f'{[[\"a\" * 1000] * 1000] * 1000!r}'", BUDGET),
+        ("str([['a'] * 1000] * 1000)", BUDGET),
+        ("str(['a' * 600000, 'b' * 600000])", "Text too large"),
+        ("text[::1]", TOO_LARGE),
+        ("text.upper()", TOO_LARGE),
+        ("len({i * (2**61 - 1) for i in range(10000)})", COLLIDE),
+        ("len(set([i * (2**61 - 1) for i in range(10000)]))", COLLIDE),
+        ("len({i * (2**61 - 1): i for i in range(10000)})", COLLIDE),
+        ("len(dict(zip([i * (2**61 - 1) for i in range(10000)], range(10000))))", COLLIDE),
+        ("len({(i * (2**61 - 1),) for i in range(10000)})", COLLIDE),
+        ("len({float(2 ** (61 * k)) for k in range(16)} | {0})", COLLIDE),
+        ("len(set(range(0, 10**5 * (2**61 - 1), 2**61 - 1)))", COLLIDE),
+        ("len(set(range(9)) | {i * (2**61 - 1) for i in range(9)})", COLLIDE),
+        ("{" + ", ".join(str(i * (2**61 - 1)) for i in range(9)) + "}", COLLIDE),
+        ('f\'{"a" * 600000}{"b" * 600000}\'', TOO_LARGE),
         ("int('9' * 100000)", "int() argument is too long (more than 4,300 characters)"),
         ("int('1' * 5000, 16)", "int() argument is too long"),
         ("round(5, -10**18)", "round() ndigits must be between -1000 and 1000"),
@@ -130,7 +153,8 @@ def test_compile__refuses(source: str, message: str) -> None:
     ],
 )
 def test_evaluate__refuses(source: str, message: str) -> None:
-    assert _refusal(source, {"huge": 10**5000, "input": {"a": 1}}).startswith(message)
+    names = {"huge": 10**5000, "input": {"a": 1}, "text": "a" * 3_000_000}
+    assert _refusal(source, names).startswith(message)
 
 
 # stopped by the budget: finishes quickly with an error instead of running on ------------
@@ -159,10 +183,21 @@ def test_evaluate__refuses(source: str, message: str) -> None:
         "[list(range(100000)) for i in range(100)]",
         "len(str([big] * 100))",
         "[a for a, b in ['ab'] * 1000000]",
+        "[{tup: 1} for i in range(100000)]",
+        "[tup in {1} for i in range(100000)]",
+        "[{1: 2}.get(tup) for i in range(100000)]",
+        "[any(zeros) for i in range(100000)]",
+        "[any(reversed(zeros)) for i in range(100000)]",
+        "[any(enumerate(zeros)) for i in range(100000)]",
+        "[big.startswith(prefixes) for i in range(100000)]",
+        "[str(words) for i in range(100000)]",
+        "[f'{words!r}' for i in range(100000)]",
+        "[set(words) for i in range(100000)]",
+        "[zeros.count(1) for i in range(100000)]",
     ],
 )
 def test_evaluate__budget_stops_runaway_work(source: str) -> None:
-    outcome, elapsed, peak = _bounded(source, {"big": "a" * 1_000_000})
+    outcome, elapsed, peak = _bounded(source, LARGE_NAMES)
     assert isinstance(outcome, str) and outcome.startswith((BUDGET, "Text too large")), outcome
     # Generous bounds (tracemalloc slows things down): the point is minutes and gigabytes without them.
     assert elapsed < 5 and peak < 50_000_000
@@ -186,10 +221,16 @@ def test_evaluate__budget_stops_runaway_work(source: str) -> None:
         ("len(str(10**3000))", 3001),
         ("len(big.replace('a', 'b'))", 1_000_000),
         ("big.count('b')", 0),
+        ("len(set([1] * 100000))", 1),
+        ("len({x % 3 for x in range(50000)})", 3),
+        ("len({(x % 7, 'k') for x in range(20000)})", 7),
+        ("len(set(words) | set(words))", 10_000),
+        ("len(dict(zip(words, words)))", 10_000),
+        ("len({i * (2**61 - 1) for i in range(8)})", 8),
     ],
 )
 def test_evaluate__large_but_bounded_work_completes(source: str, expected: Any) -> None:
-    outcome, elapsed, peak = _bounded(source, {"big": "a" * 1_000_000})
+    outcome, elapsed, peak = _bounded(source, LARGE_NAMES)
     assert outcome == expected
     assert elapsed < 5 and peak < 50_000_000
 
