@@ -9,10 +9,10 @@ from collections.abc import Callable
 from typing import Any
 
 from ancha.scene.model import Scene
-from ancha.world.bus import Bus
+from ancha.world.bus import Bus, DomainEvent
 from ancha.world.clock import SimClock
 from ancha.world.feed import EventFeed
-from ancha.world.records import Records
+from ancha.world.records import Record, Records
 from ancha.world.tools.base import RecordRef, Tool, ToolRequest, ToolResponse
 from ancha.world.trace import Trace
 
@@ -81,7 +81,7 @@ class Environment:
         if tool is None:
             raise UnknownTool(tool_name)
         response = tool.handle(request)
-        self.trace.append(
+        entry = self.trace.append(
             at=self.clock.now(),
             actor=response.actor,
             tool=tool_name,
@@ -95,8 +95,16 @@ class Environment:
             coverage_gap=response.coverage_gap,
             request_type=request.headers.get("content-type", ""),
         )
+        self.bus.publish(DomainEvent("call_traced", tool_name, entry.at, {"entry": entry}))
         self.check_limit()
         return response
+
+    def record(self, kind: str, at: float | None = None, **data: Any) -> Record:
+        """Add a people/process record (at the current simulated time unless given) and
+        announce it on the bus as ``record_added`` so that predicates can react."""
+        record = self.records.add(kind, self.clock.now() if at is None else at, **data)
+        self.bus.publish(DomainEvent("record_added", "world", record.at, {"record": record}))
+        return record
 
     # --- lifecycle --------------------------------------------------------------------
 

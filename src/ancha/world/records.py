@@ -28,5 +28,8 @@ class Records:
         self.items.append(record)
         return record
 
+    def of_kind(self, kind: str) -> list[Record]:
+        return [r for r in self.items if r.kind == kind]
+
     def to_jsonl(self) -> str:
         return "".join(json.dumps(r.to_dict()) + "\n" for r in self.items)
