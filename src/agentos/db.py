@@ -16,7 +16,7 @@ from typing import Any
 
 from alembic import command
 from alembic.config import Config
-from sqlalchemy import Engine, create_engine, event, text
+from sqlalchemy import Connection, Engine, create_engine, event, text
 from sqlalchemy.orm import Session, sessionmaker
 
 DEFAULT_DATABASE_URL = "sqlite:///./agentos.db"
@@ -89,6 +89,12 @@ class Database:
     def write(self) -> Iterator[Session]:
         with self._write_lock or nullcontext(), self._sessions() as session, session.begin():
             yield session
+
+    @contextmanager
+    def write_connection(self) -> Iterator[Connection]:
+        """A Core connection in a committed transaction: the cheap path for hot writes."""
+        with self._write_lock or nullcontext(), self.engine.begin() as connection:
+            yield connection
 
     def dispose(self) -> None:
         self.engine.dispose()

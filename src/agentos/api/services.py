@@ -51,7 +51,8 @@ class Services:
         self.db.dispose()
 
 
-def services(request: Request) -> Services:
+async def services(request: Request) -> Services:
+    # async: FastAPI would run a plain function dependency in the thread pool.
     return request.app.state.services  # type: ignore[no-any-return]
 
 
@@ -80,7 +81,8 @@ async def resolve_workspace(keys: KeyRing, key: str | None) -> str:
 
 async def workspace(request: Request) -> str:
     """FastAPI dependency: the caller's workspace id, from `Authorization: Bearer KEY`."""
-    return await resolve_workspace(services(request).keys, bearer(request.headers.get("authorization")))
+    svc: Services = request.app.state.services
+    return await resolve_workspace(svc.keys, bearer(request.headers.get("authorization")))
 
 
 def respond(data: Any, status_code: int = 200) -> JSONResponse:

@@ -55,7 +55,7 @@ class Execution:
             if steps > MAX_STEPS:
                 raise NodeFailure(f"stopped after {MAX_STEPS} node steps (does the graph loop?)")
             node = self.nodes[i]
-            self._emit("node_started", {"node_id": node["id"], "node_type": node["type"]}, _is_slow(node))
+            self._emit("node_started", {"node_id": node["id"], "node_type": node["type"]}, is_slow(node))
             started = time.perf_counter()
             details: dict[str, Any] = {}
             try:
@@ -158,7 +158,8 @@ class Execution:
         self.state[node["output"]] = answer
 
 
-def _is_slow(node: dict[str, Any]) -> bool:
+def is_slow(node: dict[str, Any]) -> bool:
+    """Whether the node waits on the network or a timer."""
     if node["type"] == "http":
         return True
     if node["type"] != "llm":

@@ -15,10 +15,10 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import insert, select, update
+from sqlalchemy import Connection, Table, insert, select, update
 
 from agentos.db import Database
-from agentos.engine.nodes import Execution, NodeFailure
+from agentos.engine.nodes import Execution, NodeFailure, is_slow
 from agentos.engine.pricing import Price
 from agentos.engine.providers import Providers
 from agentos.engine.streams import RunStreams
@@ -30,6 +30,8 @@ from agentos.timestamps import iso, utcnow
 log = logging.getLogger("agentos.runs")
 
 FLUSH_EVERY = 0.25
+# Price overrides changed through another API process apply within this many seconds.
+PRICES_TTL = 5.0
 
 
 @dataclass(frozen=True)
@@ -41,6 +43,15 @@ class WorkflowSnapshot:
     version: int
     nodes: list[dict[str, Any]]
     checks: list[dict[str, Any]]
+
+    @property
+    def waits(self) -> bool:
+        """Whether some node waits on the network or a timer (the run is not instant)."""
+        return any(is_slow(node) for node in self.nodes)
+
+
+_RUNS: Table = Run.__table__  # type: ignore[assignment]
+_EVENTS: Table = RunEvent.__table__  # type: ignore[assignment]
 
 
 class _Recorder:
@@ -60,13 +71,13 @@ class _Recorder:
         self.runner.streams.publish(self.run_id, event)
         # Persist now what a follower in another process should see before a slow wait.
         if slow or (kind == "node_finished" and time.monotonic() - self.last_flush > FLUSH_EVERY):
-            with self.runner.db.write() as session:
-                self.flush(session)
+            with self.runner.db.write_connection() as connection:
+                self.flush(connection)
 
-    def flush(self, session: Any) -> None:
+    def flush(self, connection: Connection) -> None:
         if self.pending:
-            session.execute(
-                insert(RunEvent),
+            connection.execute(
+                insert(_EVENTS),
                 [{"run_id": self.run_id, "seq": e["seq"], "type": e["type"], "data": e} for e in self.pending],
             )
             self.pending = []
@@ -80,6 +91,7 @@ class Runner:
         self.providers = providers
         self.owner_id = owner_id
         self.pool = ThreadPoolExecutor(max_workers=16, thread_name_prefix="agentos-run")
+        self._prices_cache: dict[str, tuple[float, dict[str, Price]]] = {}
 
     def shutdown(self) -> None:
         self.pool.shutdown(wait=False, cancel_futures=True)
@@ -92,7 +104,12 @@ class Runner:
         wait: bool = True,
         evaluation_id: str | None = None,
     ) -> dict[str, Any]:
-        """Start a run and return its wire shape: finished with `wait`, else queued."""
+        """Start a run and return its wire shape: finished with `wait`, else queued.
+
+        A waited run whose nodes are all instant (set, condition, mock models without
+        delay) is written once, when it has finished; any other run is written when it
+        starts too, so it is visible (and recoverable after a crash) while it runs.
+        """
         now = utcnow()
         run = Run(
             id=new_id(),
@@ -109,6 +126,8 @@ class Runner:
             started_at=now if wait else None,
             finished_at=None,
             evals=None,
+            evals_passed=None,
+            evals_total=None,
             evaluation_id=evaluation_id,
             owner_id=self.owner_id,
         )
@@ -116,12 +135,13 @@ class Runner:
         recorder = _Recorder(self, run.id)
         if wait:
             recorder.emit("run_started", _started_data(workflow, input))
-        with self.db.write() as session:
-            session.add(run)
-            session.flush()
-            recorder.flush(session)
+        inserted = not wait or workflow.waits
+        if inserted:
+            with self.db.write_connection() as connection:
+                connection.execute(insert(_RUNS), _row(run))
+                recorder.flush(connection)
         if wait:
-            self._execute(run, workflow, recorder)
+            self._execute(run, workflow, recorder, inserted)
             return run.to_dict()
         queued = run.to_dict()
         self.pool.submit(self._execute_queued, run, workflow, recorder)
@@ -132,16 +152,16 @@ class Runner:
             run.status = "running"
             run.started_at = utcnow()
             recorder.emit("run_started", _started_data(workflow, run.input))
-            with self.db.write() as session:
-                session.execute(
-                    update(Run).where(Run.id == run.id).values(status="running", started_at=run.started_at)
+            with self.db.write_connection() as connection:
+                connection.execute(
+                    update(_RUNS).where(_RUNS.c.id == run.id).values(status="running", started_at=run.started_at)
                 )
-                recorder.flush(session)
-            self._execute(run, workflow, recorder)
+                recorder.flush(connection)
+            self._execute(run, workflow, recorder, True)
         except Exception:  # keep the worker alive; the restart sweep fails the run if it is stuck
             log.exception("run %s could not be executed", run.id)
 
-    def _execute(self, run: Run, workflow: WorkflowSnapshot, recorder: _Recorder) -> None:
+    def _execute(self, run: Run, workflow: WorkflowSnapshot, recorder: _Recorder, inserted: bool) -> None:
         started = time.perf_counter()
         execution = Execution(
             workflow.nodes, run.input, self.providers, self._prices(workflow), recorder.emit
@@ -166,31 +186,42 @@ class Runner:
             run.evals = _score(workflow.checks, run)
             run.evals_passed, run.evals_total = run.evals["passed"], run.evals["total"]
             recorder.emit("run_evaluated", {"passed": run.evals_passed, "total": run.evals_total})
-        with self.db.write() as session:
-            session.execute(
-                update(Run)
-                .where(Run.id == run.id)
-                .values(
-                    status=run.status,
-                    error=run.error,
-                    state=run.state,
-                    cost_usd=run.cost_usd,
-                    duration_ms=run.duration_ms,
-                    finished_at=run.finished_at,
-                    evals=run.evals,
-                    evals_passed=run.evals_passed,
-                    evals_total=run.evals_total,
+        with self.db.write_connection() as connection:
+            if inserted:
+                connection.execute(
+                    update(_RUNS)
+                    .where(_RUNS.c.id == run.id)
+                    .values({k: v for k, v in _row(run).items() if k in _FINAL_FIELDS})
                 )
-            )
-            recorder.flush(session)
+            else:
+                connection.execute(insert(_RUNS), _row(run))
+            recorder.flush(connection)
         self.streams.close(run.id)
 
+    def forget_prices(self, workspace_id: str) -> None:
+        self._prices_cache.pop(workspace_id, None)
+
     def _prices(self, workflow: WorkflowSnapshot) -> dict[str, Price]:
+        """The workspace's price overrides, re-read at most every PRICES_TTL seconds."""
         if not any(node.get("type") == "llm" for node in workflow.nodes):
             return {}
+        cached = self._prices_cache.get(workflow.workspace_id)
+        if cached is not None and time.monotonic() - cached[0] < PRICES_TTL:
+            return cached[1]
         with self.db.read() as session:
             rows = session.scalars(select(ModelPrice).where(ModelPrice.workspace_id == workflow.workspace_id))
-            return {row.model: Price(row.input_per_mtok, row.output_per_mtok) for row in rows}
+            prices = {row.model: Price(row.input_per_mtok, row.output_per_mtok) for row in rows}
+        self._prices_cache[workflow.workspace_id] = (time.monotonic(), prices)
+        return prices
+
+
+_FINAL_FIELDS = frozenset(
+    ("status", "error", "state", "cost_usd", "duration_ms", "finished_at", "evals", "evals_passed", "evals_total")
+)
+
+
+def _row(run: Run) -> dict[str, Any]:
+    return {column.name: getattr(run, column.name) for column in _RUNS.columns}
 
 
 def _started_data(workflow: WorkflowSnapshot, input: dict[str, Any]) -> dict[str, Any]:

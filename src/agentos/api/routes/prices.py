@@ -41,7 +41,11 @@ def put_price(
             row = ModelPrice(workspace_id=ws, model=model)
             session.add(row)
         row.input_per_mtok, row.output_per_mtok = body.input_per_mtok, body.output_per_mtok
-        return respond({**row.to_dict(), "source": "workspace"})
+    svc.runner.forget_prices(ws)
+    with svc.db.read() as session:
+        saved = session.get(ModelPrice, (ws, model))
+        assert saved is not None
+        return respond({**saved.to_dict(), "source": "workspace"})
 
 
 @router.delete("/api/prices/{model:path}", status_code=204)
@@ -50,6 +54,7 @@ def delete_price(model: str, ws: str = Depends(workspace), svc: Services = Depen
         gone = session.execute(  # type: ignore[attr-defined]
             delete(ModelPrice).where(ModelPrice.workspace_id == ws, ModelPrice.model == model)
         ).rowcount
+    svc.runner.forget_prices(ws)
     if not gone:
         raise NotFound(f"No price override for model '{model}'")
     return Response(status_code=204)
