@@ -18,7 +18,7 @@ from agentos.evals import comprehensions
 from agentos.evals import operators as ops
 from agentos.evals.budget import Budget, check_size
 from agentos.evals.errors import ExpressionError
-from agentos.evals.functions import FUNCTIONS, METHOD_NAMES, call_method, to_repr, to_text
+from agentos.evals.functions import FUNCTIONS, METHOD_NAMES, call_method, to_ascii, to_repr, to_text
 from agentos.evals.scope import Bound, Compile, Fn, Scope, check_identifier
 
 __all__ = ["Fn", "Scope", "compile_tree"]
@@ -50,22 +50,18 @@ def compile_tree(node: ast.expr) -> Fn:
     return _compile(node, frozenset())
 
 
-def _refuse(message: str) -> ExpressionError:
-    return ExpressionError(message)
-
-
 def _compile(node: ast.expr, bound: Bound) -> Fn:
     compiler = _COMPILERS.get(type(node))
     if compiler is None:
         message = _REFUSED.get(type(node), f"{type(node).__name__} expressions are not allowed")
-        raise _refuse(message)
+        raise ExpressionError(message)
     return compiler(node, bound)
 
 
 def _constant(node: Any, bound: Bound) -> Fn:
     value = node.value
     if not isinstance(value, _CONSTANT_TYPES):
-        raise _refuse(f"Constants of type '{type(value).__name__}' are not allowed")
+        raise ExpressionError(f"Constants of type '{type(value).__name__}' are not allowed")
     return lambda s: value
 
 
@@ -130,7 +126,7 @@ def _unary_op(node: Any, bound: Bound) -> Fn:
 def _bin_op(node: Any, bound: Bound) -> Fn:
     op = _BINARY.get(type(node.op))
     if op is None:
-        raise _refuse("Operator '@' is not allowed")
+        raise ExpressionError("Operator '@' is not allowed")
     left, right = _compile(node.left, bound), _compile(node.right, bound)
     return lambda s: op(s.budget, left(s), right(s))
 
@@ -200,7 +196,7 @@ def _display(kind: type) -> Callable[[Any, Bound], Fn]:
 
 def _dict(node: Any, bound: Bound) -> Fn:
     if any(k is None for k in node.keys):
-        raise _refuse("Unpacking with '**' is not allowed")
+        raise ExpressionError("Unpacking with '**' is not allowed")
     keys = [_compile(k, bound) for k in node.keys]
     values = [_compile(v, bound) for v in node.values]
 
@@ -219,8 +215,8 @@ def _joined_str(node: Any, bound: Bound) -> Fn:
             parts.append(_constant(value, bound))
             continue
         if value.format_spec is not None:
-            raise _refuse("Format specifications in f-strings are not allowed")
-        convert = to_repr if value.conversion in (ord("r"), ord("a")) else to_text
+            raise ExpressionError("Format specifications in f-strings are not allowed")
+        convert = {ord("r"): to_repr, ord("a"): to_ascii}.get(value.conversion, to_text)
         parts.append(_formatted(_compile(value.value, bound), convert))
 
     def render(s: Scope) -> str:
@@ -236,18 +232,18 @@ def _formatted(inner: Fn, convert: Callable[[Budget, Any], str]) -> Fn:
 
 
 def _call(node: Any, bound: Bound) -> Fn:
-    if any(isinstance(a, ast.Starred) for a in node.args) or any(k.arg is None for k in node.keywords):
-        raise _refuse("Unpacking arguments with '*' or '**' is not allowed")
     # Refuse in reading order: `open(...).read()` is refused for `open`, not `read`.
     func = node.func
     if isinstance(func, ast.Name):
-        _check_function(func.id, [k.arg for k in node.keywords])
+        _check_function(func.id, [k.arg for k in node.keywords if k.arg is not None])
     elif isinstance(func, ast.Attribute):
         receiver = _compile(func.value, bound)
         _check_method(func.attr)
     else:
         _compile(func, bound)  # a lambda or := is refused for what it is
-        raise _refuse("Only the allowed functions and methods can be called")
+        raise ExpressionError("Only the allowed functions and methods can be called")
+    if any(isinstance(a, ast.Starred) for a in node.args) or any(k.arg is None for k in node.keywords):
+        raise ExpressionError("Unpacking arguments with '*' or '**' is not allowed")
     args = [_compile(a, bound) for a in node.args]
     kwargs = [(k.arg, _compile(k.value, bound)) for k in node.keywords]
     if isinstance(func, ast.Name):
@@ -255,14 +251,14 @@ def _call(node: Any, bound: Bound) -> Fn:
     return _call_method(receiver, func.attr, args, kwargs)
 
 
-def _check_function(name: str, keywords: list[str | None]) -> None:
+def _check_function(name: str, keywords: list[str]) -> None:
     check_identifier(name)
     if name not in FUNCTIONS:
-        raise _refuse(f"Function '{name}' is not allowed")
+        raise ExpressionError(f"Function '{name}' is not allowed")
     allowed = FUNCTIONS[name][1]
     for key in keywords:
         if key not in allowed and "*" not in allowed:
-            raise _refuse(f"Keyword argument '{key}' is not allowed for {name}()")
+            raise ExpressionError(f"Keyword argument '{key}' is not allowed for {name}()")
 
 
 def _call_function(name: str, args: list[Fn], kwargs: list[tuple[str, Fn]]) -> Fn:
@@ -276,7 +272,7 @@ def _call_function(name: str, args: list[Fn], kwargs: list[tuple[str, Fn]]) -> F
 def _check_method(name: str) -> None:
     check_identifier(name)
     if name not in METHOD_NAMES:
-        raise _refuse(f"Attribute '{name}' is not allowed")
+        raise ExpressionError(f"Attribute '{name}' is not allowed")
 
 
 def _call_method(obj: Fn, name: str, args: list[Fn], kwargs: list[tuple[str, Fn]]) -> Fn:
@@ -291,7 +287,7 @@ def _call_method(obj: Fn, name: str, args: list[Fn], kwargs: list[tuple[str, Fn]
 def _attribute(node: Any, bound: Bound) -> Fn:
     _compile(node.value, bound)  # so refusals come in reading order
     _check_method(node.attr)
-    raise _refuse(f"Method '{node.attr}' must be called")
+    raise ExpressionError(f"Method '{node.attr}' must be called")
 
 
 def _with_compile(compiler: Callable[[Any, Bound, Compile], Fn], node: Any, bound: Bound) -> Fn:

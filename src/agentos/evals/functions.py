@@ -46,6 +46,13 @@ def to_repr(b: Budget, value: Any) -> str:
     return b.charge_value(builtins.repr(value))  # type: ignore[no-any-return]
 
 
+def to_ascii(b: Budget, value: Any) -> str:
+    """``ascii(value)``, for ``!a`` in f-strings; escapes at most quadruple the estimate."""
+    b.charge_scan(value)
+    check_size(4 * text_size_estimate(value), "Text")
+    return b.charge_value(builtins.ascii(value))  # type: ignore[no-any-return]
+
+
 def _len(b: Budget, value: Any) -> int:
     return builtins.len(value)
 
