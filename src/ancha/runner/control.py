@@ -50,6 +50,16 @@ class ControlClient:
         data: dict[str, Any] = answer.json()
         return data
 
+    async def feed(self, url: str, token: str, cursor: str, wait: str = "30s") -> tuple[list[dict[str, Any]], str]:
+        """One long poll of a trial's event feed: events after ``cursor`` and the next cursor."""
+        answer = await self._call("GET", url, params={"after": cursor, "wait": wait},
+                                  headers={"authorization": f"Bearer {token}"})
+        if answer.status_code == 404:
+            return [], cursor
+        answer.raise_for_status()
+        data = answer.json()
+        return list(data["events"]), str(data["cursor"])
+
     async def status(self, env_id: str) -> dict[str, Any]:
         answer = await self._call("GET", f"/envs/{env_id}")
         answer.raise_for_status()

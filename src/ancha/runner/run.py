@@ -49,9 +49,6 @@ def refuse_unbuilt_agents(config: AnchaConfig) -> None:
         raise RunFailed("error[AGENT_UNSUPPORTED]: agent.execution mode container is not supported yet by this "
                         "version of ancha run\nhint: remove agent.execution (or set mode: host) to run the agent "
                         "as a local process")
-    if agent.input == "per_event":
-        raise RunFailed("error[AGENT_UNSUPPORTED]: agent.input per_event is not supported yet by this version "
-                        "of ancha run\nhint: use input: command")
     if agent.slack_transport != "feed":
         raise RunFailed(f"error[AGENT_UNSUPPORTED]: agent.slack_transport {agent.slack_transport} is not "
                         "supported yet\nhint: use slack_transport: feed")

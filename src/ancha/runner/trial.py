@@ -8,7 +8,7 @@ import os
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from ancha.checks.judge import (
     JudgeUnavailable,
@@ -52,7 +52,7 @@ class TrialRunner:
         timings: dict[str, float] = {}
         started = time.perf_counter()
         try:
-            context = await self.control.create_env(scene, trial, {"mode": "command"})
+            context = await self.control.create_env(scene, trial, self._agent_spec())
         except ServerError as exc:
             (trial_dir / "agent.log").write_text(f"ancha: {exc}\n")
             outcome = TrialOutcome(scene.name, trial, "invalid", str(exc), never_started=True)
@@ -71,6 +71,12 @@ class TrialRunner:
         timings["total_s"] = time.perf_counter() - started
         return outcome
 
+    def _agent_spec(self) -> dict[str, Any]:
+        """What the world needs to know of the agent: how it takes input, and when it is idle."""
+        agent = self.config.agent
+        assert agent is not None
+        return {"mode": agent.kind or "command", "input": agent.input, "idle": agent.idle}
+
     async def _run_agent(self, scene: Scene, trial: int, context: dict[str, Any], trial_dir: Path,
                          timings: dict[str, float]) -> TrialOutcome:
         agent_cfg = self.config.agent
@@ -83,19 +89,16 @@ class TrialRunner:
         log_path = trial_dir / "agent.log"
         begun = time.perf_counter()
         with log_path.open("wb") as log:
-            agent = CommandAgent(agent_cfg.command, cwd, env, log)
-            try:
-                await agent.start()
-            except AgentNotStarted as exc:
-                log.write(f"ancha: {exc}\n".encode())
-                return TrialOutcome(scene.name, trial, "invalid", str(exc), never_started=True)
-            try:
-                code, status = await self._supervise(agent, context["env_id"])
-            finally:
-                await agent.stop()
+            if agent_cfg.input == "per_event":
+                code, status, started_any = await self._per_event(agent_cfg.command, cwd, env, log, context)
+            else:
+                code, status, started_any = await self._once(agent_cfg.command, cwd, env, log, context)
             timings["agent_s"] = time.perf_counter() - begun
             outcome = TrialOutcome(scene.name, trial, "failed", status=status)
-            if status == "timed_out":
+            if not started_any:
+                outcome.verdict, outcome.never_started = "invalid", True
+                outcome.reason = status
+            elif status == "timed_out":
                 outcome.reason = "the trial outlived clock.limit; the agent was stopped"
             elif code in NOT_STARTED_CODES:
                 outcome.verdict, outcome.never_started = "invalid", True
@@ -106,13 +109,53 @@ class TrialRunner:
                 log.write(f"\nancha: {outcome.reason}\n".encode())
         return outcome
 
+    async def _once(self, command: str, cwd: Path, env: dict[str, str], log: IO[bytes],
+                    context: dict[str, Any]) -> tuple[int | None, str, bool]:
+        """input: command — one process for the whole trial."""
+        agent = CommandAgent(command, cwd, env, log)
+        try:
+            await agent.start()
+        except AgentNotStarted as exc:
+            log.write(f"ancha: {exc}\n".encode())
+            return None, str(exc), False
+        try:
+            code, status = await self._supervise(agent, context["env_id"])
+        finally:
+            await agent.stop()
+        return code, status, True
+
+    async def _per_event(self, command: str, cwd: Path, env: dict[str, str], log: IO[bytes],
+                         context: dict[str, Any]) -> tuple[int | None, str, bool]:
+        """input: per_event — one process per event addressed to the agent. Between two
+        invocations the runner waits on the event feed, which lets the world's clock jump."""
+        cursor, worst, started_any = "0", None, False
+        while True:
+            events, cursor = await self.control.feed(context["events"]["url"], context["events"]["token"], cursor)
+            if not events:
+                status = (await self.control.status(context["env_id"]))["status"]
+                if status != "running":
+                    return worst, status, True  # no event needed the agent: nothing failed to start
+                continue
+            for event in events:
+                log.write(f"ancha: event {event.get('id')} {event.get('service')} {event.get('type')}\n".encode())
+                log.flush()
+                per_event = {**env, "ANCHA_EVENT_JSON": json.dumps(event), "ANCHA_TASK": event_summary(event)}
+                code, status, started = await self._once(command, cwd, per_event, log, context)
+                started_any = started_any or started
+                if not started:
+                    return None, status, False
+                if code:
+                    worst = code
+                if code is None or status != "done":  # the world ended the trial mid-event
+                    return worst, status, True
+
     async def _supervise(self, agent: CommandAgent, env_id: str) -> tuple[int | None, str]:
         """Wait for the agent to exit, or for the world to end the trial (done URL, clock.limit)."""
         exited = asyncio.ensure_future(agent.wait())
         while True:
             done, _ = await asyncio.wait({exited}, timeout=STATUS_POLL_S)
             if done:
-                # The world's own ending (done URL, clock.limit) is read back when grading.
+                # The world's own ending (done URL, idle, clock.limit) is read back when grading.
                 return exited.result(), "done"
             status = (await self.control.status(env_id))["status"]
             if status != "running":
@@ -178,3 +221,14 @@ def agent_cwd(config: AnchaConfig) -> Path:
     cwd = Path(config.agent.cwd) if config.agent and config.agent.cwd else Path(".")
     return cwd if cwd.is_absolute() else config.root / cwd
 
+
+
+def event_summary(event: dict[str, Any]) -> str:
+    """ANCHA_TASK for one event: a single line saying what happened."""
+    payload = event.get("payload") or {}
+    inner = payload.get("event", payload) if isinstance(payload, dict) else {}
+    text = " ".join(str(inner.get("text", "")).split())
+    where = inner.get("channel", "")
+    who = inner.get("user", "")
+    line = f"{event.get('service')} {event.get('type')} from {who} in {where}: {text}"
+    return line[:500]
