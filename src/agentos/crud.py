@@ -20,10 +20,13 @@ from agentos.models import Workflow, WorkflowVersion
 from agentos.timestamps import utcnow
 
 _UNSET: Any = object()
+# Stands in for "/" inside one URL path segment (see agentos.api.app.EncodedSlashes).
+SLASH = "\ue000"
 
 
 def find_workflow(session: Session, workspace_id: str, id_or_name: str) -> Workflow:
     """The workflow with this id, else with this exact name, in the workspace."""
+    id_or_name = id_or_name.replace(SLASH, "/")
     workflow = None
     if looks_like_id(id_or_name):
         workflow = session.scalar(

@@ -12,6 +12,8 @@ from __future__ import annotations
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from typing import Any
+from urllib.parse import unquote
 
 from anyio import to_thread
 from fastapi import FastAPI, Request
@@ -21,6 +23,7 @@ from starlette.responses import JSONResponse
 
 from agentos.api.routes import evaluations, metrics, prices, releases, runs, stream, workflows
 from agentos.api.services import Services
+from agentos.crud import SLASH
 from agentos.errors import ApiError
 
 log = logging.getLogger("agentos.api")
@@ -67,4 +70,26 @@ def create_app(database_url: str | None = None, *, instance_label: str | None = 
         log.exception("unhandled error", exc_info=exc)
         return JSONResponse({"detail": f"Internal server error: {type(exc).__name__}"}, status_code=500)
 
+    app.add_middleware(EncodedSlashes)
     return app
+
+
+class EncodedSlashes:
+    """Let a workflow name with a slash travel URL-encoded (`a%2Fb`) as one path segment.
+
+    Servers decode %2F into the path before routing, so the route would see two segments;
+    this stands the decoded slash in for a private-use character the lookup turns back.
+    """
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        raw = scope.get("raw_path")
+        if scope["type"] in ("http", "websocket") and raw and b"%2f" in raw.lower():
+            segments = raw.split(b"?", 1)[0].split(b"/")
+            scope = dict(scope)
+            scope["path"] = "/".join(
+                unquote(segment.decode("latin-1")).replace("/", SLASH) for segment in segments
+            )
+        await self.app(scope, receive, send)

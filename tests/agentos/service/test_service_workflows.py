@@ -172,3 +172,11 @@ def test_unknown_fields_and_bad_json__answer_a_detail_string(api):
     assert isinstance(response.json()["detail"], str) and "nodez" in response.json()["detail"]
     garbled = api.post("/api/workflows", content=b"{", headers={"Content-Type": "application/json"})
     assert garbled.status_code == 422 and isinstance(garbled.json()["detail"], str)
+
+
+def test_workflow_name_with_a_slash__resolves_url_encoded(api, support_nodes):
+    created = api.post("/api/workflows", json={"name": "support/triage v2", "nodes": support_nodes}).json()
+    encoded = quote("support/triage v2", safe="")
+    assert api.get(f"/api/workflows/{encoded}").json()["id"] == created["id"]
+    run = api.post(f"/api/workflows/{encoded}/runs", json={"input": {"ticket": "x"}})
+    assert run.status_code == 201 and run.json()["workflow_id"] == created["id"]
