@@ -65,7 +65,11 @@ def hand_off_alert() -> None:
 
 
 def plan() -> None:
-    if "#support" in task:
+    if "severity" in task:
+        from triage import run
+
+        run(client)
+    elif "#support" in task:
         answer_support_question()
     elif "#alerts" in task:
         hand_off_alert()
