@@ -132,3 +132,29 @@ def test_release__without_a_gate_is_always_allowed(api, support_workflow):
     response = api.post("/api/workflows/Support Triage Crew/release", json={"environment": "staging"})
     assert response.status_code == 201
     assert (response.json()["evaluation_id"], response.json()["version"]) == (None, 1)
+
+
+def test_dataset_evaluations__a_regressed_version_is_compared_and_blocked(api, support_workflow, support_nodes):
+    import time
+
+    base = api.post("/api/workflows/Support Triage Crew/evaluations",
+                    json={"name": "v1", "dataset": DATASET[:1] + DATASET[2:]}).json()
+    worse = [dict(n) for n in support_nodes]
+    worse[2] = {**worse[2], "responses": [{"text": "Traceback: KeyError 'refund_id'"}]}
+    api.patch("/api/workflows/Support Triage Crew", json={"nodes": worse, "gate": {"min_pass_rate": 0.8}})
+    started = api.post("/api/workflows/Support Triage Crew/evaluations",
+                       json={"name": "v2", "dataset": DATASET[:1] + DATASET[2:], "wait": False})
+    assert started.status_code == 201 and started.json()["status"] == "running"
+    deadline = time.monotonic() + 15
+    while (candidate := api.get(f"/api/evaluations/{started.json()['id']}").json())["status"] == "running":
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+    assert candidate["status"] == "completed" and candidate["workflow_version"] == 2
+    diff = api.get(f"/api/evaluations/{base['id']}/compare/{candidate['id']}").json()
+    assert [row["regressed"] for row in diff["items"]] == [["No internal error leaked"]] * 2
+    assert diff["regressions"] == 2 and diff["improvements"] == 0
+    blocked = api.post("/api/workflows/Support Triage Crew/release", json={"environment": "production"})
+    rate = candidate["checks_passed"] / candidate["checks_total"] * 100
+    assert blocked.json() == {
+        "detail": f"eval gate: check pass-rate {rate:.1f}% is below the required 80.0% — deployment blocked"
+    }
