@@ -10,10 +10,11 @@ from pydantic import ValidationError
 
 from ancha.checks.judge import RUNNER_GRADES_JUDGE, judge_expected
 from ancha.checks.patterns import compile_pattern
+from ancha.checks.process import evaluate_process
 from ancha.checks.results import CheckResult
 from ancha.checks.state import evaluate_state
 from ancha.checks.trace import evaluate_trace
-from ancha.scene.model import CheckSpec, Scene
+from ancha.scene.model import PROCESS_KINDS, CheckSpec, Scene
 from ancha.scene.refs import Declared, RefTable
 
 if TYPE_CHECKING:
@@ -42,8 +43,10 @@ def evaluate_checks(env: Environment, specs: list[CheckSpec]) -> list[CheckResul
                 outcome: Any = evaluate_trace(spec.trace, env.trace)
             elif spec.state is not None:
                 outcome = evaluate_state(spec.state, env)
+            elif any(getattr(spec, kind) is not None for kind in PROCESS_KINDS):
+                outcome = evaluate_process(spec, env)
             else:
-                raise ValueError("it has no kind (trace, state or judge)")
+                raise ValueError("it has no kind (trace, state, judge or a process check)")
         except ValueError as exc:  # a check the loader let through but cannot be graded: say so, never 500
             results.append(CheckResult.outcome(spec.id, required, False, f"check {spec.id} to be gradable",
                                                f"it could not be graded: {exc}",
