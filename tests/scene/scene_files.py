@@ -42,3 +42,55 @@ def problems_of(folder: Path, text: str) -> list[Problem]:
 
 def messages(problems: list[Problem]) -> list[str]:
     return [f"{p.path}: {p.message}" for p in problems]
+
+PEOPLE_WORLD = """\
+world:
+  slack:
+    users:
+      - { ref: slack_laura, name: laura }
+      - { ref: slack_ben, name: ben }
+      - { ref: slack_mike, name: mike }
+    channels:
+      - { ref: slack_support, name: support, members: [$slack_laura, $slack_bot] }
+      - { ref: slack_eng, name: eng }
+    messages:
+      - { ref: slack_laura_question, channel: $slack_support, from: $slack_laura, text: Where are exports?, at: -1h }
+"""
+
+PEOPLE = PEOPLE_WORLD + """\
+people:
+  laura:
+    name: Laura Diaz
+    accounts: { slack: $slack_laura }
+    listens: [$slack_support]
+    replies_after: 2m
+    away: [{ from: 30m, to: 2h }]
+    facts:
+      workspace:
+        text: We're on the acme-prod workspace.
+        asked_by: [workspace, which account]
+        match: [acme-prod]
+      beta_on:
+        text: The new-exports beta is on for us.
+        asked_by: [beta, /feature ?flags?/]
+    otherwise: null
+  ben:
+    name: Ben Ode
+    accounts: { slack: $slack_ben }
+    listens: [$slack_eng]
+    replies_after: 1m..5m
+    facts:
+      root_cause: { text: The beta hides the CSV button., asked_by: [cause, why] }
+      workaround: { text: Turn the beta off in settings., asked_by: [workaround] }
+  mike:
+    name: Mike Chen
+    accounts: { slack: $slack_mike }
+    decisions:
+      severity:
+        asked_by: [severity, priority]
+        options: [p1, p2, p3]
+        chooses: p1
+        needs: [ben.root_cause]
+        text: Let's treat it as {option}.
+        pending: I can't call it until I know the root cause.
+"""

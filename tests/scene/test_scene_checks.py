@@ -10,12 +10,6 @@ def _checks(body: str) -> str:
     return SLACK + "checks:\n" + body
 
 
-@pytest.mark.parametrize("kind", ["revealed", "knows", "told", "decided", "message", "never", "before", "within"])
-def test_process_checks__not_supported_yet(tmp_path: Path, kind: str) -> None:
-    found = problems_of(tmp_path, _checks(f"  - id: a\n    {kind}: [laura, x]\n"))
-    assert messages(found) == [f"checks[0].{kind}: not supported yet"]
-
-
 @pytest.mark.parametrize("kind", ["github.file_at", "github.pull", "github.production", "github.issue",
                                   "github.permission", "datadog.monitor", "datadog.downtime",
                                   "pagerduty.incident", "okta.user", "fault_resolved"])

@@ -117,10 +117,10 @@ def test_messages_file_missing__problem(tmp_path: Path) -> None:
 
 
 def test_not_supported_yet__sections_refused(tmp_path: Path) -> None:
-    found = problems_of(tmp_path, "people: {laura: {}}\nworld_rules: {faults: []}\n"
+    found = problems_of(tmp_path, "world_rules: {faults: []}\n"
                         "world:\n  github: {}\n  datadog: {}\n  pagerduty: {}\n  okta: {}\n")
     assert messages(found) == [f"{p}: not supported yet" for p in (
-        "people", "world_rules", "world.github", "world.datadog", "world.pagerduty", "world.okta")]
+        "world_rules.faults", "world.github", "world.datadog", "world.pagerduty", "world.okta")]
     assert all(p.hint and "later version" in p.hint for p in found)
 
 
@@ -130,7 +130,7 @@ def test_unknown_keys__did_you_mean_and_known_fields(tmp_path: Path) -> None:
         ("nmae", "did you mean name?"),
         ("clock.sped", "did you mean clock.speed?"),
         ("slack", "did you mean world.slack? Put it under world:"),
-        ("bogus", "known fields: name, description, task, clock, world, checks, pass"),
+        ("bogus", "known fields: name, description, task, clock, world, people, world_rules, checks, pass"),
     ]
 
 
@@ -168,11 +168,11 @@ def test_load_scenes__glob_matching_nothing_is_a_problem(tmp_path: Path) -> None
 
 def test_load_scenes__problems_of_all_scenes_at_once(tmp_path: Path) -> None:
     write_scene(tmp_path / "scenes", "bogus: 1\n", "a")
-    write_scene(tmp_path / "scenes", "people: {}\n", "b")
+    write_scene(tmp_path / "scenes", "world_rules: {faults: []}\n", "b")
     with pytest.raises(SceneInvalid) as info:
         load_scenes(["scenes/**/scene.yaml"], tmp_path)
     assert [(p.file, p.path) for p in info.value.problems] == [
-        ("scenes/a/scene.yaml", "bogus"), ("scenes/b/scene.yaml", "people")]
+        ("scenes/a/scene.yaml", "bogus"), ("scenes/b/scene.yaml", "world_rules.faults")]
     assert info.value.render().count("fix the scene file:") == 2
 
 

@@ -1,28 +1,25 @@
-"""checks and pass: one kind per check, trace patterns, slack.message refs, required ids."""
+"""checks and pass: one kind per check, trace patterns, state bodies, process checks, required ids."""
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from pydantic import ValidationError
 
 from ancha.config.validation import join
-from ancha.scene.file_model import CheckFile, StateFile
-from ancha.scene.model import CheckSpec, SlackMessageState, StateCheck, TraceCheck
-from ancha.scene.refs import RefTable
+from ancha.scene.file_model import StateFile
+from ancha.scene.model import CHECK_KINDS, CheckSpec, StateCheck, TraceCheck
+from ancha.scene.predicates import CALL_PATTERN as _PATTERN
+from ancha.scene.predicates import CALL_PATTERN_HINT as _PATTERN_HINT
+from ancha.scene.predicates import PROCESS_RECORDS, Resolver
 from ancha.scene.sources import Source
 
-_PATTERN = re.compile(r"^(\*|[A-Za-z*]+ /\S*)$")
-_PATTERN_HINT = 'a pattern is "<METHOD> <PATH>" such as "POST /api/chat.postMessage" (METHOD letters or *), or "*"'
-_KINDS = ("trace", "state", "judge")
-_ALL_KINDS = (*_KINDS, *CheckFile.unsupported_fields)
 _STATE_KINDS = ("slack.message", *StateFile.unsupported_fields)
 
 
-def build_checks(items: list[dict[str, Any] | None], scene: Source, present: set[str],
-                 refs: RefTable) -> tuple[list[CheckSpec], list[str]]:
-    """Valid checks and every id written; ``present`` holds the paths of keys the file had."""
+def build_checks(items: list[dict[str, Any] | None], resolver: Resolver) -> tuple[list[CheckSpec], list[str]]:
+    """Valid checks and every id written."""
+    scene, present = resolver.source, resolver.present
     checks: list[CheckSpec] = []
     ids: list[str] = []
     for i, data in enumerate(items):
@@ -35,14 +32,14 @@ def build_checks(items: list[dict[str, Any] | None], scene: Source, present: set
                 scene.add(f"{path}.id", f"duplicate check id {check_id}", "check ids are unique in a scene")
             else:
                 ids.append(check_id)
-        kinds = [k for k in _ALL_KINDS if join(path, k) in present]
+        kinds = [k for k in CHECK_KINDS if join(path, k) in present]
         if not kinds:
-            scene.add(path, "a check needs a kind", "kinds: state, trace, judge")
+            scene.add(path, "a check needs a kind", f"kinds: {', '.join(CHECK_KINDS)}")
             continue
         if len(kinds) > 1:
             scene.add(path, f"a check has exactly one kind, got {', '.join(kinds)}", "split it into one check per kind")
             continue
-        spec = _build(kinds[0], data, path, scene, present, refs)
+        spec = _build(kinds[0], data, path, resolver)
         if spec is not None and isinstance(check_id, str):
             spec["id"] = check_id
             spec["line"] = scene.line_of(path)
@@ -53,8 +50,8 @@ def build_checks(items: list[dict[str, Any] | None], scene: Source, present: set
     return checks, ids
 
 
-def _build(kind: str, data: dict[str, Any], path: str, scene: Source, present: set[str],
-           refs: RefTable) -> dict[str, Any] | None:
+def _build(kind: str, data: dict[str, Any], path: str, resolver: Resolver) -> dict[str, Any] | None:
+    scene = resolver.source
     if data.get(kind) is None:
         if kind in data:
             scene.add(join(path, kind), "is empty", "write the check's condition here")
@@ -67,8 +64,19 @@ def _build(kind: str, data: dict[str, Any], path: str, scene: Source, present: s
     if kind == "trace":
         trace = _trace(data["trace"], f"{path}.trace", scene)
         return {"trace": trace} if trace is not None else None
-    state = _state(data["state"], f"{path}.state", scene, present, refs)
-    return {"state": state} if state is not None else None
+    sub = join(path, kind)
+    value: Any
+    if kind == "state":
+        value = _state(data["state"], sub, resolver)
+    elif kind in PROCESS_RECORDS:
+        value = resolver.record(kind, data[kind], sub)
+    elif kind in ("message", "never"):
+        value = resolver.selector(data[kind], sub, count=kind == "message")
+    elif kind == "before":
+        value = resolver.predicates(data["before"], sub, 2)
+    else:
+        value = resolver.within(data["within"], sub)
+    return {kind: value} if value is not None else None
 
 
 def _trace(data: dict[str, Any], path: str, scene: Source) -> TraceCheck | None:
@@ -101,30 +109,20 @@ def _trace(data: dict[str, Any], path: str, scene: Source) -> TraceCheck | None:
                       status=data.get("status"))
 
 
-def _state(data: dict[str, Any], path: str, scene: Source, present: set[str], refs: RefTable) -> StateCheck | None:
-    kinds = [k for k in _STATE_KINDS if join(path, k) in present]
+def _state(data: dict[str, Any], path: str, resolver: Resolver) -> StateCheck | None:
+    kinds = [k for k in _STATE_KINDS if join(path, k) in resolver.present]
     if not kinds:
-        scene.add(path, "needs a state kind", "supported now: slack.message")
+        resolver.add(path, "needs a state kind", "supported now: slack.message")
         return None
     if len(kinds) > 1:
-        scene.add(path, f"a state check has exactly one kind, got {', '.join(kinds)}",
-                  "split it into one check per kind")
+        resolver.add(path, f"a state check has exactly one kind, got {', '.join(kinds)}",
+                     "split it into one check per kind")
         return None
     body = data.get("slack_message")
     if body is None:
         return None
-    sub = join(path, "slack.message")
-    resolved: dict[str, Any] = {"count_gte": body.get("count_gte", 1), "text_contains": body.get("text_contains")}
-    ok = True
-    for field, kind in (("channel", "channel"), ("from_", "user"), ("in_thread_of", "message")):
-        if body.get(field) is None:
-            continue
-        name = refs.resolve(body[field], kind, scene.reporter(join(sub, field.rstrip("_"))))
-        ok = ok and name is not None
-        resolved[field] = name
-    if not ok or resolved.get("channel") is None:
-        return None
-    return StateCheck.model_validate({"slack.message": SlackMessageState.model_validate(resolved)})
+    state = resolver.slack_message(body, join(path, "slack.message"))
+    return None if state is None else StateCheck.model_validate({"slack.message": state})
 
 
 def required_ids(written: list[str] | None, ids: list[str], scene: Source) -> list[str]:

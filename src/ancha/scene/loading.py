@@ -12,7 +12,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from ancha.config.errors import sort_problems
-from ancha.config.validation import INVALID, Walker
+from ancha.config.validation import INVALID
 from ancha.config.yaml_source import read_yaml
 from ancha.durations import parse_duration
 from ancha.errors import Problem
@@ -20,9 +20,13 @@ from ancha.scene.checks import build_checks, required_ids
 from ancha.scene.errors import SceneInvalid
 from ancha.scene.file_model import SceneFile
 from ancha.scene.model import DEFAULT_CLOCK_START, ClockSpec, Scene, World
+from ancha.scene.people import People, build_people
+from ancha.scene.predicates import Resolver
 from ancha.scene.refs import RefTable
+from ancha.scene.rules import build_world_rules
 from ancha.scene.seed import Entry, build_slack, read_messages_file
 from ancha.scene.sources import Source, parse_time
+from ancha.scene.walker import SceneWalker
 
 
 def load_scene(path: Path) -> Scene:
@@ -97,7 +101,7 @@ def _read(path: Path, display: str) -> tuple[Scene | None, list[Problem], dict[s
     tree, problems = read_yaml(text, display)
     if problems:
         return None, problems, files
-    walker = Walker(SceneFile, display)
+    walker = SceneWalker(SceneFile, display)
     clean = walker.section({} if tree is None else tree, SceneFile, "", 1)
     source = Source(display, walker.line_of, walker.problems)
     if clean is INVALID:
@@ -122,18 +126,31 @@ def _resolve(clean: dict[str, Any], source: Source, present: set[str], path: Pat
             for entry in extra:
                 files.setdefault(entry[2].file, path.parent / slack["messages_file"])
         world = World(slack=build_slack(slack, source, extra, refs, clock.start))
-    checks, ids = build_checks(clean.get("checks", []), source, present, refs)
+    people = build_people(clean.get("people", {}), source, refs)
+    _link_accounts(world, people)
+    resolver = Resolver(source, present, refs, people)
+    rules = build_world_rules(clean.get("world_rules", {}), resolver)
+    checks, ids = build_checks(clean.get("checks", []), resolver)
     required = required_ids(clean.get("pass_"), ids, source)
     if source.problems:
         return None
     try:
         return Scene.model_validate({
             "name": clean.get("name") or path.parent.name, "description": clean.get("description", ""),
-            "task": clean.get("task", ""), "clock": clock, "world": world, "checks": checks, "pass": required,
+            "task": clean.get("task", ""), "clock": clock, "world": world, "people": people.people,
+            "world_rules": rules, "checks": checks, "pass": required,
             "path": str(path), "source_hash": digest.hexdigest()})
     except ValidationError as exc:  # a bug if reached: the walker should have caught it
         source.add("", f"invalid scene: {exc.errors()[0]['msg']}")
         return None
+
+
+def _link_accounts(world: World, people: People) -> None:
+    """Each Slack user a person owns names that person, so the replica traces them as ``person:NAME``."""
+    owners = {p.accounts["slack"]: key for key, p in people.people.items() if "slack" in p.accounts}
+    for user in world.slack.users if world.slack else []:
+        if user.ref in owners:
+            user.person = owners[user.ref]
 
 
 def _clock(data: dict[str, Any], source: Source) -> ClockSpec:

@@ -23,6 +23,12 @@ class Declared:
     extra: dict[str, str] = field(default_factory=dict)
 
 
+def parse_pointer(text: object) -> tuple[str | None, str] | None:
+    """``$kind.name`` -> (kind, name), ``$name`` -> (None, name); None if ``text`` is not a pointer."""
+    match = _POINTER.match(text) if isinstance(text, str) else None
+    return (match.group(1), match.group(2)) if match else None
+
+
 def bare(text: object) -> str | None:
     """The name in ``$name`` or ``$kind.name`` without checking it; None if it is not a pointer."""
     match = _POINTER.match(text) if isinstance(text, str) else None

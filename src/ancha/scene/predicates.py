@@ -1,0 +1,231 @@
+"""Predicates, milestones, message selectors and process-record values, resolved.
+
+Process checks, ``before``/``within`` milestones and world-rule conditions share these:
+a predicate is exactly one of a call pattern, a message selector, a process record
+(``decided``/``knows``/``told``/``revealed``), a state check body, or ``all``/``any``/``not``
+of predicates. Refs come out bare; people by key; facts as ``person.fact``.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import ValidationError
+
+from ancha.config.validation import join
+from ancha.durations import parse_duration
+from ancha.scene.file_model import PredicateFile
+from ancha.scene.model import MessageCheck, MessageSelector, Predicate, SlackMessageState, StateCheck, Within
+from ancha.scene.people import People, option_hint
+from ancha.scene.refs import RefTable, parse_pointer
+from ancha.scene.sources import Source
+
+CALL_PATTERN = re.compile(r"^(\*|[A-Za-z*]+ /\S*)$")
+CALL_PATTERN_HINT = ('a pattern is "<METHOD> <PATH>" such as "POST /api/chat.postMessage" (METHOD letters or *), '
+                     'or "*"')
+_KINDS = ("called", "message", "decided", "knows", "told", "revealed", "slack.message", "all", "any", "not")
+_ALL_KINDS = (*_KINDS, *PredicateFile.unsupported_fields)
+_ATTRIBUTES = {"slack.message": "slack_message", "not": "not_"}
+_SELECTOR_FIELDS = {"to": "to", "in": "in_", "in_thread_of": "in_thread_of", "from": "from_",
+                    "text_contains": "text_contains", "fact": "fact"}
+PROCESS_RECORDS = ("revealed", "knows", "told", "decided")
+
+
+@dataclass(slots=True)
+class Resolver:
+    """What resolving a check or a rule needs: where problems go, which keys the file had, refs, people."""
+
+    source: Source
+    present: set[str]
+    """Dotted paths of every key the file had (valid or not)."""
+    refs: RefTable
+    people: People
+
+    def add(self, path: str, message: str, hint: str | None = None) -> None:
+        self.source.add(path, message, hint)
+
+    # --- process records -------------------------------------------------------------
+
+    def record(self, kind: str, items: list[Any], path: str) -> list[str] | None:
+        """The value of ``revealed``/``knows``/``told``/``decided`` (a check or a predicate), bare; None if wrong."""
+        if kind == "decided":
+            return self._decided(items, path)
+        if kind == "revealed":
+            if not items:
+                self.add(path, "needs at least one fact", "for example revealed: [laura.workspace]")
+                return None
+            facts = [self.people.fact(f, self.refs, self.source.reporter(join(path, j))) for j, f in enumerate(items)]
+            return None if None in facts else [f for f in facts if f]
+        if len(items) < 2:
+            self.add(path, "needs a person and at least one fact", f"for example {kind}: [ben, laura.beta_on]")
+            return None
+        if isinstance(items[0], str) and "." in items[0] and not items[0].startswith("$"):
+            self.add(join(path, 0), f"expected the person who {kind.rstrip('s') if kind == 'knows' else 'was told'}, "
+                     f"got the fact {items[0]}", f"write [<person>, <fact>, ...], for example [ben, {items[0]}]")
+            return None
+        person = self.people.person(items[0], self.refs, self.source.reporter(join(path, 0)))
+        facts = [self.people.fact(f, self.refs, self.source.reporter(join(path, j)))
+                 for j, f in enumerate(items[1:], start=1)]
+        if person is None or None in facts:
+            return None
+        return [person, *(f for f in facts if f)]
+
+    def _decided(self, items: list[Any], path: str) -> list[str] | None:
+        if len(items) not in (2, 3):
+            self.add(path, f"expected [person, decision] or [person, decision, option], got {len(items)} items",
+                     "for example decided: [mike, severity, p1]")
+            return None
+        person = self.people.person(items[0], self.refs, self.source.reporter(join(path, 0)))
+        if person is None:
+            return None
+        decision = self.people.decision(person, items[1], self.source.reporter(join(path, 1)))
+        if decision is None:
+            return None
+        if len(items) == 3 and items[2] not in decision.options:
+            self.add(join(path, 2), f"unknown option {items[2]} for {person}.{items[1]}", option_hint(decision))
+            return None
+        return [person, *items[1:]]
+
+    # --- message selectors -----------------------------------------------------------
+
+    def selector(self, data: dict[str, Any], path: str, count: bool = False) -> MessageSelector | None:
+        """A ``message``/``never`` selector (``count``: a ``message`` check, with ``count_gte``)."""
+        if not any(join(path, key) in self.present for key in _SELECTOR_FIELDS):
+            self.add(path, "a message selector needs at least one field",
+                     f"fields: {', '.join(_SELECTOR_FIELDS)}")
+            return None
+        if len([k for k in _SELECTOR_FIELDS.values() if k in data]) < \
+                len([k for k in _SELECTOR_FIELDS if join(path, k) in self.present]):
+            return None  # a field was invalid: already reported
+        ok = True
+        fields: dict[str, Any] = {}
+        if data.get("to") is not None:
+            fields["to"] = self.people.person(data["to"], self.refs, self.source.reporter(join(path, "to")))
+        for name, attribute, kind in (("in", "in_", "channel"), ("in_thread_of", "in_thread_of", "message")):
+            if data.get(attribute) is not None:
+                fields[attribute] = self.refs.resolve(data[attribute], kind, self.source.reporter(join(path, name)))
+        if data.get("from_") is not None:
+            ok = self._author(data["from_"], join(path, "from"), fields)
+        if data.get("fact") is not None:
+            fields["fact"] = self.people.fact(data["fact"], self.refs, self.source.reporter(join(path, "fact")))
+        text = data.get("text_contains")
+        if text is not None:
+            fields["text_contains"] = [text] if isinstance(text, str) else list(text)
+            if not fields["text_contains"] or not all(fields["text_contains"]):
+                self.add(join(path, "text_contains"), "needs non-empty text", "for example text_contains: [CSV, beta]")
+                ok = False
+        if not ok or any(fields.get(k) is None for k in ("to", "in_", "in_thread_of", "fact") if data.get(k)):
+            return None
+        parent = fields.get("in_thread_of")
+        channel = self.refs.records[parent].extra.get("channel") if parent else None
+        if parent and fields.get("in_") and channel and channel != fields["in_"]:
+            self.add(join(path, "in_thread_of"), f"${parent} is in channel ${channel}, not ${fields['in_']}",
+                     "in and in_thread_of must name the same channel")
+            return None
+        if count:
+            return MessageCheck(**fields, count_gte=data.get("count_gte", 1))
+        return MessageSelector(**fields)
+
+    def _author(self, text: str, path: str, fields: dict[str, Any]) -> bool:
+        """``from``: a user ref (-> ``from_user``) or a person (-> ``from_person``)."""
+        pointer = parse_pointer(text)
+        kind, name = pointer if pointer else (None, text)
+        record = self.refs.records.get(name) if pointer else None
+        if kind == "person" or pointer is None or (record is not None and record.kind == "person"):
+            person = self.people.person(text, self.refs, self.source.reporter(path))
+            fields["from_person"] = person
+            return person is not None
+        if kind is None and record is not None and record.kind != "user":
+            hint = f"{self.refs.hint('user')}; {self.people.hint()}"
+            self.add(path, f"{text} is a {record.kind}, not a user or a person", hint)
+            return False
+        user = self.refs.resolve(text, "user", self.source.reporter(path))
+        fields["from_user"] = user
+        return user is not None
+
+    # --- state bodies and predicates ---------------------------------------------------
+
+    def slack_message(self, body: dict[str, Any], path: str) -> SlackMessageState | None:
+        """A ``slack.message`` state body with its refs resolved."""
+        resolved: dict[str, Any] = {"count_gte": body.get("count_gte", 1), "text_contains": body.get("text_contains")}
+        ok = True
+        for field, kind in (("channel", "channel"), ("from_", "user"), ("in_thread_of", "message")):
+            if body.get(field) is None:
+                continue
+            name = self.refs.resolve(body[field], kind, self.source.reporter(join(path, field.rstrip("_"))))
+            ok = ok and name is not None
+            resolved[field] = name
+        if not ok or resolved.get("channel") is None:
+            return None
+        return SlackMessageState.model_validate(resolved)
+
+    def predicate(self, data: dict[str, Any] | None, path: str) -> Predicate | None:
+        """One predicate (milestone, condition), or None after reporting why."""
+        if data is None:  # invalid: already reported
+            return None
+        kinds = [k for k in _ALL_KINDS if join(path, k) in self.present]
+        if not kinds:
+            self.add(path, "a predicate needs a kind", f"kinds: {', '.join(_KINDS)}")
+            return None
+        if len(kinds) > 1:
+            self.add(path, f"a predicate has exactly one kind, got {', '.join(kinds)}",
+                     "combine conditions with all: [...] or any: [...]")
+            return None
+        kind = kinds[0]
+        attribute = _ATTRIBUTES.get(kind, kind)
+        value = data.get(attribute)
+        sub = join(path, kind)
+        if value is None:
+            if attribute in data:
+                self.add(sub, "is empty", "write the condition here")
+            return None  # otherwise refused (not supported yet) or invalid: already reported
+        built: Any = None
+        if kind == "called":
+            if CALL_PATTERN.match(value):
+                built = value
+            else:
+                self.add(sub, f'expected a pattern such as "POST /api/chat.postMessage" or "*", got {value!r}',
+                         CALL_PATTERN_HINT)
+        elif kind == "message":
+            built = self.selector(value, sub)
+        elif kind in PROCESS_RECORDS:
+            built = self.record(kind, value, sub)
+        elif kind == "slack.message":
+            state = self.slack_message(value, sub)
+            return None if state is None else Predicate(state=StateCheck.model_validate({"slack.message": state}))
+        elif kind == "not":
+            built = self.predicate(value, sub)
+        else:
+            built = self.predicates(value, sub, 1)
+        if built is None:
+            return None
+        try:
+            return Predicate.model_validate({attribute: built})
+        except ValidationError:  # pragma: no cover - a bug if reached: every part was checked above
+            self.add(sub, "invalid predicate")
+            return None
+
+    def predicates(self, items: list[dict[str, Any] | None], path: str, least: int) -> list[Predicate] | None:
+        """A list of at least ``least`` predicates (``all``/``any``: 1; ``before``: 2), all valid, or None."""
+        if len(items) < least:
+            what = "milestones" if least > 1 else "predicate"
+            self.add(path, f"needs at least {least} {what}", "for example [{ called: \"POST /x\" }, ...]")
+            return None
+        built = [self.predicate(item, join(path, j)) for j, item in enumerate(items)]
+        return None if None in built else [p for p in built if p]
+
+    def within(self, data: dict[str, Any], path: str) -> Within | None:
+        if "event" not in data or "limit" not in data or "of" not in data and join(path, "of") in self.present:
+            return None  # missing or invalid: already reported
+        event = self.predicate(data["event"], join(path, "event"))
+        of = data.get("of", "start")
+        start = None if of == "start" else self.predicate(of, join(path, "of"))
+        limit = parse_duration(data["limit"])
+        if limit <= 0:
+            self.add(join(path, "limit"), "expected a positive duration, got 0", "for example limit: 30m")
+            return None
+        if event is None or (of != "start" and start is None):
+            return None
+        return Within(event=event, of=start, limit=limit)
