@@ -30,11 +30,12 @@ def _register() -> None:
     from ancha.cli.check import check
     from ancha.cli.explain import explain
     from ancha.cli.init import init
+    from ancha.cli.report import report
     from ancha.cli.run import run
     from ancha.cli.schema import schema
     from ancha.cli.serve import serve
 
-    for command in (run, serve, init, schema, explain, check):
+    for command in (run, serve, init, schema, explain, check, report):
         cli.add_command(command)
 
 
