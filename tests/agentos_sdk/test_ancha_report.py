@@ -12,7 +12,6 @@ from pathlib import Path
 import pytest
 
 
-
 def write_run(root: Path, verdicts: dict[int, bool]) -> Path:
     run_dir = root / ".ancha" / "runs" / "20261129T000000Z-abcdef"
     for trial, passed in verdicts.items():
