@@ -62,7 +62,7 @@ class Resolver:
             self.add(path, "needs a person and at least one fact", f"for example {kind}: [ben, laura.beta_on]")
             return None
         if isinstance(items[0], str) and "." in items[0] and not items[0].startswith("$"):
-            self.add(join(path, 0), f"expected the person who {kind.rstrip('s') if kind == 'knows' else 'was told'}, "
+            self.add(join(path, 0), f"expected the person who {'knows' if kind == 'knows' else 'was told'}, "
                      f"got the fact {items[0]}", f"write [<person>, <fact>, ...], for example [ben, {items[0]}]")
             return None
         person = self.people.person(items[0], self.refs, self.source.reporter(join(path, 0)))
@@ -92,7 +92,8 @@ class Resolver:
 
     def selector(self, data: dict[str, Any], path: str, count: bool = False) -> MessageSelector | None:
         """A ``message``/``never`` selector (``count``: a ``message`` check, with ``count_gte``)."""
-        if not any(join(path, key) in self.present for key in _SELECTOR_FIELDS):
+        written = {p[len(path) + 1:].split(".")[0].split("[")[0] for p in self.present if p.startswith(path + ".")}
+        if not written - {"count_gte"}:  # (an unknown key is reported as such)
             self.add(path, "a message selector needs at least one field",
                      f"fields: {', '.join(_SELECTOR_FIELDS)}")
             return None
@@ -217,15 +218,14 @@ class Resolver:
         return None if None in built else [p for p in built if p]
 
     def within(self, data: dict[str, Any], path: str) -> Within | None:
-        if "event" not in data or "limit" not in data or "of" not in data and join(path, "of") in self.present:
-            return None  # missing or invalid: already reported
-        event = self.predicate(data["event"], join(path, "event"))
+        event = self.predicate(data.get("event"), join(path, "event"))
         of = data.get("of", "start")
-        start = None if of == "start" else self.predicate(of, join(path, "of"))
-        limit = parse_duration(data["limit"])
-        if limit <= 0:
+        of_invalid = "of" not in data and join(path, "of") in self.present  # already reported
+        start = None if of == "start" or of_invalid else self.predicate(of, join(path, "of"))
+        limit = parse_duration(data["limit"]) if "limit" in data else None
+        if limit is not None and limit <= 0:
             self.add(join(path, "limit"), "expected a positive duration, got 0", "for example limit: 30m")
             return None
-        if event is None or (of != "start" and start is None):
+        if event is None or limit is None or of_invalid or (of != "start" and start is None):
             return None
         return Within(event=event, of=start, limit=limit)
