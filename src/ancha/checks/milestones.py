@@ -67,8 +67,26 @@ def start_milestone(env: Environment) -> Milestone:
 
 def describe_predicate(predicate: Predicate) -> str:
     """The predicate in YAML flow style: ``{decided: [mike, severity, p1]}``."""
-    return _flow(predicate.model_dump(mode="json", by_alias=True, exclude_none=True,
-                                      exclude_defaults=True))
+    return _flow(_as_written(predicate.model_dump(mode="json", by_alias=True, exclude_none=True,
+                                                  exclude_defaults=True)))
+
+
+_REF_FIELDS = {"in", "in_thread_of", "from_user", "channel", "from"}
+_SPELLED = {"from_user": "from", "from_person": "from"}
+
+
+def _as_written(value: Any) -> Any:
+    """Back to the file's spelling: ``from`` for from_user/from_person, ``$`` before refs."""
+    if isinstance(value, list):
+        return [_as_written(v) for v in value]
+    if not isinstance(value, dict):
+        return value
+    written: dict[str, Any] = {}
+    for key, item in value.items():
+        if key in _REF_FIELDS and isinstance(item, str):
+            item = "$" + item
+        written[_SPELLED.get(str(key), str(key))] = _as_written(item)
+    return written
 
 
 def _flow(value: Any) -> str:

@@ -165,8 +165,12 @@ def closest_miss(sel: CompiledSelector, records: list[Record]) -> tuple[str, lis
     if not records:
         return "no message was written during the trial", []
     scored = [(r, sel.misses(r.data)) for r in records]
-    fewest = min(len(missed) for _, missed in scored)
-    best = [missed for _, missed in scored if len(missed) == fewest][-1]
+    # Most fields met; then by the right author (the check is about what they did); then the latest.
+    def rank(missed: list[str]) -> tuple[int, bool]:
+        return len(missed), "from" in missed
+
+    closest = min(rank(missed) for _, missed in scored)
+    best = [missed for _, missed in scored if rank(missed) == closest][-1]
     group = [r for r, missed in scored if missed == best]
     met = [name for name in sel.given if name not in best]
     n = len(group)
@@ -207,9 +211,10 @@ def _explain(sel: CompiledSelector, name: str, group: list[Record]) -> str:
         snippet = latest if len(latest) <= SNIPPET else latest[: SNIPPET - 1] + "…"
         lead = "it did not" if one else "the latest did not"
         return f"{lead} contain {' or '.join(repr(t) for t in missing)} (it said {snippet!r})"
-    told = sorted({f for r in group for learned in (r.data.get("facts") or {}).values() for f in learned})
+    told = sorted({f"{person} {f}" for r in group for person, learned in (r.data.get("facts") or {}).items()
+                   for f in learned})
     whom = sel.to or "anyone"
-    extra = f" (it told {', '.join(told)})" if told else ""
+    extra = f" ({'it' if one else 'they'} told {', '.join(told)})" if told else ""
     return f"{it} did not tell {whom} {sel.fact}{extra}"
 
 
