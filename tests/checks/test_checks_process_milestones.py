@@ -97,7 +97,7 @@ def test_state_milestone__uses_the_watchers_first_held_time():
     register_scene_predicates(w.env)
     w.wait(300)
     reply = w.post("agent", "slack_support", "Reports > Export", thread_of="slack_laura_question",
-                   reached=["laura"])
+                   reached=["laura"], real=True)
     w.wait(600)
     w.call("chat.delete", channel=reply.data["channel"], ts=reply.data["ts"])
     result = w.one({"within": {"event": answered, "limit": 600}})

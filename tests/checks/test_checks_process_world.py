@@ -2,10 +2,11 @@
 engine writes it, and the checks reference's process-check example graded on it.
 
 ``World`` (imported by the other ``test_checks_process_*`` files) drives an
-``Environment`` in-process: the agent's and people's Slack messages go through the
-replica (``Environment.dispatch``), and each one gets the ``message`` record the
-people engine writes for it; ``knows``/``revealed``/``decided``/``pending`` records
-are written with ``env.record``.
+``Environment`` in-process. Its history is hand-built, independent of the people
+engine: each Slack message is a traced ``chat.postMessage`` entry plus the ``message``
+record the engine would write (``post``; ``real=True`` sends it through the replica
+and takes the engine's own record), and ``knows``/``revealed``/``decided``/``pending``
+records are written with ``env.record``.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from typing import Any
 from ancha.checks.evaluate import evaluate_checks
 from ancha.checks.results import CheckResult
 from ancha.scene.model import CheckSpec, Scene
+from ancha.world.bus import DomainEvent
 from ancha.world.environment import Environment
 from ancha.world.records import Record
 from ancha.world.tools.base import ToolRequest
@@ -60,7 +62,8 @@ class World:
     """One in-process trial: Slack through the replica, the engine's records by hand."""
 
     def __init__(self, **extra: Any) -> None:
-        self.env = Environment("env_process", Scene.model_validate({**SCENE, **extra}), 1)
+        # people=False: this world's message/knows/... records are the ones written here by hand.
+        self.env = Environment("env_process", Scene.model_validate({**SCENE, **extra}), 1, people=False)
         self.slack = self.env.tools["slack"]
         self.tokens = {"agent": self.slack.credentials()["token"]}
         for person, spec in self.env.scene.people.items():
@@ -85,20 +88,40 @@ class World:
         return dict(json.loads(answer.body))
 
     def post(self, who: str, channel: str, text: str, *, thread_of: str | None = None,
-             reached: list[str] | None = None, facts: dict[str, list[str]] | None = None) -> Record:
-        """``who`` ("agent" or a person) posts; the message reaches ``reached`` and tells them
-        ``facts`` (a ``knows`` record for each, as the engine writes)."""
-        args: dict[str, Any] = {"channel": self.env.refs[channel].id, "text": text}
-        if thread_of is not None:
-            args["thread_ts"] = self.slack.message_ref(thread_of)[1]
-        answer = self.call("chat.postMessage", who, **args)
-        assert answer["ok"], answer
-        record = self.env.record(
-            "message", tool="slack", channel=answer["channel"], ts=answer["ts"],
-            thread_ts=args.get("thread_ts"), user=answer["message"]["user"],
-            actor="agent" if who == "agent" else f"person:{who}",
+             reached: list[str] | None = None, facts: dict[str, list[str]] | None = None,
+             real: bool = False) -> Record:
+        """``who`` ("agent" or a person) writes a Slack message that reaches ``reached`` and
+        tells them ``facts`` (with a ``knows`` record for each, as the engine writes).
+
+        By default the history is hand-built: a traced ``chat.postMessage`` entry and the
+        message record, without the replica, so the people engine never hears of it. With
+        ``real=True`` the message goes through the replica and the record is the engine's
+        own (its reach and facts; ``reached``/``facts`` are used only without an engine)."""
+        env = self.env
+        channel_id = env.refs[channel].id
+        thread_ts = self.slack.message_ref(thread_of)[1] if thread_of is not None else None
+        actor = "agent" if who == "agent" else f"person:{who}"
+        if real:
+            args: dict[str, Any] = {"channel": channel_id, "text": text}
+            if thread_ts is not None:
+                args["thread_ts"] = thread_ts
+            answer = self.call("chat.postMessage", who, **args)
+            assert answer["ok"], answer
+            ts, user, seq = answer["ts"], answer["message"]["user"], len(env.trace)
+            for record in reversed(env.records.of_kind("message")):
+                if record.data.get("channel") == channel_id and record.data.get("ts") == ts:
+                    return record
+        else:
+            user = env.refs["slack_bot" if who == "agent" else env.scene.people[who].accounts["slack"]].id
+            entry = env.trace.append(
+                at=env.clock.now(), actor=actor, tool="slack", method="POST", path="/api/chat.postMessage",
+                query="", status=200, request=b"", response=b"", worked=True, coverage_gap=False)
+            env.bus.publish(DomainEvent("call_traced", "slack", entry.at, {"entry": entry}))
+            ts, seq = f"{entry.at:.6f}", entry.seq
+        record = env.record(
+            "message", tool="slack", channel=channel_id, ts=ts, thread_ts=thread_ts, user=user, actor=actor,
             author_person=None if who == "agent" else who, text=text, reached=reached or [],
-            facts=facts or {}, seq=len(self.env.trace))
+            facts=facts or {}, seq=seq)
         for person, learned in (facts or {}).items():
             for fact in learned:
                 self.knows(person, fact, record)
