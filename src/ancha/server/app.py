@@ -87,10 +87,15 @@ class ControlAPI:
         except ValueError as exc:
             return _error(400, f"invalid environment request: {exc}")
         trial = int(body.get("trial", 1))
+        agent = body.get("agent")
+        if agent is not None and not isinstance(agent, dict):
+            return _error(400, "invalid environment request: 'agent' must be an object",
+                          'e.g. {"idle": 10.0, "input": "command"}')
         try:
-            env = self.registry.create(scene, trial, body.get("agent"))
+            env = self.registry.create(scene, trial, agent)
         except Exception as exc:  # the world could not be built: the trial is invalid
             return _error(422, f"the world could not be built: {exc}")
+        env.start_ticker()
         return JSONResponse(self.context(request, env), status_code=201)
 
     async def list_envs(self, request: Request) -> Response:
@@ -194,6 +199,24 @@ class ControlAPI:
         env.finish("done", "the done URL was called")
         return JSONResponse({"ok": True, "status": env.status})
 
+    async def waiting(self, request: Request) -> Response:
+        """The runner says whether the agent waits (``{"waiting": true}`` between two
+        ``per_event`` invocations): while it does, the clock jumps to what is due next."""
+        env = self._env(request)
+        if isinstance(env, JSONResponse):
+            return env
+        if not (self._authorized(request) or hmac.compare_digest(self._bearer(request), env.trial_token)):
+            return _error(401, "this server needs a key", "send Authorization: Bearer <server key>")
+        try:
+            body = json.loads(await request.body() or b"{}")
+            value = body["waiting"]
+            if not isinstance(value, bool):
+                raise TypeError
+        except (ValueError, KeyError, TypeError):
+            return _error(400, 'expected {"waiting": true} or {"waiting": false}')
+        env.waiting_external = value
+        return JSONResponse(env.status_dict())
+
     async def env_context(self, request: Request) -> Response:
         env = self._env(request)
         if isinstance(env, JSONResponse):
@@ -210,14 +233,19 @@ class ControlAPI:
         tool_name = request.path_params["tool"]
         if env is None or tool_name not in env.tools:
             return _error(404, f"no tool {tool_name!r} in environment {request.path_params['env_id']!r}")
-        tool_request = ToolRequest(
-            method=request.method,
-            path="/" + request.path_params["path"],
-            query=request.url.query,
-            headers={k.decode("latin-1"): v.decode("latin-1") for k, v in request.scope["headers"]},
-            body=await request.body(),
-        )
-        answer = env.dispatch(tool_name, tool_request)
+        # An agent request in flight keeps the clock from jumping, from its first byte on.
+        env.request_started()
+        try:
+            tool_request = ToolRequest(
+                method=request.method,
+                path="/" + request.path_params["path"],
+                query=request.url.query,
+                headers={k.decode("latin-1"): v.decode("latin-1") for k, v in request.scope["headers"]},
+                body=await request.body(),
+            )
+            answer = env.dispatch(tool_name, tool_request)
+        finally:
+            env.request_finished()
         return Response(answer.body, status_code=answer.status, headers=answer.headers,
                         media_type=answer.content_type)
 
@@ -236,6 +264,7 @@ def create_app(key: str | None = None, registry: Registry | None = None) -> Star
         Route("/envs/{env_id}/grade", api.grade, methods=["POST"]),
         Route("/envs/{env_id}/events", api.events, methods=["GET"]),
         Route("/envs/{env_id}/done", api.done, methods=["POST"]),
+        Route("/envs/{env_id}/waiting", api.waiting, methods=["POST"]),
         Route("/envs/{env_id}/context", api.env_context, methods=["GET"]),
         Route("/envs/{env_id}/{tool}/{path:path}", api.tool,
               methods=["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"]),

@@ -8,13 +8,22 @@ import secrets
 from collections.abc import Callable
 from typing import Any
 
+from ancha.durations import parse_duration
 from ancha.scene.model import Scene
 from ancha.world.bus import Bus, DomainEvent
 from ancha.world.clock import SimClock
+from ancha.world.delivery import start_delivery
 from ancha.world.feed import EventFeed
+from ancha.world.people import People
+from ancha.world.predicates import PredicateWatcher, register_scene_predicates
 from ancha.world.records import Record, Records
+from ancha.world.rules import WorldEvents
+from ancha.world.scheduler import Due, Scheduler
+from ancha.world.ticker import Ticker, Timekeeper
 from ancha.world.tools.base import RecordRef, Tool, ToolRequest, ToolResponse
 from ancha.world.trace import Trace
+
+DEFAULT_IDLE_S = 10.0
 
 ToolBuilder = Callable[["Environment", Any], Tool]
 
@@ -33,16 +42,29 @@ class UnknownTool(KeyError):
 class Environment:
     """A live world built from a scene for one trial.
 
-    Status goes ``running`` -> ``done`` (the agent or someone said so), or
-    ``timed_out`` (the clock passed ``clock.limit``); the runner ends it with a
-    verdict after grading.
+    Status goes ``running`` -> ``done`` (the agent or someone said so), ``idle``
+    (nothing pending and the world quiet for ``agent.idle`` while the agent waited) or
+    ``timed_out`` (the clock passed ``clock.limit``); the runner ends it with a verdict
+    after grading.
+
+    Built in this order: tools (seeded), people (subscribed to the tools' events), the
+    event feed's delivery, the predicate watcher (every predicate of the checks and
+    rules), then the trial starts: owners know their facts, world events are
+    scheduled. Time moves by ``timekeeper`` (``ticker.py``): the server starts a
+    ``Ticker`` task per environment with ``start_ticker()``.
     """
 
-    def __init__(self, env_id: str, scene: Scene, trial: int, agent: dict[str, Any] | None = None) -> None:
+    def __init__(self, env_id: str, scene: Scene, trial: int, agent: dict[str, Any] | None = None, *,
+                 people: bool = True) -> None:
+        """``people=False`` builds the world without its people engine (no ``message``,
+        ``knows``, ... records, no replies): for tests that write those records by hand."""
         self.id = env_id
         self.scene = scene
         self.trial = trial
         self.agent = agent or {}
+        self.idle = _seconds(self.agent.get("idle"), DEFAULT_IDLE_S)
+        """``agent.idle``: simulated seconds of quiet (while the agent waits) that end the trial."""
+        self.agent_input = str(self.agent.get("input") or "command")
         self.rng = random.Random(trial_seed(scene.source_hash, trial))
         self.clock = SimClock(scene.clock.start, scene.clock.speed)
         self.bus = Bus()
@@ -55,10 +77,30 @@ class Environment:
         self.status = "running"
         self.ended_reason: str | None = None
         self.verdict: str | None = None
+        self.scheduler = Scheduler()
+        self.timekeeper = Timekeeper(self)
+        self.ticker: Ticker | None = None
+        self.in_flight = 0
+        """Agent requests to tools in progress (the server counts them)."""
+        self.dispatching = 0
+        """Tool calls being handled right now (a write's domain events come before its trace entry)."""
+        self._waiting_external = False
+        self.last_activity = self.clock.start
+        """Simulated time of the latest trace entry or record: the world is quiet since then."""
+        self.bus.subscribe("call_traced", self._touch)
+        self.bus.subscribe("record_added", self._touch)
         self.tools: dict[str, Tool] = {}
         builders = tool_builders()
         for name in scene.tools:
             self.tools[name] = builders[name](self, getattr(scene.world, name))
+        self.people = People(self, enabled=people)
+        start_delivery(self)
+        self.predicates: PredicateWatcher = register_scene_predicates(self)
+        self.world_events = WorldEvents(self)
+        self.people.start()
+        self.world_events.start()
+        self.scheduler.on_change = self._wake
+        self.feed.on_wait = self._wake
 
     # --- ids and refs -----------------------------------------------------------------
 
@@ -80,7 +122,11 @@ class Environment:
         tool = self.tools.get(tool_name)
         if tool is None:
             raise UnknownTool(tool_name)
-        response = tool.handle(request)
+        self.dispatching += 1
+        try:
+            response = tool.handle(request)
+        finally:
+            self.dispatching -= 1
         entry = self.trace.append(
             at=self.clock.now(),
             actor=response.actor,
@@ -106,6 +152,55 @@ class Environment:
         self.bus.publish(DomainEvent("record_added", "world", record.at, {"record": record}))
         return record
 
+    # --- time -------------------------------------------------------------------------
+
+    def schedule(self, at: float, callback: Callable[[], None], label: str = "") -> Due:
+        """Run ``callback`` once simulated time reaches ``at`` (epoch seconds)."""
+        return self.scheduler.schedule(at, callback, label)
+
+    def pending(self) -> int:
+        """How many scheduled items are still to run."""
+        return len(self.scheduler)
+
+    @property
+    def waiting_external(self) -> bool:
+        """Set by the runner between two ``per_event`` invocations (no agent process running)."""
+        return self._waiting_external
+
+    @waiting_external.setter
+    def waiting_external(self, value: bool) -> None:
+        self._waiting_external = value
+        self._wake()
+
+    @property
+    def agent_waiting(self) -> bool:
+        """The agent cannot act before the world does: it holds a feed long-poll with nothing
+        to read and no request in flight, or the runner says it waits."""
+        return self._waiting_external or (self.feed.blocked > 0 and self.in_flight == 0)
+
+    def request_started(self) -> None:
+        self.in_flight += 1
+
+    def request_finished(self) -> None:
+        self.in_flight -= 1
+        if self.in_flight == 0:
+            self._wake()
+
+    def start_ticker(self) -> Ticker:
+        """Keep time moving in the running event loop (the server calls this once)."""
+        if self.ticker is None:
+            self.ticker = Ticker(self)
+            self.ticker.start()
+        return self.ticker
+
+    def _wake(self) -> None:
+        if self.ticker is not None:
+            self.ticker.wake()
+
+    def _touch(self, event: DomainEvent) -> None:
+        if event.at > self.last_activity:
+            self.last_activity = event.at
+
     # --- lifecycle --------------------------------------------------------------------
 
     @property
@@ -123,6 +218,7 @@ class Environment:
             self.status = status
             self.ended_reason = reason
             self.feed.close()
+            self._wake()
 
     def coverage_gaps(self) -> list[dict[str, Any]]:
         seen: dict[tuple[str, str, str], int] = {}
@@ -148,7 +244,10 @@ class Environment:
                 "limit_s": self.scene.clock.limit,
                 "speed": self.clock.speed,
             },
-            "pending": 0,
+            "pending": self.pending(),
+            "waiting": self.agent_waiting,
+            "in_flight": self.in_flight,
+            "idle_s": self.idle,
             "trace_entries": len(self.trace),
             "coverage_gaps": self.coverage_gaps(),
         }
@@ -158,6 +257,15 @@ class Environment:
 
     def snapshot(self) -> dict[str, Any]:
         return {name: tool.snapshot() for name, tool in self.tools.items()}
+
+
+def _seconds(value: Any, default: float) -> float:
+    """A duration from the agent's settings: seconds as a number, or a string such as ``10s``."""
+    if value is None:
+        return default
+    if isinstance(value, (int, float)):
+        return float(value)
+    return parse_duration(str(value))
 
 
 def trial_seed(source_hash: str, trial: int) -> int:

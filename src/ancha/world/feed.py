@@ -1,28 +1,53 @@
-"""The agent's event feed: an append-only list with long-polling readers."""
+"""The agent's event feed: an append-only list with long-polling readers.
+
+A reader that is blocked (its cursor is at the end of the feed) is what tells the
+clock the agent is waiting; the moment an event is pushed past its cursor it no
+longer counts, even before its coroutine has resumed, so a jump that produces an
+event for the agent is the last jump before the agent sees it.
+"""
 
 from __future__ import annotations
 
 import asyncio
+import itertools
+from collections.abc import Callable
 from typing import Any
 
 
 class EventFeed:
     def __init__(self) -> None:
         self.events: list[dict[str, Any]] = []
-        self._changed = asyncio.Event() if _has_loop() else None
+        self._changed: asyncio.Event | None = None
         self.closed = False
-        self.waiting = 0
-        """How many readers are blocked on the feed right now (the clock may jump then)."""
+        self._readers: dict[int, int] = {}
+        """reader number -> its cursor, for every long-poll in progress."""
+        self._reader_ids = itertools.count(1)
+        self.on_wait: Callable[[], None] | None = None
+        """Called when a reader starts waiting (the environment's ticker may now jump)."""
+
+    @property
+    def waiting(self) -> int:
+        """How many long-polls are in progress."""
+        return len(self._readers)
+
+    @property
+    def blocked(self) -> int:
+        """How many long-polls are blocked with nothing to read (the clock may jump then)."""
+        if self.closed:
+            return 0
+        end = len(self.events)
+        return sum(1 for cursor in self._readers.values() if cursor >= end)
 
     def _signal(self) -> asyncio.Event:
         if self._changed is None:
             self._changed = asyncio.Event()
         return self._changed
 
-    def push(self, event: dict[str, Any]) -> None:
+    def push(self, event: dict[str, Any]) -> dict[str, Any]:
         event = {"id": str(len(self.events) + 1), **event}
         self.events.append(event)
         self._signal().set()
+        return event
 
     def close(self) -> None:
         self.closed = True
@@ -32,10 +57,15 @@ class EventFeed:
         return self.events[cursor:]
 
     async def wait(self, cursor: int, timeout: float) -> list[dict[str, Any]]:
-        """Events after ``cursor``, waiting up to ``timeout`` seconds for the first."""
+        """Events after ``cursor``, waiting up to ``timeout`` real seconds for the first."""
+        if len(self.events) > cursor or self.closed:
+            return self.events[cursor:]
         loop = asyncio.get_running_loop()
         deadline = loop.time() + timeout
-        self.waiting += 1
+        reader = next(self._reader_ids)
+        self._readers[reader] = cursor
+        if self.on_wait is not None:
+            self.on_wait()
         try:
             while len(self.events) <= cursor and not self.closed:
                 remaining = deadline - loop.time()
@@ -48,13 +78,5 @@ class EventFeed:
                 except TimeoutError:
                     break
         finally:
-            self.waiting -= 1
+            del self._readers[reader]
         return self.events[cursor:]
-
-
-def _has_loop() -> bool:
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return False
-    return True
