@@ -293,9 +293,12 @@ class SlackMessageHeld(CompiledPredicate):
                 self.matching.setdefault(ts, len(self.env.trace) + 1)
             else:
                 self.matching.pop(ts, None)
-        self._set(len(self.matching) >= self.count, event.at,
-                  (seq for seq in self.matching.values() if seq))
-        return self.holds
+        holds = len(self.matching) >= self.count
+        if holds and self.first_held is None:
+            self._set(True, event.at, (seq for seq in self.matching.values() if seq))
+        else:
+            self.holds = holds
+        return holds
 
 
 class StateHeld(CompiledPredicate):
