@@ -69,6 +69,7 @@ class TrialRunner:
             if not graded:  # interrupted or failed before grading: do not leave the world behind
                 await asyncio.shield(self.control.delete(env_id))
         timings["total_s"] = time.perf_counter() - started
+        outcome.timings = {**timings, **outcome.timings}
         return outcome
 
     def _agent_spec(self) -> dict[str, Any]:
@@ -166,6 +167,7 @@ class TrialRunner:
         graded = await self.control.grade(context["env_id"])
         results: list[dict[str, Any]] = graded["results"]
         outcome.status = graded["status"]["status"]
+        outcome.timings["simulated_s"] = float(graded["status"]["clock"]["elapsed_s"])
         if outcome.status == "timed_out" and not outcome.reason:
             outcome.reason = "the trial outlived clock.limit; the agent was stopped"
         trace: str = graded["trace"]
