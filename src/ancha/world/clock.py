@@ -1,7 +1,9 @@
 """Simulated time: one clock per environment.
 
 Time runs at ``speed`` x real time while the agent works, and can jump forward
-when the agent waits (``advance_to``). ``now()`` never returns the same instant
+when the agent waits (``advance_to``). While the agent waits the clock is paused
+(``pause``/``resume``): it moves only by jumps, so the times of what happens then
+(replies, events) are exact and reproducible, not smeared by real processing time. ``now()`` never returns the same instant
 twice: each reading is at least one microsecond after the one before, so every
 record, ``ts`` and trace entry is strictly ordered.
 """
@@ -22,10 +24,31 @@ class SimClock:
         self._origin = time.monotonic()
         self._offset = 0.0
         self._last = self.start - TICK
+        self._paused_at: float | None = None
         self._lock = threading.Lock()
 
-    def _flowing(self) -> float:
+    def _running(self) -> float:
         return self.start + (time.monotonic() - self._origin) * self.speed + self._offset
+
+    def _flowing(self) -> float:
+        return self._paused_at if self._paused_at is not None else self._running()
+
+    @property
+    def paused(self) -> bool:
+        return self._paused_at is not None
+
+    def pause(self) -> None:
+        """Stop flowing with real time (the agent waits); ``advance_to`` still jumps."""
+        with self._lock:
+            if self._paused_at is None:
+                self._paused_at = max(self._running(), self._last)
+
+    def resume(self) -> None:
+        """Flow again at ``speed`` from where the clock stands (the agent works)."""
+        with self._lock:
+            if self._paused_at is not None:
+                self._offset += self._paused_at - self._running()
+                self._paused_at = None
 
     def now(self) -> float:
         """Simulated epoch seconds, strictly later than every earlier reading."""
@@ -49,7 +72,10 @@ class SimClock:
     def advance_to(self, t: float) -> None:
         """Jump forward to ``t`` (never backward)."""
         with self._lock:
-            gap = t - self._flowing()
+            if self._paused_at is not None:
+                self._paused_at = max(self._paused_at, t)
+                return
+            gap = t - self._running()
             if gap > 0:
                 self._offset += gap
 

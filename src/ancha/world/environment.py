@@ -100,7 +100,7 @@ class Environment:
         self.people.start()
         self.world_events.start()
         self.scheduler.on_change = self._wake
-        self.feed.on_wait = self._wake
+        self.feed.on_change = self._agent_changed
 
     # --- ids and refs -----------------------------------------------------------------
 
@@ -170,7 +170,7 @@ class Environment:
     @waiting_external.setter
     def waiting_external(self, value: bool) -> None:
         self._waiting_external = value
-        self._wake()
+        self._agent_changed()
 
     @property
     def agent_waiting(self) -> bool:
@@ -180,11 +180,20 @@ class Environment:
 
     def request_started(self) -> None:
         self.in_flight += 1
+        self._agent_changed()
 
     def request_finished(self) -> None:
         self.in_flight -= 1
-        if self.in_flight == 0:
+        self._agent_changed()
+
+    def _agent_changed(self) -> None:
+        """Whether the agent waits may have changed: the clock is paused exactly while it
+        waits (it then moves only by jumps), and the ticker reconsiders."""
+        if self.agent_waiting:
+            self.clock.pause()
             self._wake()
+        else:
+            self.clock.resume()
 
     def start_ticker(self) -> Ticker:
         """Keep time moving in the running event loop (the server calls this once)."""

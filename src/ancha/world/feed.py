@@ -22,8 +22,9 @@ class EventFeed:
         self._readers: dict[int, int] = {}
         """reader number -> its cursor, for every long-poll in progress."""
         self._reader_ids = itertools.count(1)
-        self.on_wait: Callable[[], None] | None = None
-        """Called when a reader starts waiting (the environment's ticker may now jump)."""
+        self.on_change: Callable[[], None] | None = None
+        """Called when a reader starts or stops waiting, an event is pushed or the feed closes
+        (whether the agent waits may have changed)."""
 
     @property
     def waiting(self) -> int:
@@ -47,11 +48,17 @@ class EventFeed:
         event = {"id": str(len(self.events) + 1), **event}
         self.events.append(event)
         self._signal().set()
+        self._changed_hook()
         return event
 
     def close(self) -> None:
         self.closed = True
         self._signal().set()
+        self._changed_hook()
+
+    def _changed_hook(self) -> None:
+        if self.on_change is not None:
+            self.on_change()
 
     def after(self, cursor: int) -> list[dict[str, Any]]:
         return self.events[cursor:]
@@ -64,8 +71,7 @@ class EventFeed:
         deadline = loop.time() + timeout
         reader = next(self._reader_ids)
         self._readers[reader] = cursor
-        if self.on_wait is not None:
-            self.on_wait()
+        self._changed_hook()
         try:
             while len(self.events) <= cursor and not self.closed:
                 remaining = deadline - loop.time()
@@ -79,4 +85,5 @@ class EventFeed:
                     break
         finally:
             del self._readers[reader]
+            self._changed_hook()
         return self.events[cursor:]
