@@ -16,9 +16,9 @@ from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
 
 from ancha.durations import parse_duration
+from ancha.server.gateway import ToolGateway
 from ancha.server.registry import Registry, SceneNotCached
 from ancha.world.environment import Environment
-from ancha.world.tools.base import ToolRequest
 
 FEED_MAX_WAIT = 60.0
 
@@ -229,28 +229,12 @@ class ControlAPI:
     # --- tools ------------------------------------------------------------------------
 
     async def tool(self, request: Request) -> Response:
-        env = self.registry.get(request.path_params["env_id"])
-        tool_name = request.path_params["tool"]
-        if env is None or tool_name not in env.tools:
-            return _error(404, f"no tool {tool_name!r} in environment {request.path_params['env_id']!r}")
-        # An agent request in flight keeps the clock from jumping, from its first byte on.
-        env.request_started()
-        try:
-            tool_request = ToolRequest(
-                method=request.method,
-                path="/" + request.path_params["path"],
-                query=request.url.query,
-                headers={k.decode("latin-1"): v.decode("latin-1") for k, v in request.scope["headers"]},
-                body=await request.body(),
-            )
-            answer = env.dispatch(tool_name, tool_request)
-        finally:
-            env.request_finished()
-        return Response(answer.body, status_code=answer.status, headers=answer.headers,
-                        media_type=answer.content_type)
+        """Only reached when no such environment or tool exists: live tools are served by the gateway."""
+        return _error(404, f"no tool {request.path_params['tool']!r} in environment {request.path_params['env_id']!r}",
+                      "the environment may have been torn down; tool URLs come from POST /envs")
 
 
-def create_app(key: str | None = None, registry: Registry | None = None) -> Starlette:
+def create_app(key: str | None = None, registry: Registry | None = None) -> ToolGateway:
     """The server's ASGI app. ``key``: a bearer key the control API then requires."""
     api = ControlAPI(registry or Registry(), key)
     routes = [
@@ -269,6 +253,6 @@ def create_app(key: str | None = None, registry: Registry | None = None) -> Star
         Route("/envs/{env_id}/{tool}/{path:path}", api.tool,
               methods=["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"]),
     ]
-    app = Starlette(routes=routes)
-    app.state.registry = api.registry
-    return app
+    control = Starlette(routes=routes)
+    control.state.registry = api.registry
+    return ToolGateway(api.registry, control)
