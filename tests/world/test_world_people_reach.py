@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import time
 
-from conftest import START_S, seconds
+from world_agent import START_S, seconds
 
 
 def test_dm__reaches_the_person_who_answers_in_the_dm_after_their_delay(make_world, people_scene):

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import copy
 
-from conftest import START_S, seconds
+from world_agent import START_S, seconds
 
 
 def _texts_by(w, user_ref: str) -> list[str]:

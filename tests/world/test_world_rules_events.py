@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import copy
 
-from conftest import START_S, seconds
+from world_agent import START_S, seconds
 
 
 def _scene(people_scene, events):

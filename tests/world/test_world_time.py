@@ -6,7 +6,7 @@ from __future__ import annotations
 import copy
 import time
 
-from conftest import START_S, seconds
+from world_agent import START_S, seconds
 
 
 def test_status__shows_pending_work_and_whether_the_agent_waits(make_world, people_scene):
