@@ -102,3 +102,13 @@ def test_message_from_a_person_teaches_whoever_it_reaches_but_never_gets_an_answ
     assert record["facts"] == {"ben": ["laura.workspace"], "mike": ["laura.workspace"]}
     learned = {(r["person"], r["fact"]) for r in w.records("knows") if r["via"] == "message"}
     assert learned == {("ben", "laura.workspace"), ("mike", "laura.workspace")}
+
+
+def test_mention_in_a_dm__does_not_reach_someone_outside_it(make_world, people_scene):
+    w = make_world(people_scene)
+    dm = w.dm("slack_laura")
+    asked = w.post(dm, f"Laura, do you know <@{w.ids['slack_ben']}>'s root cause? Which workspace?")
+    record = next(r for r in w.records("message") if r["ts"] == asked["ts"])
+    assert record["reached"] == ["laura"]
+    assert [e["payload"]["event"]["user"] for e in w.poll()] == [w.ids["slack_laura"]]
+    assert w.records("reply_failed") == []

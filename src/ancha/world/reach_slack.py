@@ -2,7 +2,9 @@
 
 A message reaches person P (never its own author) when it is a direct message to P's
 user (a DM, or a group DM P is in), mentions P (``<@U...>``), is a reply in a thread P
-is in (P wrote the parent or a reply), or is in a channel P listens to. A DM or a
+is in (P wrote the parent or a reply), or is in a channel P listens to; in a DM, group
+DM or private channel only if P is a member (a mention there does not reach outsiders,
+as Slack does not notify them). A DM or a
 mention addresses P directly; the others reach P without addressing them.
 
 People and world rules write through the replica's Web API with user tokens, exactly
@@ -87,11 +89,12 @@ class SlackReach:
         author: str = data["user"]
         mentioned = set(data.get("mentions") or ())
         direct_place = channel.is_im or channel.is_mpim
+        members_only = direct_place or channel.is_private
         root = self.state.message(channel.id, thread) if thread is not None else None
         audience: dict[str, bool] = {}
         for person, user_id in self.people:
-            if user_id == author:
-                continue
+            if user_id == author or (members_only and user_id not in channel.member_set):
+                continue  # nobody hears their own message, or one in a conversation they cannot see
             direct = user_id in mentioned or (direct_place and user_id in channel.member_set)
             in_thread = root is not None and (root.user == user_id or user_id in root.reply_users)
             if direct or in_thread or self.directory.listens_to(person, channel.id):
