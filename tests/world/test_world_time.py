@@ -101,7 +101,9 @@ def test_speed__time_flows_while_the_agent_works_and_due_items_run_on_time(make_
         time.sleep(0.02)
     revealed = w.records("revealed")
     assert len(revealed) == 1
-    assert abs(seconds(revealed[0]["at"]) - (float(asked["ts"]) - START_S + 120)) < 2
+    # Due at ask + 2m; it runs when the ticker wakes, a few real milliseconds (x600) later at most.
+    late = seconds(revealed[0]["at"]) - (float(asked["ts"]) - START_S + 120)
+    assert 0 <= late < 300
     assert w.status()["waiting"] is False
 
 
