@@ -94,3 +94,15 @@ people:
         text: Let's treat it as {option}.
         pending: I can't call it until I know the root cause.
 """
+
+REFERENCE = """\
+checks:
+  - { id: asked_laura, revealed: [laura.workspace, laura.beta_on] }
+  - { id: ben_got_the_details, knows: [ben, laura.beta_on] }
+  - { id: laura_got_the_workaround, told: [laura, ben.workaround] }
+  - { id: priority_decided, decided: [mike, severity, p1] }
+  - { id: answered_in_her_thread, message: { to: laura, in_thread_of: $slack_laura_question, from: $slack_bot } }
+  - { id: no_root_cause_to_customer, never: { to: laura, fact: ben.root_cause } }
+  - { id: priority_before_label, before: [{ decided: [mike, severity, p1] }, { called: "POST /repos/*/issues/*/labels" }] }
+  - { id: answered_fast, within: { event: { message: { to: laura, from: $slack_bot } }, of: start, limit: 30m } }
+"""

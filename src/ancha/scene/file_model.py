@@ -251,7 +251,7 @@ class ActionFile(_File):
 class EventFile(_File):
     at: Offset | None = None
     after: PredicateFile | None = None
-    delay: Annotated[str, DurationText()] | None = Field(default=None, description="with after; default 0s")
+    delay: Annotated[str | None, DurationText()] = Field(default=None, description="with after; default 0s")
     unless: PredicateFile | None = None
     do: list[ActionFile]
 
