@@ -52,8 +52,8 @@ def evaluate_slack_message(spec: SlackMessageState, env: Environment) -> StateOu
     if replica is None:
         return _failed(expected, "the world has no Slack", [])
     try:
-        channel_id = _ref_id(env, spec.channel, "channel")
-        author = _ref_id(env, spec.from_, "user") if spec.from_ else None
+        channel_id = env.ref_id(spec.channel, "channel")
+        author = env.ref_id(spec.from_, "user") if spec.from_ else None
         parent = replica.message_ref(spec.in_thread_of) if spec.in_thread_of else None
     except LookupError as exc:
         return _failed(expected, str(exc), [])
@@ -200,15 +200,6 @@ def _creating_calls(env: Environment, messages: list[Message]) -> list[int]:
         if key in wanted and key not in found:
             found[key] = entry.seq
     return sorted(found.values())
-
-
-def _ref_id(env: Environment, ref: str, kind: str) -> str:
-    record = env.refs.get(ref)
-    if record is None:
-        raise LookupError(f"the world has no ref ${ref}")
-    if record.kind != kind:
-        raise LookupError(f"${ref} is a {record.kind}, not a {kind}")
-    return record.id
 
 
 def _channel_label(state: SlackState, channel_id: str) -> str:

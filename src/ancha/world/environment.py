@@ -112,8 +112,15 @@ class Environment:
         if name:
             self.refs[name] = RecordRef(kind=kind, tool=tool, id=record_id)
 
-    def ref_id(self, name: str) -> str:
-        return self.refs[name].id
+    def ref_id(self, name: str, kind: str | None = None) -> str:
+        """The id a scene ref names in this world; ``LookupError`` when it names nothing
+        (or, with ``kind``, a record of another kind)."""
+        record = self.refs.get(name)
+        if record is None:
+            raise LookupError(f"the world has no ref ${name}")
+        if kind is not None and record.kind != kind:
+            raise LookupError(f"${name} is a {record.kind}, not a {kind}")
+        return record.id
 
     # --- requests ---------------------------------------------------------------------
 

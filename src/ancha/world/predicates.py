@@ -265,8 +265,8 @@ class SlackMessageHeld(CompiledPredicate):
         if replica is None:
             raise LookupError("the world has no Slack")
         self.state = replica.state
-        self.channel = _ref_id(env, spec.channel, "channel")
-        author = _ref_id(env, spec.from_, "user") if spec.from_ else None
+        self.channel = env.ref_id(spec.channel, "channel")
+        author = env.ref_id(spec.from_, "user") if spec.from_ else None
         parent = replica.message_ref(spec.in_thread_of) if spec.in_thread_of else None
         self.conditions = _Conditions(spec, author, parent)
         self.matching: dict[str, int] = {}
@@ -391,15 +391,6 @@ class Not(Composite):
 
 def _untouched(env: Environment) -> bool:
     return len(env.trace) == 0 and not env.records.items
-
-
-def _ref_id(env: Environment, ref: str, kind: str) -> str:
-    record = env.refs.get(ref)
-    if record is None:
-        raise LookupError(f"the world has no ref ${ref}")
-    if record.kind != kind:
-        raise LookupError(f"${ref} is a {record.kind}, not a {kind}")
-    return record.id
 
 
 def state_events(check: StateCheck) -> frozenset[str]:
