@@ -122,8 +122,9 @@ def explain_trial(trial: TrialReport) -> list[str]:
         lines.append(f"  {mark} {result.get('id')} ({required})")
         lines.append(f"    expected: {result.get('expected', '')}")
         lines.append(f"    actual:   {result.get('actual', '')}")
-        if result.get("explanation"):
-            lines.append(f"    why:      {result['explanation']}")
+        explanation = result.get("explanation") or ""
+        if explanation and str(result.get("actual", "")) not in explanation:  # only when it says more
+            lines.append(f"    why:      {explanation}")
         evidence = result.get("evidence") or []
         if evidence:
             if trace is None:
