@@ -250,3 +250,16 @@ def test_run__ctrl_c_kills_agents_and_keeps_results(tmp_path: Path) -> None:
     pids = [int(p.read_text()) for p in (tmp_path / ".ancha").rglob("pid")]
     assert len(pids) == 2  # parallel: 2, and nothing new started after the interrupt
     assert not any(alive(pid) for pid in pids)
+
+
+def test_run__template_for_a_tool_the_scene_lacks_is_a_config_error(tmp_path: Path) -> None:
+    project(tmp_path, POSTING_AGENT, trials=1)
+    (tmp_path / "ancha.yaml").write_text(
+        f'agent:\n  command: {sys.executable} agent.py\n  env:\n    GH_TOKEN: "{{{{github.token}}}}"\ntrials: 1\n')
+    ran = ancha("run", cwd=tmp_path)
+    assert ran.returncode == 2
+    assert ran.stderr.splitlines()[0] == (
+        "error[CONFIG_INVALID]: agent.env.GH_TOKEN: {{github.token}} needs a github world, "
+        "which scene hello does not have")
+    assert f"fix the config file: {tmp_path / 'ancha.yaml'}" in ran.stderr
+    assert not (tmp_path / ".ancha").exists()
