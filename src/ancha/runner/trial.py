@@ -10,6 +10,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
+import httpx
+
 from ancha.checks.judge import (
     JudgeUnavailable,
     evaluate_judge_checks,
@@ -63,8 +65,15 @@ class TrialRunner:
         graded = False
         try:
             outcome = await self._run_agent(scene, trial, context, trial_dir, timings)
-            await self._grade(scene, context, trial_dir, outcome)
-            graded = True
+            try:
+                await self._grade(scene, context, trial_dir, outcome)
+                graded = True
+            except (ServerError, httpx.HTTPError) as exc:
+                # The world could not be graded, through no fault of the agent: invalid, and the run goes on.
+                outcome.verdict, outcome.reason = "invalid", f"the trial could not be graded: {exc}"
+                with (trial_dir / "agent.log").open("a") as log:
+                    log.write(f"ancha: {outcome.reason}\n")
+                self._write_checks(trial_dir, outcome, [])
         finally:
             if not graded:  # interrupted or failed before grading: do not leave the world behind
                 await asyncio.shield(self.control.delete(env_id))
