@@ -155,8 +155,11 @@ def test_people__unknown_field_and_voice(tmp_path: Path) -> None:
     assert found[0].hint == "did you mean people.p.replies_after?"
 
 
-def test_voice_model__kept(tmp_path: Path) -> None:
-    assert scene_of(tmp_path, _person("voice: model")).people["p"].voice == "model"
+def test_voice_model__refused_until_built_never_ignored(tmp_path: Path) -> None:
+    found = problems_of(tmp_path, _person("voice: model"))
+    assert messages(found) == ["people.p.voice: voice: model is built in a later version of Ancha"]
+    assert found[0].hint is not None and "voice: scene" in found[0].hint
+    assert scene_of(tmp_path, _person("voice: scene")).people["p"].voice == "scene"
 
 
 def test_slack_user_person_field__points_at_accounts(tmp_path: Path) -> None:

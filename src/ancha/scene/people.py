@@ -162,6 +162,11 @@ def _person(key: str, data: dict[str, Any], path: str, source: Source, refs: Ref
              if f is not None}
     decisions = {name: _decision(d, f"{path}.decisions.{name}", source)
                  for name, d in data.get("decisions", {}).items() if d is not None}
+    if data.get("voice") == "model":
+        # Never silently: people would still speak the scene's text, which the author did not ask for.
+        source.add(f"{path}.voice", "voice: model is built in a later version of Ancha",
+                   "remove it (or write voice: scene): people then reply with the scene's own text")
+        ok = False
     for name in [*facts, *decisions]:
         where = f"{path}.facts.{name}" if name in facts else f"{path}.decisions.{name}"
         if not NAME.match(name):
