@@ -98,3 +98,33 @@ def test_check__prints_every_result_of_a_live_world(tmp_path: Path, served: str)
     assert after.returncode == 0, after.stdout + after.stderr
     result = json.loads(after.stdout)[0]
     assert result["passed"] is True and result["status"] == "passed" and result["evidence"] == [1]
+
+
+def test_serve_with_a_key__control_api_refuses_requests_without_it(tmp_path: Path) -> None:
+    from ancha.scene.loading import load_scene
+
+    port = free_port()
+    proc = subprocess.Popen([*ANCHA, "serve", "--port", str(port), "--key", "sekret"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            try:
+                httpx.get(url + "/envs")
+                break
+            except httpx.HTTPError:
+                time.sleep(0.1)
+        (tmp_path / "scene.yaml").write_text(SCENE)
+        body = {"scene": load_scene(tmp_path / "scene.yaml").model_dump(mode="json", by_alias=True)}
+        assert httpx.post(url + "/envs", json=body).status_code == 401
+        keyed = {"authorization": "Bearer sekret"}
+        env_id = httpx.post(url + "/envs", json=body, headers=keyed).json()["env_id"]
+        for what in ("trace", "state", "records"):
+            assert httpx.get(f"{url}/envs/{env_id}/{what}").status_code == 401
+            assert httpx.get(f"{url}/envs/{env_id}/{what}", headers=keyed).status_code == 200
+        assert httpx.post(f"{url}/envs/{env_id}/checks").status_code == 401
+        assert httpx.post(f"{url}/envs/{env_id}/grade").status_code == 401
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)

@@ -43,7 +43,12 @@ class ControlAPI:
         supplied = request.headers.get("authorization", "").removeprefix("Bearer ").strip()
         return hmac.compare_digest(supplied, self.key)
 
-    def _env(self, request: Request) -> Environment | JSONResponse:
+    def _env(self, request: Request, control: bool = False) -> Environment | JSONResponse:
+        """The environment the path names. ``control``: a control endpoint (trace, state,
+        records, checks), which needs the server key when the server has one; the
+        agent-facing ones check their own tokens."""
+        if control and not self._authorized(request):
+            return _error(401, "this server needs a key", "send Authorization: Bearer <server key>")
         env = self.registry.get(request.path_params["env_id"])
         if env is None:
             return _error(404, f"no environment {request.path_params['env_id']!r} on this server",
@@ -115,19 +120,19 @@ class ControlAPI:
         return JSONResponse(env.status_dict())
 
     async def trace(self, request: Request) -> Response:
-        env = self._env(request)
+        env = self._env(request, control=True)
         if isinstance(env, JSONResponse):
             return env
         return PlainTextResponse(env.trace.to_jsonl(), media_type="application/x-ndjson")
 
     async def state(self, request: Request) -> Response:
-        env = self._env(request)
+        env = self._env(request, control=True)
         if isinstance(env, JSONResponse):
             return env
         return JSONResponse(env.snapshot())
 
     async def records(self, request: Request) -> Response:
-        env = self._env(request)
+        env = self._env(request, control=True)
         if isinstance(env, JSONResponse):
             return env
         return PlainTextResponse(env.records_jsonl(), media_type="application/x-ndjson")
@@ -135,7 +140,7 @@ class ControlAPI:
     async def checks(self, request: Request) -> Response:
         from ancha.checks.evaluate import evaluate_checks, parse_check_specs
 
-        env = self._env(request)
+        env = self._env(request, control=True)
         if isinstance(env, JSONResponse):
             return env
         raw = await request.body()
