@@ -263,3 +263,12 @@ def test_run__template_for_a_tool_the_scene_lacks_is_a_config_error(tmp_path: Pa
         "which scene hello does not have")
     assert f"fix the config file: {tmp_path / 'ancha.yaml'}" in ran.stderr
     assert not (tmp_path / ".ancha").exists()
+
+
+def test_run__no_agent_is_a_config_error(tmp_path: Path) -> None:
+    project(tmp_path, "", trials=1)
+    (tmp_path / "ancha.yaml").write_text("trials: 1\n")
+    ran = ancha("run", cwd=tmp_path)
+    assert ran.returncode == 2
+    assert ran.stderr.startswith("error[CONFIG_INVALID]: agent: no agent to run")
+    assert "--agent" in ran.stderr

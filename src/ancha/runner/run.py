@@ -17,7 +17,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from ancha.config.model import AnchaConfig
-from ancha.errors import RunFailed
+from ancha.errors import AnchaUserError, RunFailed
 from ancha.runner.control import ControlClient, check_server
 from ancha.runner.report import SceneSummary, print_summary
 from ancha.runner.trial import TrialOutcome, TrialRunner
@@ -40,8 +40,9 @@ def refuse_unbuilt_agents(config: AnchaConfig) -> None:
     """Endpoint and container agents are valid config, not yet runnable: say so, never ignore."""
     agent = config.agent
     if agent is None or not (agent.command or agent.url):
-        raise RunFailed("error[AGENT_MISSING]: ancha.yaml has no agent to run\n"
-                        "hint: set agent.command (e.g. `python agent.py`) or pass --agent 'python agent.py'")
+        raise AnchaUserError("error[CONFIG_INVALID]: agent: no agent to run\n"
+                             "hint: agent: set agent.command (e.g. `python agent.py`) in ancha.yaml, "
+                             "or pass --agent 'python agent.py'")
     if agent.url:
         raise RunFailed("error[AGENT_UNSUPPORTED]: endpoint agents (agent.url) are not supported yet by this "
                         "version of ancha run\nhint: run the agent as a command agent (agent.command) for now")
