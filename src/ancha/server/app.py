@@ -152,8 +152,6 @@ class ControlAPI:
                     specs = parse_check_specs(body["checks"], env.scene)
             except (ValueError, TypeError) as exc:
                 return _error(400, f"invalid checks: {exc}")
-        if request.query_params.get("verdict") == "1":
-            pass
         results = evaluate_checks(env, specs)
         return JSONResponse({"env_id": env.id, "results": [r.to_dict() for r in results]})
 
