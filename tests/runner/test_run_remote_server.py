@@ -119,7 +119,11 @@ def test_serve_with_a_key__control_api_refuses_requests_without_it(tmp_path: Pat
         body = {"scene": load_scene(tmp_path / "scene.yaml").model_dump(mode="json", by_alias=True)}
         assert httpx.post(url + "/envs", json=body).status_code == 401
         keyed = {"authorization": "Bearer sekret"}
-        env_id = httpx.post(url + "/envs", json=body, headers=keyed).json()["env_id"]
+        context = httpx.post(url + "/envs", json=body, headers=keyed).json()
+        env_id = context["env_id"]
+        assert httpx.get(context["context_url"], headers={"authorization": "Bearer wrong"}).status_code == 401
+        trial = {"authorization": f"Bearer {context['trial_token']}"}
+        assert httpx.get(context["context_url"], headers=trial).status_code == 200
         for what in ("trace", "state", "records"):
             assert httpx.get(f"{url}/envs/{env_id}/{what}").status_code == 401
             assert httpx.get(f"{url}/envs/{env_id}/{what}", headers=keyed).status_code == 200

@@ -87,11 +87,13 @@ class ControlAPI:
             if not isinstance(body, dict):
                 raise ValueError("expected a JSON object")
             scene = self.registry.scene(body)
+            trial = body.get("trial", 1)
+            if not isinstance(trial, int) or isinstance(trial, bool) or trial < 1:
+                raise ValueError(f"'trial' must be a positive integer, got {trial!r}")
         except SceneNotCached:
             return _error(404, "scene not cached", "send the scene itself in 'scene'")
         except ValueError as exc:
             return _error(400, f"invalid environment request: {exc}")
-        trial = int(body.get("trial", 1))
         agent = body.get("agent")
         if agent is not None and not isinstance(agent, dict):
             return _error(400, "invalid environment request: 'agent' must be an object",
