@@ -28,17 +28,13 @@ import time
 from typing import Any
 from urllib.parse import urlencode
 
+from ancha.server.embedded import free_port
+
 SERVER = (
     "import sys, uvicorn; from ancha.server.app import create_app; "
     "uvicorn.run(create_app(), host='127.0.0.1', port=int(sys.argv[1]), log_level='warning', "
     "access_log=False, lifespan='off')"
 )
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def wait_until_up(port: int) -> None:

@@ -69,6 +69,8 @@ class Environment:
         self.clock = SimClock(scene.clock.start, scene.clock.speed)
         self.bus = Bus()
         self.trace = Trace()
+        self._gaps: dict[tuple[str, str, str], int] = {}
+        """Coverage-gap calls by (tool, method, path), kept as they happen: status polls read it often."""
         self.feed = EventFeed()
         self.records = Records()
         self.refs: dict[str, RecordRef] = {}
@@ -148,6 +150,9 @@ class Environment:
             coverage_gap=response.coverage_gap,
             request_type=request.headers.get("content-type", ""),
         )
+        if response.coverage_gap:
+            key = (tool_name, request.method, request.path)
+            self._gaps[key] = self._gaps.get(key, 0) + 1
         self.bus.publish(DomainEvent("call_traced", tool_name, entry.at, {"entry": entry}))
         self.check_limit()
         return response
@@ -237,12 +242,7 @@ class Environment:
             self._wake()
 
     def coverage_gaps(self) -> list[dict[str, Any]]:
-        seen: dict[tuple[str, str, str], int] = {}
-        for entry in self.trace:
-            if entry.coverage_gap:
-                key = (entry.tool, entry.method, entry.path)
-                seen[key] = seen.get(key, 0) + 1
-        return [{"tool": t, "method": m, "path": p, "calls": n} for (t, m, p), n in seen.items()]
+        return [{"tool": t, "method": m, "path": p, "calls": n} for (t, m, p), n in self._gaps.items()]
 
     def status_dict(self) -> dict[str, Any]:
         self.check_limit()
