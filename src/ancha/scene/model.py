@@ -92,6 +92,8 @@ class SlackWorld(_Model):
 
 class World(_Model):
     slack: SlackWorld | None = None
+    github: dict[str, Any] | None = None
+    """Temporary: the GitHub seed's JSON form until the tool seam lands."""
 
 
 # --- checks ------------------------------------------------------------------------
@@ -292,4 +294,4 @@ class Scene(_Model):
 
     @property
     def tools(self) -> list[str]:
-        return [name for name in ("slack",) if getattr(self.world, name) is not None]
+        return [name for name in ("slack", "github") if getattr(self.world, name) is not None]

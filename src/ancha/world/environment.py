@@ -32,7 +32,13 @@ def tool_builders() -> dict[str, ToolBuilder]:
     """The replicas this build has, by the scene's ``world`` key."""
     from ancha.world.tools.slack.replica import SlackReplica
 
-    return {"slack": SlackReplica}
+    builders: dict[str, ToolBuilder] = {"slack": SlackReplica}
+    try:  # temporary until the tool seam lands
+        from ancha.world.tools.github.replica import GitHubReplica
+    except ImportError:
+        return builders
+    builders["github"] = GitHubReplica
+    return builders
 
 
 class UnknownTool(KeyError):
