@@ -40,6 +40,9 @@ from ancha.world.tools.github.graphql.registry import FIELDS, served_types
 from ancha.world.tools.github.graphql.validation import operation_label
 
 
+_ROOTS = frozenset({"Query", "Mutation", "Subscription"})
+
+
 class _Walk(Visitor):
     def __init__(self, type_info: TypeInfo, schema: GraphQLSchema, operation: OperationDefinitionNode,
                  variables: dict[str, Any], served: set[str]) -> None:
@@ -77,13 +80,14 @@ class _Walk(Visitor):
         if is_object_type(parent):
             owners = [parent.name] if parent.name in self.served else []
         elif is_abstract_type(parent):
+            # The root types implement Node on GitHub; no abstract field ever resolves to them.
             owners = sorted(t.name for t in self.schema.get_possible_types(parent)  # type: ignore[arg-type]
-                            if t.name in self.served)
+                            if t.name in self.served and t.name not in _ROOTS)
         else:
             return
         missing = [owner for owner in owners if f"{owner}.{name}" not in FIELDS]
         if missing:
-            shown = missing[0] if len(missing) == 1 or is_object_type(parent) else parent.name
+            shown = parent.name if len(missing) == len(owners) else missing[0]
             self._gap(f"Field '{shown}.{name}' is not implemented by this replica", node)
             return
         for owner in owners:

@@ -1,0 +1,178 @@
+"""``POST /graphql``: one GraphQL request against one environment's GitHub state.
+
+Order, as GitHub's server answers: authentication (401 ``Bad credentials``), the
+body (400 ``Problems parsing JSON``), the query attribute, parsing, validation against
+the public schema (all HTTP 200 with ``errors`` only), the coverage walk (the same,
+with ``coverage_gap``), then execution with the resolver map. Resolvers reach state
+through ``info.context`` (a ``Context``); the shared schema never holds per-trial data.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from ancha.world.tools.base import ToolRequest, ToolResponse
+from ancha.world.tools.github.graphql import resolvers  # noqa: F401  (registers the resolver map)
+from ancha.world.tools.github.graphql.context import Context, type_of
+from ancha.world.tools.github.graphql.coverage import coverage_gaps
+from ancha.world.tools.github.graphql.errors import (
+    NotImplementedHere,
+    format_error,
+    is_coverage_gap,
+    syntax_error,
+)
+from ancha.world.tools.github.graphql.registry import FIELDS
+from ancha.world.tools.github.graphql.schema import SchemaUnavailable, schema
+from ancha.world.tools.github.graphql.validation import rules
+from graphql import (
+    DocumentNode,
+    ExecutionResult,
+    GraphQLError,
+    GraphQLResolveInfo,
+    GraphQLSyntaxError,
+    OperationDefinitionNode,
+    OperationType,
+    parse,
+    validate,
+)
+from graphql import execute as graphql_execute
+from graphql.execution.values import get_variable_values
+
+JSON = "application/json; charset=utf-8"
+DOCS = "https://docs.github.com/graphql"
+_dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
+
+
+def execute(replica: Any, request: ToolRequest, caller: Any) -> ToolResponse:
+    """Answer one ``POST /graphql`` for an authenticated ``caller`` (None: bad credentials)."""
+    if caller is None:
+        return _answer(401, {"message": "Bad credentials", "documentation_url": DOCS}, "agent", ok=False)
+    actor = getattr(caller, "actor", "agent")
+    try:
+        payload = json.loads(request.body or b"null")
+    except (ValueError, UnicodeDecodeError):
+        return _answer(400, {"message": "Problems parsing JSON", "documentation_url": DOCS}, actor, ok=False)
+    query = payload.get("query") if isinstance(payload, dict) else None
+    if not isinstance(query, str) or not query.strip():
+        return _errors([{"message": "A query attribute must be specified and must be a string."}], actor)
+    variables = payload.get("variables")
+    if isinstance(variables, str):  # some clients send the variables as a JSON string
+        try:
+            variables = json.loads(variables) if variables.strip() else None
+        except ValueError:
+            return _errors([{"message": "Variables are invalid JSON."}], actor)
+    if variables is not None and not isinstance(variables, dict):
+        return _errors([{"message": "Variables are invalid JSON."}], actor)
+    operation_name = payload.get("operationName")
+    if operation_name is not None and not isinstance(operation_name, str):
+        return _errors([{"message": "Operation name must be a string."}], actor)
+    try:
+        the_schema = schema()
+    except SchemaUnavailable as exc:
+        return _answer(503, {"message": str(exc), "documentation_url": DOCS}, actor, ok=False)
+    try:
+        document = parse(query)
+    except GraphQLSyntaxError as exc:
+        return _errors([syntax_error(query, exc)], actor)
+    except RecursionError:
+        return _errors([{"message": "Query too deeply nested"}], actor)
+    invalid = validate(the_schema, document, rules())
+    if invalid:
+        return _errors([format_error(e) for e in invalid], actor)
+    operation = _operation(document, operation_name)
+    if isinstance(operation, str):
+        return _errors([{"message": operation}], actor)
+    if operation.operation == OperationType.SUBSCRIPTION:
+        return _errors([{"message": "Subscriptions are not supported"}], actor)
+    coerced = get_variable_values(the_schema, operation.variable_definitions or (), variables or {})
+    if isinstance(coerced, list):
+        return _errors([_variable_error(e) for e in coerced], actor)
+    gaps = coverage_gaps(the_schema, document, operation, coerced.coerced)
+    if gaps:
+        return _errors([format_error(e) for e in gaps], actor, gap=True)
+    context = Context(replica, caller)
+    result = graphql_execute(the_schema, document, None, context, variables or {}, operation_name,
+                             field_resolver=_resolve, type_resolver=_type_resolver)
+    assert isinstance(result, ExecutionResult)  # every resolver is synchronous
+    return _result(result, actor, context)
+
+
+def _operation(document: DocumentNode, name: str | None) -> OperationDefinitionNode | str:
+    operations = [d for d in document.definitions if isinstance(d, OperationDefinitionNode)]
+    if name:
+        for operation in operations:
+            if operation.name is not None and operation.name.value == name:
+                return operation
+        return f'No operation named "{name}"'
+    if len(operations) == 1:
+        return operations[0]
+    return "An operation name is required" if operations else "No operations in query document"
+
+
+def _resolve(parent: Any, info: GraphQLResolveInfo, **args: Any) -> Any:
+    key = f"{info.parent_type.name}.{info.field_name}"
+    spec = FIELDS.get(key)
+    if spec is None:
+        # Only reachable through an abstract type whose concrete type the coverage walk
+        # could not know; the walk has refused every other unserved field.
+        info.context.coverage_gap = True
+        raise GraphQLError(f"Field '{key}' is not implemented by this replica",
+                           extensions={"code": "NOT_IMPLEMENTED"})
+    try:
+        return spec.resolve(parent, info, **args)
+    except NotImplementedHere:
+        info.context.coverage_gap = True
+        raise
+
+
+def _type_resolver(value: Any, info: GraphQLResolveInfo, abstract_type: Any) -> str | None:
+    return type_of(value)
+
+
+def _variable_error(error: GraphQLError) -> dict[str, Any]:
+    """graphql-ruby's wording: ``Variable $n of type Int! was provided invalid value``."""
+    message = error.message
+    if message.startswith("Variable '$"):
+        name = message[len("Variable '$"):].split("'", 1)[0]
+        declared = _declared_type(error)
+        explanation = message.split("; ", 1)[1] if "; " in message else message
+        if "was not provided" in message:
+            explanation = "Expected value to not be null"
+        out: dict[str, Any] = {"extensions": {"value": None, "problems": [{"path": [], "explanation": explanation}]}}
+        if error.locations:
+            out["locations"] = [{"line": loc.line, "column": loc.column} for loc in error.locations]
+        out["message"] = f"Variable ${name} of type {declared} was provided invalid value"
+        return out
+    return format_error(error)
+
+
+def _declared_type(error: GraphQLError) -> str:
+    for node in error.nodes or ():
+        type_node = getattr(node, "type", None)
+        if type_node is not None:
+            from graphql import print_ast
+
+            return print_ast(type_node)
+    return "?"
+
+
+def _result(result: ExecutionResult, actor: str, context: Context) -> ToolResponse:
+    errors = [format_error(e) for e in result.errors or ()]
+    gap = context.coverage_gap or any(is_coverage_gap(e) for e in result.errors or ())
+    body: dict[str, Any] = {}
+    if result.data is not None or not errors:
+        body["data"] = result.data
+    if errors:
+        body["errors"] = errors
+    ok = not errors or result.data is not None and any(v is not None for v in result.data.values())
+    return ToolResponse(200, _dumps(body).encode(), JSON, actor=actor, coverage_gap=gap, vendor_ok=ok)
+
+
+def _errors(errors: list[dict[str, Any]], actor: str, *, gap: bool = False) -> ToolResponse:
+    return ToolResponse(200, _dumps({"errors": errors}).encode(), JSON, actor=actor, coverage_gap=gap,
+                        vendor_ok=False)
+
+
+def _answer(status: int, body: dict[str, Any], actor: str, *, ok: bool) -> ToolResponse:
+    return ToolResponse(status, _dumps(body).encode(), JSON, actor=actor, vendor_ok=ok)
