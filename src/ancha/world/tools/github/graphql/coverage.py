@@ -16,6 +16,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from ancha.world.tools.github.graphql.registry import FIELDS, served_types
+from ancha.world.tools.github.graphql.validation import operation_label
 from graphql import (
     ArgumentNode,
     DocumentNode,
@@ -35,10 +37,6 @@ from graphql import (
     visit,
 )
 from graphql.language.visitor import SKIP
-
-from ancha.world.tools.github.graphql.registry import FIELDS, served_types
-from ancha.world.tools.github.graphql.validation import operation_label
-
 
 _ROOTS = frozenset({"Query", "Mutation", "Subscription"})
 
