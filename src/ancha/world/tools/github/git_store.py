@@ -53,7 +53,7 @@ from ancha.world.tools.github.git_trees import (
     lookup,
 )
 
-__all__ = ["Comparison", "CommitInfo", "DirEntry", "Identity", "InvalidPath", "MergeConflict", "RefConflict",
+__all__ = ["Comparison", "CommitInfo", "DirEntry", "Identity", "InvalidPath", "MergeConflict", "NotFastForward", "RefConflict",
            "RefError", "RefUpdate", "RepoGit", "UnknownRevision", "build_repo_git"]
 
 _HEX = re.compile(r"^[0-9a-f]{4,40}$")
