@@ -1,0 +1,250 @@
+"""GitHubReplica: one environment's GitHub behind GitHub's own REST API.
+
+Requests arrive as ``ToolRequest`` with paths relative to the tool's base URL
+(``/repos/acme/orders/issues``). A path the replica serves runs its handler (routes/);
+one GitHub has but the replica lacks answers 501 naming it (a coverage gap); anything
+else answers GitHub's 404. Around every handler: authentication (``token``/``Bearer``/
+Basic with the token as password), per-user rate limits with GitHub's headers,
+pagination ``Link`` headers, weak ``ETag``s with ``If-None-Match`` -> 304.
+
+Refs: users register as ``user`` (id: login), repositories as ``repo`` (``owner/name``),
+issues as ``issue`` and pulls as ``pull`` (``owner/name#N``), seeded commits as
+``commit`` (sha).
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import hashlib
+import json
+import secrets
+import string
+from typing import TYPE_CHECKING, Any
+
+from ancha.world.tools.github.routes_ledger import DOCS, LEDGER
+
+from ancha.world.tools.base import ToolRequest, ToolResponse
+from ancha.world.tools.github import errors
+from ancha.world.tools.github.call import Call, Caller, Reply
+from ancha.world.tools.github.events import domain_event
+from ancha.world.tools.github.headers import RateLimits, api_headers
+from ancha.world.tools.github.models import Account, GitHubState, Repo, User
+from ancha.world.tools.github.router import Route, Router, template_params
+from ancha.world.tools.github.routes import ROUTER
+from ancha.world.tools.github.seed import seed_state
+from ancha.world.tools.github.seed_model import GitHubWorld
+from ancha.world.tools.github.smart_http import serve_git
+
+if TYPE_CHECKING:
+    from ancha.world.environment import Environment
+
+JSON = "application/json; charset=utf-8"
+_dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
+_TOKEN_CHARS = string.ascii_letters + string.digits
+
+
+def _vendor_router() -> Router[str]:
+    router: Router[str] = Router()
+    for key in LEDGER:
+        method, _, template = key.partition(" ")
+        router.add(method, template, template)
+    return router
+
+
+VENDOR = _vendor_router()
+
+
+class GitHubReplica:
+    """The Tool for ``world.github``; ``state`` is what checks read."""
+
+    name = "github"
+
+    def __init__(self, env: Environment, seed: GitHubWorld | dict[str, Any] | None) -> None:
+        self.env = env
+        self.world = GitHubWorld.parse(seed)
+        self.state: GitHubState
+        self.agent: User
+        self.state, self.agent = seed_state(env, self.world)
+        self.tokens: dict[str, Caller] = {}
+        self.rates = RateLimits()
+        self.base_url = f"http://127.0.0.1/envs/{env.id}/github"
+        """The replica's public base URL, as last seen on an incoming request."""
+        self.token = self.issue_token(self.agent.login, "agent")
+        self._requests = 0
+
+    # --- Tool ---------------------------------------------------------------------------
+
+    def credentials(self) -> dict[str, str]:
+        return {"token": self.token, "login": self.agent.login}
+
+    def snapshot(self) -> dict[str, Any]:
+        base = self.base_url
+        repos: list[dict[str, Any]] = []
+        for repo in self.state.repos.values():
+            item = repo.to_dict(base, full=True)
+            item.update({
+                "ref": repo.ref, "collaborators": dict(repo.collaborators),
+                "labels": [label.to_dict(base) for label in repo.labels.values()],
+                "milestones": [m.to_dict(base) for m in repo.milestones.values()],
+                "issues": [{**issue.to_dict(base, single=True), "ref": issue.ref, "seeded": issue.seeded,
+                            "actor": issue.actor,
+                            "comment_bodies": [{**c.to_dict(base), "seeded": c.seeded, "actor": c.actor}
+                                               for c in issue.comments]}
+                           for issue in repo.issues.values()],
+                "pulls": [pull.to_dict(base, full=True) for pull in repo.pulls.values()],
+                "production": repo.production,
+            })
+            snapshot = getattr(repo.git, "snapshot", None)
+            if callable(snapshot):
+                item["git"] = snapshot()
+            repos.append(item)
+        return {
+            "agent": {"login": self.agent.login, "ref": self.agent.ref},
+            "users": [{**u.public(base), "ref": u.ref, "person": u.person} for u in self.state.users.values()],
+            "orgs": [{**o.full(base), "members": dict(o.members),
+                      "teams": [{**t.to_dict(base), "members": dict(t.members), "repos": dict(t.repos)}
+                                for t in o.teams.values()]} for o in self.state.orgs.values()],
+            "repos": repos,
+        }
+
+    # --- tokens ---------------------------------------------------------------------------
+
+    def issue_token(self, login: str, actor: str) -> str:
+        """A token acting as ``login``, traced as ``actor`` (``agent``, ``person:laura``, ``world``)."""
+        user = self.state.user(login.removeprefix("$"))
+        if user is None:
+            ref = self.env.refs.get(login.removeprefix("$"))
+            user = self.state.user(ref.id) if ref is not None and ref.kind == "user" else None
+        if user is None:
+            raise KeyError(f"no GitHub user {login!r}")
+        # Random, not from the trial's RNG: a token must never work in another environment.
+        token = "ghp_" + "".join(secrets.choice(_TOKEN_CHARS) for _ in range(36))
+        self.tokens[token] = Caller(user, actor)
+        return token
+
+    # --- requests -------------------------------------------------------------------------
+
+    def handle(self, request: ToolRequest) -> ToolResponse:
+        git = serve_git(self, request)  # clone/fetch/push over git's smart HTTP
+        if git is not None:
+            return git
+        method = request.method.upper()
+        lookup = "GET" if method == "HEAD" else method
+        self._requests += 1
+        base = self._base(request)
+        caller: Caller | None = None
+        route: Route | None = None
+        docs: str | None = None
+        rate_key, resource = "", "core"
+        headers = api_headers(self._request_id())
+        try:
+            caller = self._authenticate(request)
+            found = ROUTER.match(request.path, lookup)
+            if found is not None and lookup in found[0]:
+                route = found[0][lookup]
+                docs = DOCS.get(f"{route.method} {route.template}")
+                resource = route.resource
+            rate_key = caller.user.login if caller is not None else "anonymous"
+            if route is None or route.template != "/rate_limit":
+                self.rates.spend(rate_key, resource, caller is not None, self.env.clock.peek(),
+                                 caller.user.id if caller is not None else 0)
+            if route is None or found is None:
+                return self._unrouted(method, lookup, request.path, caller, headers, rate_key)
+            params = dict(zip(template_params(route.template), found[1], strict=False))
+            call = Call(self, route, method, request.path, params, request.query, request.body, caller, base)
+            result = route.handler(call)
+            reply = result if isinstance(result, Reply) else Reply(200, result)
+            headers.update(call.headers)
+            headers.update(reply.headers)
+        except errors.GitHubError as exc:
+            headers.update(self.rates.headers(rate_key or "anonymous", resource, caller is not None,
+                                              self.env.clock.peek()))
+            return self._error(exc, docs, caller, headers)
+        except Exception:  # a bug, never bad input
+            body = _dumps({"message": "Server Error", "documentation_url": errors.DOCS, "status": "500"})
+            return ToolResponse(500, body.encode(), JSON, headers=headers, actor=self._actor(caller))
+        headers.update(self.rates.headers(rate_key, resource, caller is not None, self.env.clock.peek()))
+        if reply.body is None and reply.status in (204, 202):
+            return ToolResponse(reply.status, b"", JSON, headers=headers, actor=self._actor(caller))
+        encoded = _dumps(reply.body).encode()
+        if lookup == "GET" and reply.status == 200:
+            etag = 'W/"' + hashlib.sha256(encoded).hexdigest() + '"'
+            headers["etag"] = etag
+            if _matches(request.headers.get("if-none-match", ""), etag):
+                self.rates.refund(rate_key, resource)
+                headers.update(self.rates.headers(rate_key, resource, caller is not None, self.env.clock.peek()))
+                return ToolResponse(304, b"", JSON, headers=headers, actor=self._actor(caller))
+        return ToolResponse(reply.status, encoded, JSON, headers=headers, actor=self._actor(caller))
+
+    def _unrouted(self, method: str, lookup: str, path: str, caller: Caller | None, headers: dict[str, str],
+                  rate_key: str) -> ToolResponse:
+        headers.update(self.rates.headers(rate_key, "core", caller is not None, self.env.clock.peek()))
+        vendor = VENDOR.match(path, lookup)
+        if vendor is not None and lookup in vendor[0]:
+            gap = errors.NotImplementedHere(method, vendor[0][lookup])
+            docs = DOCS.get(f"{lookup} {vendor[0][lookup]}")
+            response = self._error(gap, docs, caller, headers)
+            response.coverage_gap = True
+            return response
+        return self._error(errors.NotFound(), errors.DOCS, caller, headers)
+
+    def _authenticate(self, request: ToolRequest) -> Caller | None:
+        header = request.headers.get("authorization", "").strip()
+        if not header:
+            return None
+        scheme, _, value = header.partition(" ")
+        scheme, value = scheme.lower(), value.strip()
+        if scheme == "basic":
+            try:
+                decoded = base64.b64decode(value, validate=True).decode("utf-8")
+            except (binascii.Error, UnicodeDecodeError):
+                raise errors.BadCredentials() from None
+            user, _, password = decoded.partition(":")
+            value = password or user
+        elif scheme not in ("token", "bearer"):
+            raise errors.BadCredentials()
+        caller = self.tokens.get(value)
+        if caller is None:
+            raise errors.BadCredentials()
+        return caller
+
+    def _error(self, exc: errors.GitHubError, docs: str | None, caller: Caller | None,
+               headers: dict[str, str]) -> ToolResponse:
+        if isinstance(exc, errors.NotModified):
+            return ToolResponse(304, b"", JSON, headers=headers, actor=self._actor(caller))
+        body = _dumps(exc.body(docs)).encode()
+        if isinstance(exc, errors.BadCredentials | errors.RequiresAuthentication):
+            headers.setdefault("www-authenticate", 'Bearer realm="GitHub"')
+        return ToolResponse(exc.status, body, JSON, headers=headers, actor=self._actor(caller))
+
+    def _base(self, request: ToolRequest) -> str:
+        host = request.headers.get("host")
+        if host:
+            proto = request.headers.get("x-forwarded-proto", "http")
+            self.base_url = f"{proto}://{host}/envs/{self.env.id}/github"
+        return self.base_url
+
+    def _request_id(self) -> str:
+        n = self._requests
+        return f"{n % 0xFFFF:04X}:{(n * 7919) % 0xFFFFF:05X}:{n:06X}:{n * 3:06X}:{int(self.env.clock.start):08X}"
+
+    @staticmethod
+    def _actor(caller: Caller | None) -> str:
+        return caller.actor if caller is not None else "agent"
+
+    # --- writes publish domain events -------------------------------------------------------
+
+    def publish(self, type: str, repo: Repo, who: Account, actor: str, number: int | None = None,
+                is_pull: bool = False, **data: Any) -> None:
+        self.env.bus.publish(domain_event(type, self.env.clock.now(), repo=repo.full_name, actor=actor,
+                                          user=who.login, number=number, is_pull=is_pull, **data))
+
+
+def _matches(header: str, etag: str) -> bool:
+    if not header:
+        return False
+    if header.strip() == "*":
+        return True
+    bare = etag.removeprefix("W/")
+    return any(tag.strip().removeprefix("W/") == bare for tag in header.split(","))

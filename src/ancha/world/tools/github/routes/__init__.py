@@ -1,0 +1,41 @@
+"""The REST handlers, one module per family of GitHub operations.
+
+To add a family: write ``routes/<family>.py`` with ``@route(...)`` handlers and append
+its name to ``MODULES`` (one line each, any order). Then regenerate the coverage
+ledger: ``python -m ancha.world.tools.github.coverage --regenerate``.
+"""
+
+from __future__ import annotations
+
+from importlib import import_module
+
+from ancha.world.tools.github.router import Route, Router, registered
+
+MODULES = (
+    "meta",
+    "users",
+    "repos",
+    "collaborators",
+    "issues",
+    "issue_comments",
+    "labels",
+    "milestones",
+    "issue_events",
+    "search",
+)
+
+
+def load_all() -> None:
+    for module in MODULES:
+        import_module(f"{__name__}.{module}")
+
+
+def build_router() -> Router[Route]:
+    load_all()
+    router: Router[Route] = Router()
+    for served in registered():
+        router.add(served.method, served.template, served)
+    return router
+
+
+ROUTER = build_router()
