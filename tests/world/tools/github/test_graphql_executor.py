@@ -29,6 +29,7 @@ class Caller:
 
 class FakeReplica:
     def __init__(self) -> None:
+        self.base_url = "http://127.0.0.1/envs/e1/github"
         self.state = GitHubState(Ids("abcdef"))
         self.agent = self.state.add_user(User("ancha-agent", 1001, name="Agent"))
         owner = self.state.add_user(User("acme", 1002))

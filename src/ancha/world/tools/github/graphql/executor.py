@@ -10,6 +10,7 @@ through ``info.context`` (a ``Context``); the shared schema never holds per-tria
 from __future__ import annotations
 
 import json
+import logging
 from typing import Any
 
 from ancha.world.tools.base import ToolRequest, ToolResponse
@@ -17,6 +18,7 @@ from ancha.world.tools.github.graphql import resolvers  # noqa: F401  (registers
 from ancha.world.tools.github.graphql.context import Context, type_of
 from ancha.world.tools.github.graphql.coverage import coverage_gaps
 from ancha.world.tools.github.graphql.errors import (
+    GitHubGraphQLError,
     NotImplementedHere,
     format_error,
     is_coverage_gap,
@@ -39,7 +41,10 @@ from graphql import (
 from graphql import execute as graphql_execute
 from graphql.execution.values import get_variable_values
 
+log = logging.getLogger(__name__)
 JSON = "application/json; charset=utf-8"
+INTERNAL = ("Something went wrong while executing your query. This may be the result of a timeout, or it could "
+            "be a GitHub bug. Please include the request id when reporting this issue.")
 DOCS = "https://docs.github.com/graphql"
 _dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
 
@@ -124,6 +129,11 @@ def _resolve(parent: Any, info: GraphQLResolveInfo, **args: Any) -> Any:
     except NotImplementedHere:
         info.context.coverage_gap = True
         raise
+    except (GitHubGraphQLError, GraphQLError):
+        raise
+    except Exception as exc:  # a bug, never bad input: GitHub's words, the traceback in our log
+        log.exception("GraphQL resolver %s failed", key)
+        raise GraphQLError(INTERNAL) from exc
 
 
 def _type_resolver(value: Any, info: GraphQLResolveInfo, abstract_type: Any) -> str | None:

@@ -2,6 +2,6 @@
 
 from __future__ import annotations
 
-from ancha.world.tools.github.graphql.resolvers import actors, git, issues, repository, search
+from ancha.world.tools.github.graphql.resolvers import actors, git, issues, mutations, repository, search
 
-__all__ = ["actors", "git", "issues", "repository", "search"]
+__all__ = ["actors", "git", "issues", "mutations", "repository", "search"]

@@ -95,6 +95,9 @@ def find_node(context: Context, global_id: str) -> Any:
         accounts = [*state.users.values(), *state.orgs.values()]
         found = next((a for a in accounts if a.id == number and a.kind == kind and a.node_id == global_id), None)
         return found
+    if kind == "Team":
+        teams = [t for org in state.orgs.values() for t in org.teams.values()]
+        return next((t for t in teams if t.node_id == global_id), None)
     if kind in ("Ref", "Commit", "Tree", "Blob"):
         return _git_node(context, kind, number, rest)
     for repo in state.repos.values():
