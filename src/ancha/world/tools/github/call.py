@@ -74,6 +74,8 @@ class Call:
         self.base = base
         self.headers: dict[str, str] = {}
         """Extra response headers (``Link``...)."""
+        self.request_headers: dict[str, str] = {}
+        """The request's headers, lower-case names (``Accept`` picks raw media types)."""
         self._raw_body = raw_body
         self._body: dict[str, Any] | None = None
 

@@ -22,8 +22,6 @@ import secrets
 import string
 from typing import TYPE_CHECKING, Any
 
-from ancha.world.tools.github.routes_ledger import DOCS, LEDGER
-
 from ancha.world.tools.base import ToolRequest, ToolResponse
 from ancha.world.tools.github import errors
 from ancha.world.tools.github.call import Call, Caller, Reply
@@ -32,6 +30,7 @@ from ancha.world.tools.github.headers import RateLimits, api_headers
 from ancha.world.tools.github.models import Account, GitHubState, Repo, User
 from ancha.world.tools.github.router import Route, Router, template_params
 from ancha.world.tools.github.routes import ROUTER
+from ancha.world.tools.github.routes_ledger import DOCS, LEDGER
 from ancha.world.tools.github.seed import seed_state
 from ancha.world.tools.github.seed_model import GitHubWorld
 from ancha.world.tools.github.smart_http import serve_git
@@ -62,6 +61,10 @@ class GitHubReplica:
 
     def __init__(self, env: Environment, seed: GitHubWorld | dict[str, Any] | None) -> None:
         self.env = env
+        shared = getattr(env.scene, "seed", None)
+        if isinstance(seed, dict) and callable(shared):
+            # Parsed once per scene and shared by its trials (never changed by a replica).
+            seed = shared("github", GitHubWorld)
         self.world = GitHubWorld.parse(seed)
         self.state: GitHubState
         self.agent: User
@@ -126,6 +129,14 @@ class GitHubReplica:
     # --- requests -------------------------------------------------------------------------
 
     def handle(self, request: ToolRequest) -> ToolResponse:
+        if request.path.rstrip("/") == "/graphql" and request.method.upper() == "POST":
+            from ancha.world.tools.github.graphql import execute  # GitHub's GraphQL API (graphql/)
+
+            try:
+                graphql_caller = self._authenticate(request)
+            except errors.GitHubError:
+                graphql_caller = None
+            return execute(self, request, graphql_caller)
         git = serve_git(self, request)  # clone/fetch/push over git's smart HTTP
         if git is not None:
             return git
@@ -153,6 +164,7 @@ class GitHubReplica:
                 return self._unrouted(method, lookup, request.path, caller, headers, rate_key)
             params = dict(zip(template_params(route.template), found[1], strict=False))
             call = Call(self, route, method, request.path, params, request.query, request.body, caller, base)
+            call.request_headers = request.headers
             result = route.handler(call)
             reply = result if isinstance(result, Reply) else Reply(200, result)
             headers.update(call.headers)
@@ -167,6 +179,9 @@ class GitHubReplica:
         headers.update(self.rates.headers(rate_key, resource, caller is not None, self.env.clock.peek()))
         if reply.body is None and reply.status in (204, 202):
             return ToolResponse(reply.status, b"", JSON, headers=headers, actor=self._actor(caller))
+        if isinstance(reply.body, bytes):  # a raw media type (Accept: application/vnd.github.raw)
+            kind = headers.pop("content-type", "application/octet-stream")
+            return ToolResponse(reply.status, reply.body, kind, headers=headers, actor=self._actor(caller))
         encoded = _dumps(reply.body).encode()
         if lookup == "GET" and reply.status == 200:
             etag = 'W/"' + hashlib.sha256(encoded).hexdigest() + '"'
