@@ -371,7 +371,7 @@ class RepoGit:
 
     def write_files(self, branch: str, changes: Mapping[str, Change], message: str, author: Identity,
                     at: float, committer: Identity | None = None, expected_parent: str | None = None,
-                    actor: str = "agent") -> str:
+                    actor: str = "agent", committed_at: float | None = None) -> str:
         """Commit ``changes`` ({path: content, or None to delete}) on top of a branch."""
         tip = self.branch_sha(branch)
         if tip is None:
@@ -381,7 +381,7 @@ class RepoGit:
         parent = self.store[ObjectID(tip.encode())]
         assert isinstance(parent, Commit)
         tree = apply_changes(self._get, self.store.add_object, parent.tree, changes)
-        sha = self.commit_tree(tree.decode(), [tip], message, author, at, committer)
+        sha = self.commit_tree(tree.decode(), [tip], message, author, at, committer, committed_at)
         self.set_ref("refs/heads/" + branch, sha, expected=tip, actor=actor)
         return sha
 

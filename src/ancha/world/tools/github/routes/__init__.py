@@ -22,6 +22,10 @@ MODULES = (
     "milestones",
     "issue_events",
     "search",
+    "contents",
+    "git_data",
+    "branches",
+    "commits",
 )
 
 
