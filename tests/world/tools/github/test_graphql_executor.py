@@ -187,9 +187,12 @@ def test_request__bad_bodies_never_500(raw: bytes) -> None:
     assert "errors" in body or body.get("message") == "Problems parsing JSON"
 
 
-def test_request__no_caller_is_bad_credentials() -> None:
+def test_request__no_caller_is_401() -> None:
     response, body = run("{ viewer { login } }", caller=None)
-    assert response.status == 401 and body["message"] == "Bad credentials"
+    assert response.status == 401 and body["message"] == "This endpoint requires you to be authenticated."
+    request = ToolRequest("POST", "/graphql", headers={"authorization": "bearer nope"}, body=b"{}")
+    response = execute(FakeReplica(), request, None)
+    assert response.status == 401 and json.loads(response.body)["message"] == "Bad credentials"
 
 
 def test_request__variables_of_the_wrong_type() -> None:

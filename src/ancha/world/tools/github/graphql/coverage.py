@@ -16,8 +16,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from ancha.world.tools.github.graphql.registry import FIELDS, served_types
-from ancha.world.tools.github.graphql.validation import operation_label
 from graphql import (
     ArgumentNode,
     DocumentNode,
@@ -37,6 +35,9 @@ from graphql import (
     visit,
 )
 from graphql.language.visitor import SKIP
+
+from ancha.world.tools.github.graphql.registry import FIELDS, served_types
+from ancha.world.tools.github.graphql.validation import operation_label
 
 _ROOTS = frozenset({"Query", "Mutation", "Subscription"})
 

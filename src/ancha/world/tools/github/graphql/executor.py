@@ -13,20 +13,6 @@ import json
 import logging
 from typing import Any
 
-from ancha.world.tools.base import ToolRequest, ToolResponse
-from ancha.world.tools.github.graphql import resolvers  # noqa: F401  (registers the resolver map)
-from ancha.world.tools.github.graphql.context import Context, type_of
-from ancha.world.tools.github.graphql.coverage import coverage_gaps
-from ancha.world.tools.github.graphql.errors import (
-    GitHubGraphQLError,
-    NotImplementedHere,
-    format_error,
-    is_coverage_gap,
-    syntax_error,
-)
-from ancha.world.tools.github.graphql.registry import FIELDS
-from ancha.world.tools.github.graphql.schema import SchemaUnavailable, schema
-from ancha.world.tools.github.graphql.validation import rules
 from graphql import (
     DocumentNode,
     ExecutionResult,
@@ -41,17 +27,36 @@ from graphql import (
 from graphql import execute as graphql_execute
 from graphql.execution.values import get_variable_values
 
+from ancha.world.tools.base import ToolRequest, ToolResponse
+from ancha.world.tools.github.graphql.context import Context, type_of
+from ancha.world.tools.github.graphql.coverage import coverage_gaps
+from ancha.world.tools.github.graphql.errors import (
+    GitHubGraphQLError,
+    NotImplementedHere,
+    format_error,
+    is_coverage_gap,
+    syntax_error,
+)
+from ancha.world.tools.github.graphql.registry import FIELDS
+from ancha.world.tools.github.graphql.resolvers.meta import spend
+from ancha.world.tools.github.graphql.schema import SchemaUnavailable, schema
+from ancha.world.tools.github.graphql.validation import rules
+
 log = logging.getLogger(__name__)
 JSON = "application/json; charset=utf-8"
 INTERNAL = ("Something went wrong while executing your query. This may be the result of a timeout, or it could "
             "be a GitHub bug. Please include the request id when reporting this issue.")
 DOCS = "https://docs.github.com/graphql"
+AUTH_DOCS = "https://docs.github.com/graphql/guides/forming-calls-with-graphql#authenticating-with-graphql"
 _dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
 
 
 def execute(replica: Any, request: ToolRequest, caller: Any) -> ToolResponse:
-    """Answer one ``POST /graphql`` for an authenticated ``caller`` (None: bad credentials)."""
+    """Answer one ``POST /graphql`` for an authenticated ``caller`` (None: no or bad credentials)."""
     if caller is None:
+        if not request.headers.get("authorization", "").strip():
+            return _answer(401, {"message": "This endpoint requires you to be authenticated.",
+                                 "documentation_url": AUTH_DOCS}, "agent", ok=False)
         return _answer(401, {"message": "Bad credentials", "documentation_url": DOCS}, "agent", ok=False)
     actor = getattr(caller, "actor", "agent")
     try:
@@ -97,6 +102,7 @@ def execute(replica: Any, request: ToolRequest, caller: Any) -> ToolResponse:
     if gaps:
         return _errors([format_error(e) for e in gaps], actor, gap=True)
     context = Context(replica, caller)
+    spend(context)
     result = graphql_execute(the_schema, document, None, context, variables or {}, operation_name,
                              field_resolver=_resolve, type_resolver=_type_resolver)
     assert isinstance(result, ExecutionResult)  # every resolver is synchronous

@@ -2,6 +2,15 @@
 
 from __future__ import annotations
 
-from ancha.world.tools.github.graphql.resolvers import actors, git, issues, mutations, repository, search
+from ancha.world.tools.github.graphql.resolvers import (
+    actors,
+    git,
+    issues,
+    meta,
+    mutations,
+    pulls,
+    repository,
+    search,
+)
 
-__all__ = ["actors", "git", "issues", "mutations", "repository", "search"]
+__all__ = ["actors", "git", "issues", "meta", "mutations", "pulls", "repository", "search"]

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from typing import Any
 
+from graphql import GraphQLResolveInfo
+
 from ancha.world.tools.github.graphql.connections import paginate, pagination_args
 from ancha.world.tools.github.graphql.context import ctx
 from ancha.world.tools.github.graphql.errors import NotFound
 from ancha.world.tools.github.graphql.registry import plain, resolver
 from ancha.world.tools.github.models import Account, Org, iso
 from ancha.world.tools.github.models.wire import AVATARS, HTML
-from graphql import GraphQLResolveInfo
 
 PAGE = ("first", "after", "last", "before")
 

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from dulwich.objects import Blob, Commit, ShaFile, Tag, Tree
+from graphql import GraphQLResolveInfo
 
 from ancha.world.tools.github.git_objects import CommitInfo, Signature, commit_info
 from ancha.world.tools.github.git_trees import SUBMODULE_MODE, Entry
@@ -21,7 +22,6 @@ from ancha.world.tools.github.graphql.registry import plain, resolver
 from ancha.world.tools.github.graphql.resolvers.filters import parse_time, pull_state
 from ancha.world.tools.github.models import Pull, Repo
 from ancha.world.tools.github.models.wire import HTML
-from graphql import GraphQLResolveInfo
 
 PAGE = ("first", "after", "last", "before")
 

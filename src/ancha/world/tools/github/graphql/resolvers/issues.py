@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from graphql import GraphQLResolveInfo
+
 from ancha.world.tools.github.graphql.connections import Page, paginate, pagination_args
 from ancha.world.tools.github.graphql.context import ctx
 from ancha.world.tools.github.graphql.errors import NotFound
@@ -20,7 +22,6 @@ from ancha.world.tools.github.graphql.resolvers.filters import (
 )
 from ancha.world.tools.github.models import Issue, IssueComment, Label, Milestone, Pull, Repo, iso
 from ancha.world.tools.github.models.wire import HTML
-from graphql import GraphQLResolveInfo
 
 PAGE = ("first", "after", "last", "before")
 

@@ -11,6 +11,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any, TypeVar
 
+from graphql import GraphQLResolveInfo
+
 from ancha.world.tools.github.graphql.connections import Edge, encode_cursor
 from ancha.world.tools.github.graphql.context import Context, ctx
 from ancha.world.tools.github.graphql.errors import NotFound, NotImplementedHere, not_found_node
@@ -18,7 +20,6 @@ from ancha.world.tools.github.graphql.registry import plain, resolver
 from ancha.world.tools.github.graphql.resolvers.repository import find_node
 from ancha.world.tools.github.graphql.rest import rest_call
 from ancha.world.tools.github.models import Account, Issue, Label, Milestone, Pull, Repo, Team
-from graphql import GraphQLResolveInfo
 
 X = TypeVar("X")
 

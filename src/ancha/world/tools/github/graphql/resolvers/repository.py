@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from graphql import GraphQLResolveInfo
+
 from ancha.world.tools.github.graphql.connections import Page, paginate, pagination_args
 from ancha.world.tools.github.graphql.context import Context, conversation, ctx
 from ancha.world.tools.github.graphql.errors import not_found_node
@@ -15,7 +17,6 @@ from ancha.world.tools.github.graphql.ids import decode_node_id
 from ancha.world.tools.github.graphql.registry import plain, resolver
 from ancha.world.tools.github.models import Repo, iso, role_rank
 from ancha.world.tools.github.models.wire import HTML
-from graphql import GraphQLResolveInfo
 
 PAGE = ("first", "after", "last", "before")
 

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from graphql import GraphQLResolveInfo
+
 from ancha.world.tools.github.graphql.connections import Page, paginate, pagination_args
 from ancha.world.tools.github.graphql.context import conversation, ctx
 from ancha.world.tools.github.graphql.errors import NotImplementedHere
@@ -18,7 +20,6 @@ from ancha.world.tools.github.graphql.registry import plain, resolver
 from ancha.world.tools.github.graphql.rest import call_for
 from ancha.world.tools.github.models import Issue
 from ancha.world.tools.github.routes.search import IssueQuery
-from graphql import GraphQLResolveInfo
 
 MAX_RESULTS = 1000
 _SORTS = {"created": lambda i: (i.created_at, i.id), "updated": lambda i: (i.updated_at, i.id),
