@@ -53,7 +53,7 @@ def test_seed_content_time_or_identity__changes_the_shas() -> None:
     named = build_repo_git(seed(), START, {"gh_laura": Identity("Laura Chen", "laura@acme.test")})
     main = base.branch_sha("main")
     assert other_text.branch_sha("main") != main
-    assert later.branch_sha("main") != main  # the undated initial commit moves with clock.start
+    assert later.commits["fix"] != base.commits["fix"]  # the last undated commit moves with clock.start
     assert named.commits["fix"] != base.commits["fix"]
     info = named.commit_info(named.commits["fix"])
     assert info is not None and (info.author.name, info.author.email) == ("Laura Chen", "laura@acme.test")
@@ -155,7 +155,7 @@ def test_log__path_author_and_time_filters() -> None:
     assert [c.message for c in repo.log("feature")] == ["Fix the app", "Docs", "Initial commit"]
     assert [c.message for c in repo.log("feature", path="src/app.py")] == ["Fix the app", "Initial commit"]
     assert [c.message for c in repo.log("feature", author="GH_LAURA")] == ["Fix the app"]
-    since = datetime(2025, 1, 15, tzinfo=UTC).timestamp()
+    since = datetime(2025, 2, 1, 9, 30, tzinfo=UTC).timestamp()  # the undated initial commit: 09:00
     until = datetime(2025, 2, 15, tzinfo=UTC).timestamp()
     assert [c.message for c in repo.log("main", since=since, until=until)] == ["Docs"]
     with pytest.raises(UnknownRevision):

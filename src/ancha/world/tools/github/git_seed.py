@@ -10,8 +10,9 @@ costs its build once, not once per trial.
 History, in order: an initial commit holding ``files`` on ``default_branch``; then each
 seeded commit applies its ``files`` (null deletes) on its ``branch``, creating the
 branch first (from its ``branches[name].from`` when declared, else from the default
-branch); then the declared branches not made yet. Undated commits are spaced an hour
-apart, ending an hour before ``clock.start``.
+branch); then the declared branches not made yet. An undated commit is dated an hour
+before the next commit in seed order (the last, an hour before ``clock.start``), so an
+undated initial commit predates the dated ones.
 """
 
 from __future__ import annotations
@@ -170,7 +171,7 @@ def _plan(seed: Any, start: datetime, identities: Mapping[str, Identity]) -> tup
     if folder:
         from_dir, modes, marks = _dir_files(folder)
         files = {**from_dir, **files}
-    steps: list[_Step] = [_Step(default_branch, "Initial commit", _identity(None, identities, owner), 0.0,
+    steps: list[_Step] = [_Step(default_branch, "Initial commit", _identity(None, identities, owner), -1.0,
                                 dict(files), None, modes)]
     for commit in _field(seed, "commits") or []:
         ref = _field(commit, "ref")
@@ -178,14 +179,17 @@ def _plan(seed: Any, start: datetime, identities: Mapping[str, Identity]) -> tup
             str(_field(commit, "branch") or default_branch),
             str(_field(commit, "message") or "Update files"),
             _identity(_field(commit, "author"), identities, owner),
-            _timestamp(_field(commit, "at"), start_ts) or 0.0,
+            _timestamp(_field(commit, "at"), start_ts) or -1.0,
             {str(p): _text(c) for p, c in (_field(commit, "files") or {}).items()},
             str(ref).removeprefix("$") if ref else None,
         ))
-    dated = [_timestamp(_field(c, "at"), start_ts) for c in _field(seed, "commits") or []]
-    undated = [i for i, at in enumerate([None, *dated]) if at is None]
-    for position, index in enumerate(undated):
-        steps[index].at = start_ts - UNDATED_SPACING * (len(undated) - position)
+    dated = [None, *(_timestamp(_field(c, "at"), start_ts) for c in _field(seed, "commits") or [])]
+    limit = start_ts
+    for step, at in zip(reversed(steps), reversed(dated), strict=True):
+        if at is None:  # an hour before whatever comes next, so history reads in order
+            step.at = limit = limit - UNDATED_SPACING
+        else:
+            limit = min(limit, at)
     branches = {str(b): str(_field(spec, "from_", "from") or default_branch).removeprefix("$")
                 for b, spec in (_field(seed, "branches") or {}).items()}
     plan = {"default_branch": default_branch, "steps": steps, "branches": branches}
