@@ -31,6 +31,15 @@ def _run(*cmd: str | Path, cwd: Path = ROOT, env: dict[str, str] | None = None) 
         sys.exit(done.returncode)
 
 
+def _run_quiet(*cmd: str | Path, env: dict[str, str] | None = None) -> None:
+    """Run a tool whose output only matters when it fails (import-linter prints a banner)."""
+    print("+", " ".join(str(c) for c in cmd), flush=True)
+    done = subprocess.run([str(c) for c in cmd], cwd=ROOT, env=env, capture_output=True, text=True)
+    if done.returncode != 0:
+        sys.stdout.write(done.stdout + done.stderr)
+        sys.exit(done.returncode)
+
+
 def setup() -> None:
     """Create .venv and install the project with its dev extras, once per pyproject change."""
     if not (BIN / "python").exists():
@@ -50,10 +59,11 @@ def examples() -> None:
 
 
 def test() -> None:
-    """Lint, types, the Python suite (SQLite and PostgreSQL) and the JavaScript SDK's tests."""
+    """Lint, types, import layers, the Python suite (SQLite and PostgreSQL) and the JavaScript SDK's tests."""
     env = _venv_env()
     _run(BIN / "ruff", "check", "src", "tests", "bench", "examples", env=env)
     _run(BIN / "mypy", env=env)
+    _run_quiet(BIN / "lint-imports", "--no-cache", env=env)
     js = ROOT / "sdk" / "js"
     if (js / "package.json").exists():
         if shutil.which("node") is None:

@@ -20,6 +20,7 @@ from ancha.config.loading import ConfigOverrides, load_config
 from ancha.runner.run import run_scenes
 from ancha.scene.loading import load_scene, load_scenes
 from ancha.server.embedded import EmbeddedServer
+from ancha.world.tools import catalog
 
 
 def seeded_scene(folder: Path, messages: int) -> Path:
@@ -44,7 +45,7 @@ def seeded_scene(folder: Path, messages: int) -> Path:
 def bench_env_creation(tmp: Path, repeats: int = 50) -> tuple[float, float, float]:
     folder = tmp / "seeded"
     folder.mkdir()
-    scene = load_scene(seeded_scene(folder, 1000))
+    scene = load_scene(seeded_scene(folder, 1000), catalog())
     body = {"scene": scene.model_dump(mode="json", by_alias=True), "trial": 1}
     with EmbeddedServer() as server, httpx.Client(base_url=server.url) as http:
         t = time.perf_counter()
@@ -78,7 +79,7 @@ def bench_trial_overhead(tmp: Path, trials: int = 50) -> tuple[float, float, flo
         'checks:\n  - { id: quiet, trace: { not_called: "*" } }\n')
     (project / "ancha.yaml").write_text(f"agent:\n  command: 'true'\ntrials: {trials}\nparallel: 1\n")
     config = load_config(None, project, ConfigOverrides())
-    scenes = load_scenes(list(config.scenes), config.root)
+    scenes = load_scenes(list(config.scenes), config.root, catalog())
     t = time.perf_counter()
     result = asyncio.run(run_scenes(config, scenes, progress=False, console=_quiet_console()))
     per_trial = (time.perf_counter() - t) / trials

@@ -16,7 +16,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
-from ancha.checks.judge import NO_KEY, JudgeUnavailable, evaluate_judge_checks
+from ancha.checks.judge import NO_KEY, JudgeUnavailable, evaluate_judge_checks, world_views
 from ancha.checks.results import trial_verdict
 from ancha.scene.model import CheckSpec, TraceCheck
 from ancha.server.embedded import free_port
@@ -104,12 +104,13 @@ TRACE = [
                   "message": {"text": "Reports > Export, it takes two minutes."}},
      "worked": True, "coverage_gap": False},
 ]
-MESSAGES = [
-    {"channel": "C0SUPPORT", "ts": "1767600000.000100", "user": "U0LAURA", "seeded": True,
+WORLD = {"slack": {"channels": [{"id": "C0SUPPORT", "name": "support"}], "users": [], "messages": {"C0SUPPORT": [
+    {"ts": "1767600000.000100", "user": "U0LAURA", "seeded": True,
      "text": "SEEDED QUESTION: where is the CSV export?"},
-    {"channel": "C0SUPPORT", "ts": "1767603603.000001", "user": "U0BOT", "thread_ts": "1767600000.000100",
+    {"ts": "1767603603.000001", "user": "U0BOT", "thread_ts": "1767600000.000100",
      "seeded": False, "text": "Reports > Export, it takes two minutes."},
-]
+]}}}
+MESSAGES = world_views(WORLD)
 
 
 def _env(judge: StandIn, **extra: str) -> dict[str, str]:
@@ -205,7 +206,8 @@ def test_judge__reads_the_runners_files_from_a_real_world(judge: StandIn, make_e
     import httpx
     from slack_sdk import WebClient
 
-    from ancha.checks.judge import slack_messages_from_world, trace_entries_from_jsonl
+    from ancha.checks.judge import trace_entries_from_jsonl
+    from ancha.world.tools.slack.judge import messages_from_snapshot
 
     context = make_env({"world": {"slack": {
         "users": [{"ref": "laura", "name": "laura"}],
@@ -218,12 +220,13 @@ def test_judge__reads_the_runners_files_from_a_real_world(judge: StandIn, make_e
     agent.chat_postMessage(channel=channel, text="Reports > Export, two minutes.")
     env_url = f"{ancha_server}/envs/{context['env_id']}"
     trace = trace_entries_from_jsonl(httpx.get(f"{env_url}/trace").text)
-    messages = slack_messages_from_world(httpx.get(f"{env_url}/state").json())
+    world = httpx.get(f"{env_url}/state").json()
+    messages = messages_from_snapshot(world["slack"])
     assert [m["text"] for m in messages] == ["SEEDED: where is it?", "Reports > Export, two minutes."]
     assert messages[1]["channel_name"] == "#support" and messages[1]["user_name"] == "@ancha"
 
     judge.answers.append((200, '{"passed": true, "explanation": "Clear answer.", "evidence": [2]}'))
-    [result] = evaluate_judge_checks([CHECK], trace, messages, None, _env(judge, ANCHA_SLACK_TOKEN=slack["token"]),
+    [result] = evaluate_judge_checks([CHECK], trace, world_views(world), None, _env(judge, ANCHA_SLACK_TOKEN=slack["token"]),
                                      secrets=[context["trial_token"]], retry_delay=0)
     assert result.passed and result.evidence == [2]
     prompt = judge.requests[0]["messages"][-1]["content"]

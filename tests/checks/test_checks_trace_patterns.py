@@ -7,9 +7,9 @@ from typing import Any
 
 import pytest
 
-from ancha.checks.patterns import compile_pattern
 from ancha.checks.trace import evaluate_trace
 from ancha.scene.model import TraceCheck
+from ancha.world.call_patterns import compile_pattern
 from ancha.world.trace import Trace, TraceEntry
 
 

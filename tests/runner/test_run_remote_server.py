@@ -14,6 +14,7 @@ import httpx
 import pytest
 
 from ancha.server.embedded import free_port
+from ancha.world.tools import catalog
 
 ANCHA = [sys.executable, "-m", "ancha.cli"]
 
@@ -83,7 +84,7 @@ def test_check__prints_every_result_of_a_live_world(tmp_path: Path, served: str)
     from ancha.scene.loading import load_scene
 
     (tmp_path / "scene.yaml").write_text(SCENE)
-    scene = load_scene(tmp_path / "scene.yaml")
+    scene = load_scene(tmp_path / "scene.yaml", catalog())
     context = httpx.post(served + "/envs", json={"scene": scene.model_dump(mode="json", by_alias=True)}).json()
     env_id = context["env_id"]
     before = subprocess.run([*ANCHA, "check", "--json", "--env", env_id, "--server", served],
@@ -116,7 +117,7 @@ def test_serve_with_a_key__control_api_refuses_requests_without_it(tmp_path: Pat
             except httpx.HTTPError:
                 time.sleep(0.1)
         (tmp_path / "scene.yaml").write_text(SCENE)
-        body = {"scene": load_scene(tmp_path / "scene.yaml").model_dump(mode="json", by_alias=True)}
+        body = {"scene": load_scene(tmp_path / "scene.yaml", catalog()).model_dump(mode="json", by_alias=True)}
         assert httpx.post(url + "/envs", json=body).status_code == 401
         keyed = {"authorization": "Bearer sekret"}
         context = httpx.post(url + "/envs", json=body, headers=keyed).json()

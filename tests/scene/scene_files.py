@@ -8,6 +8,8 @@ import pytest
 
 from ancha.errors import Problem
 from ancha.scene import Scene, SceneInvalid, load_scene
+from ancha.world.tools import catalog
+from ancha.world.tools.slack.scene_models import SlackWorld
 
 SLACK = """\
 world:
@@ -31,12 +33,12 @@ def write_scene(folder: Path, text: str, name: str = "demo") -> Path:
 
 
 def scene_of(folder: Path, text: str) -> Scene:
-    return load_scene(write_scene(folder, text))
+    return load_scene(write_scene(folder, text), catalog())
 
 
 def problems_of(folder: Path, text: str) -> list[Problem]:
     with pytest.raises(SceneInvalid) as info:
-        load_scene(write_scene(folder, text))
+        load_scene(write_scene(folder, text), catalog())
     return info.value.problems
 
 
@@ -106,3 +108,10 @@ checks:
   - { id: priority_before_label, before: [{ decided: [mike, severity, p1] }, { called: "POST /repos/*/issues/*/labels" }] }
   - { id: answered_fast, within: { event: { message: { to: laura, from: $slack_bot } }, of: start, limit: 30m } }
 """
+
+
+def slack_seed(scene: Scene) -> SlackWorld:
+    """The scene's resolved ``world.slack``, as the Slack tool reads it."""
+    seed = scene.seed("slack", SlackWorld)
+    assert seed is not None, "the scene has no world.slack"
+    return seed

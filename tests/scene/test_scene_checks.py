@@ -58,9 +58,9 @@ def test_state__slack_message_defaults_and_count(tmp_path: Path) -> None:
     scene = scene_of(tmp_path, _checks(
         "  - id: a\n    state:\n      slack.message: { channel: $slack_support, text_contains: Exports }\n"
         "  - id: b\n    state:\n      slack.message: { channel: $slack_support, count_gte: 3 }\n"))
-    states = [c.state.slack_message for c in scene.checks if c.state and c.state.slack_message]
-    assert [(s.channel, s.from_, s.text_contains, s.count_gte) for s in states] == [
-        ("slack_support", None, "Exports", 1), ("slack_support", None, None, 3)]
+    assert [c.state for c in scene.checks] == [
+        {"slack.message": {"channel": "slack_support", "text_contains": "Exports", "count_gte": 1}},
+        {"slack.message": {"channel": "slack_support", "count_gte": 3}}]
 
 
 def test_state__problems(tmp_path: Path) -> None:

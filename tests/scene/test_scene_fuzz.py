@@ -12,6 +12,7 @@ from ruamel.yaml import YAML
 
 from ancha.config import ConfigInvalid, ConfigOverrides, load_config
 from ancha.scene import SceneInvalid, load_scene
+from ancha.world.tools import catalog
 
 _KEYS = ["name", "task", "clock", "start", "limit", "speed", "world", "slack", "users", "channels", "messages",
          "messages_file", "ref", "channel", "from", "at", "thread_of", "reactions", "members", "checks", "id",
@@ -53,7 +54,7 @@ def _load_scene_text(text: str) -> None:
         path.write_text(text)
         (path.parent / "history.jsonl").write_text('{"channel": 1}\n[]\n')
         try:
-            load_scene(path)
+            load_scene(path, catalog())
         except SceneInvalid as exc:
             assert exc.render().startswith("error[SCENE_INVALID]: ")
 

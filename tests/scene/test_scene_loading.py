@@ -5,9 +5,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
-from scene_files import SLACK, messages, problems_of, scene_of, write_scene
+from scene_files import SLACK, messages, problems_of, scene_of, slack_seed, write_scene
 
 from ancha.scene import Scene, SceneInvalid, load_scene, load_scenes
+from ancha.world.tools import catalog
 
 CHECKS = """\
 checks:
@@ -27,13 +28,13 @@ def test_minimal_scene__defaults(tmp_path: Path) -> None:
     assert scene.description == ""
     assert scene.clock.start == datetime(2026, 1, 5, 9, 0, tzinfo=UTC)
     assert (scene.clock.limit, scene.clock.speed) == (3600.0, 1.0)
-    assert scene.world.slack is None
+    assert "slack" not in scene.world
     assert scene.checks == [] and scene.pass_ == []
     assert scene.path == str((tmp_path / "demo" / "scene.yaml").resolve())
 
 
 def test_empty_slack__default_bot_and_team(tmp_path: Path) -> None:
-    slack = scene_of(tmp_path, "world:\n  slack: {}\n").world.slack
+    slack = slack_seed(scene_of(tmp_path, "world:\n  slack: {}\n"))
     assert slack is not None
     assert (slack.bot.ref, slack.team.name) == ("slack_bot", "Acme")
 
@@ -43,7 +44,7 @@ def test_full_scene__resolved(tmp_path: Path) -> None:
                      + SLACK + CHECKS + "pass: [answered, posted]\n")
     assert scene.name == "export"
     assert (scene.clock.limit, scene.clock.speed) == (7200.0, 2.0)
-    slack = scene.world.slack
+    slack = slack_seed(scene)
     assert slack is not None
     assert slack.channels[0].members == ["slack_laura", "slack_bot"]
     question = slack.messages[0]
@@ -51,8 +52,8 @@ def test_full_scene__resolved(tmp_path: Path) -> None:
     assert question.at == datetime(2026, 2, 27, 9, 0, tzinfo=UTC)
     assert [c.kind for c in scene.checks] == ["state", "trace", "judge"]
     state = scene.checks[0].state
-    assert state is not None and state.slack_message is not None
-    assert (state.slack_message.from_, state.slack_message.in_thread_of) == ("slack_bot", "slack_question")
+    assert state is not None and "slack.message" in state
+    assert (state["slack.message"]["from"], state["slack.message"]["in_thread_of"]) == ("slack_bot", "slack_question")
     assert scene.checks[1].trace is not None and scene.checks[1].trace.called == ["* /api/chat.postMessage"]
     assert scene.checks[0].line == 14
     assert scene.pass_ == ["answered", "posted"]
@@ -67,8 +68,8 @@ def test_times__iso_and_signed_offsets_stored_utc(tmp_path: Path) -> None:
         "      - { channel: $slack_general, from: $slack_ben, at: '2026-01-05T10:00:00+02:00' }\n"
         "      - { channel: $slack_general, from: $slack_ben, at: -2h30m }\n"
         "      - { channel: $slack_general, from: $slack_ben, at: 10m }\n"))
-    assert scene.world.slack is not None
-    assert [m.at for m in scene.world.slack.messages[1:]] == [
+    assert "slack" in scene.world
+    assert [m.at for m in slack_seed(scene).messages[1:]] == [
         datetime(2026, 1, 5, 8, 0, tzinfo=UTC), datetime(2026, 1, 5, 6, 30, tzinfo=UTC),
         datetime(2026, 1, 5, 9, 10, tzinfo=UTC)]
 
@@ -88,9 +89,9 @@ def test_messages_file__appended_and_hashed(tmp_path: Path) -> None:
     history = b'{"channel": "$slack_general", "from": "$slack_ben", "text": "old", "at": "-1d"}\n\n'
     (tmp_path / "demo" / "history.jsonl").write_bytes(history)
     path = write_scene(tmp_path, SLACK + "    messages_file: history.jsonl\n")
-    scene = load_scene(path)
-    assert scene.world.slack is not None
-    assert [m.text for m in scene.world.slack.messages] == ["Where are exports?", "old"]
+    scene = load_scene(path, catalog())
+    assert "slack" in scene.world
+    assert [m.text for m in slack_seed(scene).messages] == ["Where are exports?", "old"]
     assert scene.source_hash == hashlib.sha256(path.read_bytes() + history).hexdigest()
 
 
@@ -100,7 +101,7 @@ def test_messages_file__bad_line_reports_jsonl_line(tmp_path: Path) -> None:
         '{"channel": "$slack_general", "from": "$slack_ben"}\nnot json\n'
         '{"channel": "$slack_general", "frm": "$slack_ben"}\n{"channel": "$nope", "from": "$slack_ben"}\n')
     with pytest.raises(SceneInvalid) as info:
-        load_scene(write_scene(tmp_path, SLACK + "    messages_file: history.jsonl\n"))
+        load_scene(write_scene(tmp_path, SLACK + "    messages_file: history.jsonl\n"), catalog())
     found = [(Path(p.file or "").name, p.line, p.path, p.message) for p in info.value.problems]
     assert found == [
         ("history.jsonl", 2, "", "not valid JSON: Expecting value"),
@@ -137,7 +138,7 @@ def test_unknown_keys__did_you_mean_and_known_fields(tmp_path: Path) -> None:
 def test_render__file_line_path_and_fix_line(tmp_path: Path) -> None:
     path = write_scene(tmp_path, "task: x\nclock:\n  limit: 10\n  bogus: 1\n")
     with pytest.raises(SceneInvalid) as info:
-        load_scene(path)
+        load_scene(path, catalog())
     assert info.value.exit_code == 2
     assert info.value.render() == (
         f"error[SCENE_INVALID]: {path}:3: clock.limit: expected a duration such as 500ms, 10s or 1m30s, got 10\n"
@@ -155,14 +156,14 @@ def test_yaml_error__reported_with_line(tmp_path: Path) -> None:
 def test_load_scenes__globs_sorted_and_deduplicated(tmp_path: Path) -> None:
     write_scene(tmp_path / "scenes", "task: b\n", "b")
     write_scene(tmp_path / "scenes", "task: a\n", "a")
-    scenes = load_scenes(["scenes/**/scene.yaml", "scenes/a/scene.yaml"], tmp_path)
+    scenes = load_scenes(["scenes/**/scene.yaml", "scenes/a/scene.yaml"], tmp_path, catalog())
     assert [s.name for s in scenes] == ["a", "b"]
 
 
 def test_load_scenes__glob_matching_nothing_is_a_problem(tmp_path: Path) -> None:
     write_scene(tmp_path / "scenes", "task: a\n", "a")
     with pytest.raises(SceneInvalid) as info:
-        load_scenes(["scenes/**/scene.yaml", "other/*.yaml"], tmp_path)
+        load_scenes(["scenes/**/scene.yaml", "other/*.yaml"], tmp_path, catalog())
     assert messages(info.value.problems) == ["scenes[1]: no file matches other/*.yaml"]
 
 
@@ -170,7 +171,7 @@ def test_load_scenes__problems_of_all_scenes_at_once(tmp_path: Path) -> None:
     write_scene(tmp_path / "scenes", "bogus: 1\n", "a")
     write_scene(tmp_path / "scenes", "world_rules: {faults: []}\n", "b")
     with pytest.raises(SceneInvalid) as info:
-        load_scenes(["scenes/**/scene.yaml"], tmp_path)
+        load_scenes(["scenes/**/scene.yaml"], tmp_path, catalog())
     assert [(p.file, p.path) for p in info.value.problems] == [
         ("scenes/a/scene.yaml", "bogus"), ("scenes/b/scene.yaml", "world_rules.faults")]
     assert info.value.render().count("fix the scene file:") == 2
@@ -180,7 +181,7 @@ def test_load_scenes__duplicate_names_refused(tmp_path: Path) -> None:
     write_scene(tmp_path / "scenes", "name: same\n", "a")
     write_scene(tmp_path / "scenes", "task: t\nname: same\n", "b")
     with pytest.raises(SceneInvalid) as info:
-        load_scenes(["scenes/**/scene.yaml"], tmp_path)
+        load_scenes(["scenes/**/scene.yaml"], tmp_path, catalog())
     (problem,) = info.value.problems
     assert (problem.file, problem.line, problem.path) == ("scenes/b/scene.yaml", 2, "name")
     assert "also used by" in problem.message
@@ -188,5 +189,5 @@ def test_load_scenes__duplicate_names_refused(tmp_path: Path) -> None:
 
 def test_missing_scene_file__problem(tmp_path: Path) -> None:
     with pytest.raises(SceneInvalid) as info:
-        load_scene(tmp_path / "nope.yaml")
+        load_scene(tmp_path / "nope.yaml", catalog())
     assert info.value.problems[0].message == "no such file"

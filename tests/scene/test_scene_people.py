@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from scene_files import PEOPLE, PEOPLE_WORLD, SLACK, messages, problems_of, scene_of
+from scene_files import PEOPLE, PEOPLE_WORLD, SLACK, messages, problems_of, scene_of, slack_seed
 
 from ancha.scene import Scene
 from ancha.scene.model import AwayWindow, Decision, Fact
@@ -48,10 +48,9 @@ def test_decision__default_text_and_pending(tmp_path: Path) -> None:
 
 
 def test_slack_user__names_the_person_owning_it(tmp_path: Path) -> None:
-    slack = scene_of(tmp_path, PEOPLE).world.slack
-    assert slack is not None
-    assert [(u.ref, u.person) for u in slack.users] == [
-        ("slack_laura", "laura"), ("slack_ben", "ben"), ("slack_mike", "mike")]
+    scene = scene_of(tmp_path, PEOPLE)
+    assert [u.ref for u in slack_seed(scene).users] == ["slack_laura", "slack_ben", "slack_mike"]
+    assert scene.accounts("slack") == {"slack_laura": "laura", "slack_ben": "ben", "slack_mike": "mike"}
 
 
 def test_replies_after__range_drawn_per_reply(tmp_path: Path) -> None:
@@ -83,10 +82,10 @@ def test_away__must_end_after_it_starts(tmp_path: Path) -> None:
 
 
 def test_accounts__slack_must_be_a_user_and_others_later(tmp_path: Path) -> None:
-    found = problems_of(tmp_path, _person("accounts: { slack: $slack_support, github: $gh_p }"))
-    assert messages(found) == ["people.p.accounts.github: not supported yet",
-                               "people.p.accounts.slack: $slack_support is a channel, not a user"]
-    assert found[0].hint is not None and "later version" in found[0].hint
+    found = problems_of(tmp_path, _person("accounts: { slack: $slack_support, pagerduty: $pd_p }"))
+    assert messages(found) == ["people.p.accounts.slack: $slack_support is a channel, not a user",
+                               "people.p.accounts.pagerduty: not supported yet"]
+    assert found[1].hint is not None and "later version" in found[1].hint
 
 
 def test_accounts__a_user_belongs_to_one_person(tmp_path: Path) -> None:

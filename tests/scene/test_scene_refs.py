@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from scene_files import SLACK, messages, problems_of, scene_of
+from scene_files import SLACK, messages, problems_of, scene_of, slack_seed
 
 
 def _message(line: str) -> str:
@@ -24,8 +24,8 @@ def test_wrong_kind__error(tmp_path: Path) -> None:
 
 def test_kind_dot_name_form__checked_and_stored_bare(tmp_path: Path) -> None:
     scene = scene_of(tmp_path, _message("{ channel: $channel.slack_general, from: $user.slack_ben }"))
-    assert scene.world.slack is not None
-    message = scene.world.slack.messages[1]
+    assert "slack" in scene.world
+    message = slack_seed(scene).messages[1]
     assert (message.channel, message.from_) == ("slack_general", "slack_ben")
 
 
@@ -71,7 +71,7 @@ def test_members_and_reactions__user_refs(tmp_path: Path) -> None:
 def test_custom_bot_ref__is_a_user(tmp_path: Path) -> None:
     scene = scene_of(tmp_path, "world:\n  slack:\n    bot: { ref: me, name: helper }\n"
                      "    channels: [{ ref: c, name: c, members: [$me] }]\n")
-    assert scene.world.slack is not None and scene.world.slack.channels[0].members == ["me"]
+    assert "slack" in scene.world and slack_seed(scene).channels[0].members == ["me"]
 
 
 def test_check_refs__kinds_checked(tmp_path: Path) -> None:

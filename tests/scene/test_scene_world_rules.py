@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 from scene_files import PEOPLE, messages, problems_of, scene_of
 
-from ancha.scene.model import Action, MessageSelector, Predicate, SlackMessageAction, SlackReactionAction
+from ancha.scene.model import MessageSelector, Predicate
 
 _ANY_NEWS = ("slack.message: { channel: $slack_support, from: $slack_laura, text: Any news?, "
              "thread_of: $slack_laura_question }")
@@ -21,9 +21,8 @@ def test_event__at_with_unless_and_slack_message(tmp_path: Path) -> None:
     (event,) = scene.world_rules.events
     assert (event.at, event.after, event.delay) == (600.0, None, 0.0)
     assert event.unless == Predicate(message=MessageSelector(to="laura", from_user="slack_bot"))
-    assert event.do == [Action.model_validate({"slack.message": SlackMessageAction.model_validate(
-        {"channel": "slack_support", "from": "slack_laura", "text": "Any news?",
-         "thread_of": "slack_laura_question"})})]
+    assert event.do == [{"slack.message": {"channel": "slack_support", "from": "slack_laura", "text": "Any news?",
+                                           "thread_of": "slack_laura_question"}}]
 
 
 def test_event__at_signed_offset(tmp_path: Path) -> None:
@@ -39,8 +38,8 @@ def test_event__after_milestone_with_delay_and_reaction(tmp_path: Path) -> None:
         f"    - after: {{ called: 'POST /api/chat.postMessage' }}\n      do: [{{ {_ANY_NEWS} }}]\n"))
     first, second = scene.world_rules.events
     assert (first.at, first.after, first.delay) == (None, Predicate(decided=["mike", "severity", "p1"]), 300.0)
-    assert first.do[0].slack_reaction == SlackReactionAction.model_validate(
-        {"channel": "slack_support", "message": "slack_laura_question", "from": "slack_mike", "name": "eyes"})
+    assert first.do[0]["slack.reaction"] == {
+        "channel": "slack_support", "message": "slack_laura_question", "from": "slack_mike", "name": "eyes"}
     assert (second.after, second.delay) == (Predicate(called="POST /api/chat.postMessage"), 0.0)
 
 

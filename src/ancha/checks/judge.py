@@ -1,7 +1,7 @@
 """Judge checks: a model grades a rubric against what the agent did.
 
 The runner grades them on its side, with the user's own ``OPENROUTER_API_KEY``, from
-the trial's trace and final Slack messages. Without a key a judge check is skipped
+the trial's trace and what each tool shows of the final world (its ``judge_view``). Without a key a judge check is skipped
 (and a skipped check never passes); a model call that fails raises ``JudgeUnavailable``,
 which makes the trial invalid rather than failed.
 
@@ -17,6 +17,7 @@ import re
 import time
 from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass
+from functools import cache
 from typing import Any
 
 import httpx
@@ -35,22 +36,27 @@ NO_KEY = f"{KEY_VAR} is not set, so this judge check was skipped; a skipped chec
 MAX_CALLS = 150
 """Calls shown to the model; the earliest are left out beyond this (the latest matter most)."""
 BODY_CHARS = 600
-MESSAGE_CHARS = 2000
 ATTEMPTS = 2
 
 REDACTED = "[redacted]"
 _SECRET_KEYS = re.compile(r"token|secret|password|passwd|authorization|api_?key|app_?key|credential|cookie",
                           re.IGNORECASE)
-_SECRET_VALUES = re.compile(
-    r"xox[a-z]-[A-Za-z0-9-]+|xapp-[A-Za-z0-9-]+|gh[pousr]_[A-Za-z0-9_]+|github_pat_[A-Za-z0-9_]+"
-    r"|anc_[A-Za-z0-9_]+|sk-[A-Za-z0-9_-]{12,}|Bearer\s+\S+"
-)
+_GENERIC_SECRETS = (r"anc_[A-Za-z0-9_]+", r"sk-[A-Za-z0-9_-]{12,}", r"Bearer\s+\S+")
+
+
+@cache
+def _secret_values() -> re.Pattern[str]:
+    """Credential shapes: Ancha's own, model keys, bearer headers, and every tool's tokens."""
+    from ancha.world.tools import registry
+
+    shapes = [*(p for spec in registry().tools.values() for p in spec.secret_patterns), *_GENERIC_SECRETS]
+    return re.compile("|".join(shapes))
 _SECRET_VARS = re.compile(r"TOKEN|KEY|SECRET|PASSWORD", re.IGNORECASE)
 
 SYSTEM_PROMPT = (
     "You grade the work of an AI agent in a simulated company workspace against a rubric. "
-    "Judge only from the evidence given: the agent's API calls and the Slack messages written "
-    "during its attempt. Answer with one JSON object and nothing else: "
+    "Judge only from the evidence given: the agent's API calls and what the tools show of the "
+    "world after its attempt. Answer with one JSON object and nothing else: "
     '{"passed": true or false, "explanation": "one sentence saying why", '
     '"evidence": [sequence numbers of the calls that support your verdict]}.'
 )
@@ -74,7 +80,7 @@ def judge_expected(rubric: str) -> str:
 def evaluate_judge_checks(
     specs: Iterable[CheckSpec],
     trace_entries: list[dict[str, Any]],
-    slack_messages: list[dict[str, Any]],
+    views: list[str],
     model: str | None,
     env_vars: Mapping[str, str],
     *,
@@ -85,9 +91,8 @@ def evaluate_judge_checks(
 ) -> list[CheckResult]:
     """Grade the judge checks among ``specs`` (others are ignored), in order.
 
-    ``trace_entries`` are ``trace.jsonl`` records (``TraceEntry.to_dict()``);
-    ``slack_messages`` are message dicts of the final Slack state (seeded ones, marked
-    ``"seeded": true``, are left out). ``required``: the scene's ``pass`` (empty or None:
+    ``trace_entries`` are ``trace.jsonl`` records (``TraceEntry.to_dict()``); ``views``
+    what each tool shows of the final world (``world_views``). ``required``: the scene's ``pass`` (empty or None:
     every check). ``secrets``: values never to show the model (the trial's tool tokens);
     secret-looking values of ``env_vars`` are withheld as well.
     """
@@ -108,7 +113,7 @@ def evaluate_judge_checks(
     withheld = _withheld(env_vars, secrets, key)
     calls = [e for e in trace_entries if e.get("actor", "agent") == "agent"]
     shown_seqs = {int(e["seq"]) for e in calls[-MAX_CALLS:] if "seq" in e}
-    evidence_text = render_evidence(calls, slack_messages, withheld)
+    evidence_text = render_evidence(calls, views, withheld)
     own_client = client is None
     http = client or httpx.Client(timeout=httpx.Timeout(90.0, connect=10.0))
     try:
@@ -141,34 +146,27 @@ def trace_entries_from_jsonl(text: str) -> list[dict[str, Any]]:
     return entries
 
 
-def slack_messages_from_world(world: dict[str, Any]) -> list[dict[str, Any]]:
-    """The Slack messages of a world snapshot (``world.json`` / ``GET /envs/{id}/state``, or
-    its ``slack`` part), in ts order, each with ``channel_name`` and ``user_name`` added."""
-    slack = world.get("slack", world) if isinstance(world, dict) else None
-    if not isinstance(slack, dict):
-        return []
-    channels = {c.get("id"): c for c in slack.get("channels") or [] if isinstance(c, dict)}
-    users = {u.get("id"): u for u in slack.get("users") or [] if isinstance(u, dict)}
-    found: list[dict[str, Any]] = []
-    by_channel = slack.get("messages") or {}
-    for channel_id, messages in (by_channel.items() if isinstance(by_channel, dict) else []):
-        channel = channels.get(channel_id) or {}
-        name = channel.get("name")
-        label = f"#{name}" if name and not channel.get("is_im") else f"DM {channel_id}"
-        for message in messages:
-            user = users.get(message.get("user")) or {}
-            found.append({**message, "channel": channel_id, "channel_name": label,
-                          "user_name": f"@{user['name']}" if user.get("name") else message.get("user")})
-    return sorted(found, key=lambda m: float(m.get("ts") or 0))
+def world_views(world: dict[str, Any]) -> list[str]:
+    """What the judge sees of each tool's final state (``world.json``), as text sections."""
+    from ancha.world.tools import registry
+
+    views: list[str] = []
+    for name, spec in registry().tools.items():
+        snapshot = world.get(name) if isinstance(world, dict) else None
+        if spec.judge_view is not None and isinstance(snapshot, dict):
+            view = spec.judge_view(snapshot)
+            if view:
+                views.append(view)
+    return views
 
 
 def render_prompt(rubric: str, evidence_text: str) -> str:
     return f"Rubric:\n{rubric.strip()}\n\n{evidence_text}\n\nDoes the agent's work meet the rubric?"
 
 
-def render_evidence(calls: list[dict[str, Any]], slack_messages: list[dict[str, Any]],
-                    withheld: Collection[str] = ()) -> str:
-    """The agent's calls and the trial's Slack messages as plain text, credentials removed."""
+def render_evidence(calls: list[dict[str, Any]], views: list[str], withheld: Collection[str] = ()) -> str:
+    """The agent's calls and what each tool shows of the final world, as plain text,
+    credentials removed."""
     lines = ["The agent's API calls, in order (#seq METHOD PATH -> status):"]
     if len(calls) > MAX_CALLS:
         lines.append(f"({len(calls) - MAX_CALLS} earlier calls left out)")
@@ -184,18 +182,9 @@ def render_evidence(calls: list[dict[str, Any]], slack_messages: list[dict[str, 
             lines.append("  response: " + _summary(entry["response"], BODY_CHARS))
     if not calls:
         lines.append("(the agent made no calls)")
-    written = [m for m in slack_messages if not m.get("seeded")]
-    lines.append("")
-    lines.append("Slack messages written during the attempt (final state):")
-    for message in written:
-        where = message.get("channel_name") or message.get("channel") or "?"
-        thread = message.get("thread_ts")
-        place = f"in thread {thread}" if thread and thread != message.get("ts") else "top level"
-        author = message.get("user_name") or message.get("user") or message.get("bot_id") or "?"
-        text = _redact_text(str(message.get("text") or ""))[:MESSAGE_CHARS]
-        lines.append(f"- {where}, {place}, ts {message.get('ts')}, from {author}: {text}")
-    if not written:
-        lines.append("(none)")
+    for view in views:
+        lines.append("")
+        lines.append(_redact_text(view))
     text = "\n".join(lines)
     for value in sorted(withheld, key=len, reverse=True):
         text = text.replace(value, REDACTED)
@@ -285,7 +274,7 @@ def _redact(value: Any) -> Any:
 
 
 def _redact_text(text: str) -> str:
-    return _SECRET_VALUES.sub(REDACTED, text)
+    return _secret_values().sub(REDACTED, text)
 
 
 def _error_text(answer: httpx.Response) -> str:

@@ -13,8 +13,12 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from ancha.checks.kinds import check_kind
 from ancha.checks.milestones import Milestone, elapsed, format_duration, milestone, start_milestone
-from ancha.checks.selectors import (
+from ancha.scene.model import PROCESS_KINDS, CheckSpec, MessageCheck, MessageSelector, Within
+from ancha.world.predicates import message_seqs
+from ancha.world.records import Record
+from ancha.world.selectors import (
     AGENT,
     closest_miss,
     compile_selector,
@@ -24,9 +28,6 @@ from ancha.checks.selectors import (
     person_name,
     record_seqs,
 )
-from ancha.scene.model import CheckSpec, MessageCheck, MessageSelector, Within
-from ancha.world.predicates import message_seqs
-from ancha.world.records import Record
 
 if TYPE_CHECKING:
     from ancha.world.environment import Environment
@@ -44,6 +45,7 @@ class ProcessOutcome:
     evidence: list[int]
 
 
+@check_kind(*PROCESS_KINDS)
 def evaluate_process(spec: CheckSpec, env: Environment) -> ProcessOutcome:
     """Grade one process check; ``ValueError`` when it cannot be graded in this world."""
     try:

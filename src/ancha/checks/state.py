@@ -1,239 +1,34 @@
-"""State checks: conditions on the final world. Slack: ``slack.message``.
+"""State checks: conditions on the final world, each kind defined by its tool.
 
-Only what happened during the trial counts: seeded messages never match. A failed
-check names the closest miss, the messages that met the most conditions, and what
-kept them from matching.
+A state body is ``{kind: body}`` (``<tool>.<kind>: {...}``); the tool registry finds the
+tool that defines the kind, and that tool grades it on its own state.
 """
 
 from __future__ import annotations
 
-import json
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING
 
-from ancha.scene.model import SlackMessageState, StateCheck
+from ancha.checks.kinds import check_kind
+from ancha.scene.model import CheckSpec, StateBody
+from ancha.world.tools import registry
+from ancha.world.tools.base import StateOutcome
 
 if TYPE_CHECKING:
     from ancha.world.environment import Environment
-    from ancha.world.tools.slack.models import Message, SlackState
-
-SNIPPET = 80
 
 
-class SlackReplicaView(Protocol):
-    """What a slack.message check reads from the Slack replica."""
-
-    state: SlackState
-
-    def message_ref(self, ref: str) -> tuple[str, str]:
-        """The ``(channel_id, ts)`` of a seeded message ref."""
-        ...
-
-
-@dataclass(slots=True)
-class StateOutcome:
-    passed: bool
-    expected: str
-    actual: str
-    explanation: str
-    evidence: list[int]
+def evaluate_state(state: StateBody, env: Environment) -> StateOutcome:
+    if len(state) != 1:
+        raise ValueError("a state check has exactly one kind")
+    ((key, body),) = state.items()
+    kinds = registry().states
+    kind = kinds.get(key)
+    if kind is None:
+        raise ValueError(f"this build has no state check {key}; kinds: {', '.join(kinds)}")
+    return kind.evaluate(body, env)
 
 
-def evaluate_state(check: StateCheck, env: Environment) -> StateOutcome:
-    if check.slack_message is not None:
-        return evaluate_slack_message(check.slack_message, env)
-    raise ValueError("a state check needs one condition, e.g. slack.message")
-
-
-def evaluate_slack_message(spec: SlackMessageState, env: Environment) -> StateOutcome:
-    """Count the trial's messages in the channel that meet every condition given."""
-    expected = _expected(spec, env)
-    replica: SlackReplicaView | None = env.tools.get("slack")  # type: ignore[assignment]
-    if replica is None:
-        return _failed(expected, "the world has no Slack", [])
-    try:
-        channel_id = env.ref_id(spec.channel, "channel")
-        author = env.ref_id(spec.from_, "user") if spec.from_ else None
-        parent = replica.message_ref(spec.in_thread_of) if spec.in_thread_of else None
-    except LookupError as exc:
-        return _failed(expected, str(exc), [])
-
-    match = _Conditions(spec, author, parent)
-    written = [m for m in replica.state.messages_in(channel_id) if not m.seeded]
-    matching = [m for m in written if not match.misses(m)]
-    where = _channel_label(replica.state, channel_id)
-    if len(matching) >= spec.count_gte:
-        actual = f"{_count(matching, 'matching message')} in {where}"
-        return _outcome(True, expected, actual, _creating_calls(env, matching))
-    if matching:
-        actual = f"only {_count(matching, 'matching message')} in {where}, {spec.count_gte} needed"
-        return _outcome(False, expected, actual, _creating_calls(env, matching))
-    if not written:
-        actual = f"no message was written in {where} during the trial"
-        elsewhere = _elsewhere(replica.state, channel_id, match)
-        if elsewhere:
-            actual += f"; {_count(elsewhere, 'message')} {match.describe()} went to " + ", ".join(
-                sorted({_channel_label(replica.state, m.channel) for m in elsewhere})) + " instead"
-        return _outcome(False, expected, actual, _creating_calls(env, elsewhere))
-    group, missed = _closest(written, match)
-    met = match.describe(exclude=missed)
-    reasons = " and ".join(match.explain_miss(name, group, replica.state) for name in missed)
-    actual = f"{_count(group, 'message')}{' ' + met if met else ''} in {where}, but {reasons}"
-    return _outcome(False, expected, actual, _creating_calls(env, group))
-
-
-class _Conditions:
-    """The conditions of one slack.message check, other than the channel."""
-
-    ORDER = ("from", "in_thread_of", "text_contains")
-
-    def __init__(self, spec: SlackMessageState, author: str | None, parent: tuple[str, str] | None) -> None:
-        self.spec = spec
-        self.author = author
-        self.parent = parent
-        self.needle = spec.text_contains.lower() if spec.text_contains else None
-
-    def misses(self, message: Message) -> list[str]:
-        """The names of the conditions ``message`` does not meet, in ``ORDER``."""
-        missed: list[str] = []
-        if self.author is not None and message.user != self.author:
-            missed.append("from")
-        if self.parent is not None and not (
-            message.channel == self.parent[0] and message.thread_ts == self.parent[1]
-            and message.ts != self.parent[1]
-        ):
-            missed.append("in_thread_of")
-        if self.needle is not None and self.needle not in message_text(message).lower():
-            missed.append("text_contains")
-        return missed
-
-    def describe(self, exclude: list[str] | tuple[str, ...] = ()) -> str:
-        phrases = []
-        if self.spec.from_ and "from" not in exclude:
-            phrases.append(f"from ${self.spec.from_}")
-        if self.spec.in_thread_of and "in_thread_of" not in exclude:
-            phrases.append(f"in the thread of ${self.spec.in_thread_of}")
-        if self.spec.text_contains is not None and "text_contains" not in exclude:
-            phrases.append(f"containing {self.spec.text_contains!r}")
-        return " ".join(phrases)
-
-    def explain_miss(self, name: str, group: list[Message], state: SlackState) -> str:
-        if name == "from":
-            authors = ", ".join(dict.fromkeys(_user_label(state, m.user) for m in group))
-            return f"not from ${self.spec.from_} (written by {authors})"
-        if name == "in_thread_of":
-            places = []
-            for m in group:
-                if m.thread_ts is not None and m.thread_ts != m.ts:
-                    places.append(f"thread {m.thread_ts}")
-                elif self.parent is not None and m.ts == self.parent[1]:
-                    places.append("the thread parent itself")
-                else:
-                    places.append("the top level of the channel")
-            went = ", ".join(dict.fromkeys(places))
-            return f"not in the thread of ${self.spec.in_thread_of} (it went to {went})"
-        latest = message_text(group[-1])
-        snippet = latest if len(latest) <= SNIPPET else latest[: SNIPPET - 1] + "…"
-        if len(group) == 1:
-            return f"it did not contain {self.spec.text_contains!r} (it said {snippet!r})"
-        return f"no message contained {self.spec.text_contains!r} (the latest said {snippet!r})"
-
-
-def message_text(message: Message) -> str:
-    """The text a reader sees: ``text`` plus the text of its blocks and attachments."""
-    parts = [message.text or ""]
-    for extra in (message.blocks, message.attachments):
-        if extra:
-            parts.extend(_strings(extra))
-    return "\n".join(parts)
-
-
-def _strings(value: Any) -> list[str]:
-    found: list[str] = []
-    if isinstance(value, dict):
-        for key, item in value.items():
-            if key in ("text", "fallback", "pretext", "title", "value") and isinstance(item, str):
-                found.append(item)
-            else:
-                found.extend(_strings(item))
-    elif isinstance(value, list):
-        for item in value:
-            found.extend(_strings(item))
-    return found
-
-
-def _closest(written: list[Message], match: _Conditions) -> tuple[list[Message], list[str]]:
-    """The messages that missed the fewest conditions (the latest one's set), and those conditions."""
-    misses = [(m, match.misses(m)) for m in written]
-    fewest = min(len(missed) for _, missed in misses)
-    best = [missed for _, missed in misses if len(missed) == fewest][-1]
-    return [m for m, missed in misses if missed == best], best
-
-
-def _elsewhere(state: SlackState, channel_id: str, match: _Conditions) -> list[Message]:
-    """The trial's messages in other conversations that meet every other condition."""
-    found: list[Message] = []
-    for other in state.channels:
-        if other == channel_id:
-            continue
-        found.extend(m for m in state.messages_in(other) if not m.seeded and not match.misses(m))
-    return found
-
-
-def _creating_calls(env: Environment, messages: list[Message]) -> list[int]:
-    """Seqs of the calls that created ``messages``: the first call that answered with
-    the message's channel and ts (chat.postMessage; a later chat.update echoes them too)."""
-    wanted = {(m.channel, m.ts) for m in messages}
-    found: dict[tuple[str, str], int] = {}
-    for entry in env.trace:
-        if len(found) == len(wanted):
-            break
-        if entry.tool != "slack" or not entry.worked or b'"ts"' not in entry.response:
-            continue
-        try:
-            body = json.loads(entry.response)
-        except ValueError:
-            continue
-        if not isinstance(body, dict):
-            continue
-        key = (str(body.get("channel")), str(body.get("ts")))
-        if key in wanted and key not in found:
-            found[key] = entry.seq
-    return sorted(found.values())
-
-
-def _channel_label(state: SlackState, channel_id: str) -> str:
-    channel = state.channels.get(channel_id)
-    if channel is None:
-        return channel_id
-    if channel.is_im:
-        return f"the DM {channel_id}"
-    return f"#{channel.name}"
-
-
-def _user_label(state: SlackState, user_id: str) -> str:
-    user = state.users.get(user_id)
-    return f"@{user.name} ({user_id})" if user is not None else user_id
-
-
-def _expected(spec: SlackMessageState, env: Environment) -> str:
-    conditions = _Conditions(spec, None, None).describe()
-    noun = "message" if spec.count_gte == 1 else "messages"
-    amount = "a" if spec.count_gte == 1 else f"at least {spec.count_gte}"
-    return f"{amount} {noun} in ${spec.channel}{' ' + conditions if conditions else ''} written during the trial"
-
-
-def _count(items: list[Any], noun: str) -> str:
-    return f"{len(items)} {noun}{'' if len(items) == 1 else 's'}"
-
-
-def _outcome(passed: bool, expected: str, actual: str, evidence: list[int]) -> StateOutcome:
-    if passed:
-        explanation = f"Passed: expected {expected}, and found {actual}."
-    else:
-        explanation = f"Failed: expected {expected}; actually {actual}."
-    return StateOutcome(passed, expected, actual, explanation, evidence)
-
-
-def _failed(expected: str, actual: str, evidence: list[int]) -> StateOutcome:
-    return _outcome(False, expected, actual, evidence)
+@check_kind("state")
+def grade_state(spec: CheckSpec, env: Environment) -> StateOutcome:
+    assert spec.state is not None
+    return evaluate_state(spec.state, env)

@@ -5,11 +5,16 @@ from __future__ import annotations
 import difflib
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from ancha.checks.calls import entry_line, entry_outcome
-from ancha.checks.patterns import AGENT, TracePattern, compile_pattern
-from ancha.scene.model import TraceCheck
+from ancha.checks.kinds import check_kind
+from ancha.scene.model import CheckSpec, TraceCheck
+from ancha.world.call_patterns import AGENT, TracePattern, compile_pattern
 from ancha.world.trace import TraceEntry
+
+if TYPE_CHECKING:
+    from ancha.world.environment import Environment
 
 MISSES_SHOWN = 5
 
@@ -32,6 +37,12 @@ class TraceOutcome:
     actual: str
     explanation: str
     evidence: list[int]
+
+
+@check_kind("trace")
+def grade_trace(spec: CheckSpec, env: Environment) -> TraceOutcome:
+    assert spec.trace is not None
+    return evaluate_trace(spec.trace, env.trace)
 
 
 def evaluate_trace(check: TraceCheck, entries: Iterable[TraceEntry]) -> TraceOutcome:
@@ -94,7 +105,7 @@ def _not_called(patterns: list[TracePattern], calls: list[TraceEntry]) -> _Part:
 def _no_match(pattern: TracePattern, calls: list[TraceEntry]) -> str:
     if not calls:
         return "no agent call matched; the agent made no calls"
-    # Slack's Web API takes GET or POST alike, so a method mismatch is the likeliest miss.
+    # Some vendors' APIs take GET or POST alike, so a method mismatch is the likeliest miss.
     other_methods = sorted({e.method.upper() for e in calls if pattern.path.fullmatch(e.path)})
     hint = ""
     if other_methods:

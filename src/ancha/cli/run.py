@@ -12,6 +12,7 @@ from ancha.config.loading import ConfigOverrides, load_config
 from ancha.runner.preflight import check_templates_against_scenes
 from ancha.runner.run import run_scenes
 from ancha.scene.loading import load_scenes
+from ancha.world.tools import catalog
 
 
 @click.command()
@@ -29,7 +30,7 @@ def run(config_path: Path | None, agent_command: str | None, trials: int | None,
     overrides = ConfigOverrides(agent_command=agent_command, trials=trials, parallel=parallel,
                                 min_pass_rate=min_pass_rate, pass_env=list(pass_env), inherit_env=inherit_env)
     config = load_config(config_path, Path.cwd(), overrides)
-    scenes = load_scenes(list(config.scenes), config.root)
+    scenes = load_scenes(list(config.scenes), config.root, catalog())
     check_templates_against_scenes(config, scenes)
     result = asyncio.run(run_scenes(config, scenes, inherit_env=inherit_env, progress=not no_progress))
     sys.exit(result.exit_code)

@@ -10,7 +10,7 @@ from ancha.scene.model import Scene
 
 
 def check_templates_against_scenes(config: AnchaConfig, scenes: list[Scene]) -> None:
-    """A template naming a tool (``{{github.token}}``) needs that tool in every scene it
+    """A template naming a tool (``{{<tool>.token}}``) needs that tool in every scene it
     runs with: otherwise the agent would get an empty value, so say so before running."""
     if config.agent is None:
         return

@@ -23,6 +23,7 @@ from ancha.runner.report import SceneSummary, print_summary
 from ancha.runner.trial import TrialOutcome, TrialRunner
 from ancha.scene.model import Scene
 from ancha.server.embedded import EmbeddedServer
+from ancha.world.tools import registry
 
 EXIT_PASSED, EXIT_GATE_FAILED, EXIT_NOT_CARRIED_OUT, EXIT_INTERRUPTED = 0, 1, 3, 130
 
@@ -50,9 +51,14 @@ def refuse_unbuilt_agents(config: AnchaConfig) -> None:
         raise RunFailed("error[AGENT_UNSUPPORTED]: agent.execution mode container is not supported yet by this "
                         "version of ancha run\nhint: remove agent.execution (or set mode: host) to run the agent "
                         "as a local process")
-    if agent.slack_transport != "feed":
-        raise RunFailed(f"error[AGENT_UNSUPPORTED]: agent.slack_transport {agent.slack_transport} is not "
-                        "supported yet\nhint: use slack_transport: feed")
+    for field, value in agent.model_dump().items():
+        if not field.endswith("_transport"):
+            continue
+        spec = registry().tools.get(field.removesuffix("_transport"))
+        supported = spec.transports if spec is not None else ("feed",)
+        if value not in supported:
+            raise RunFailed(f"error[AGENT_UNSUPPORTED]: agent.{field} {value} is not supported yet\n"
+                            f"hint: use {field}: {supported[0]}")
 
 
 def new_run_id() -> str:

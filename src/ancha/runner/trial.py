@@ -15,8 +15,8 @@ import httpx
 from ancha.checks.judge import (
     JudgeUnavailable,
     evaluate_judge_checks,
-    slack_messages_from_world,
     trace_entries_from_jsonl,
+    world_views,
 )
 from ancha.checks.results import CheckResult, trial_verdict
 from ancha.config.model import AnchaConfig
@@ -204,7 +204,7 @@ class TrialRunner:
         secrets += [context["trial_token"], context["events"]["token"]]
         judged = await asyncio.to_thread(
             evaluate_judge_checks, scene.checks, trace_entries_from_jsonl(trace),
-            slack_messages_from_world(json.loads(state)), self.config.judge.model, dict(os.environ),
+            world_views(json.loads(state)), self.config.judge.model, dict(os.environ),
             required=scene.pass_, secrets=secrets,
         )
         by_id = {r.id: r.to_dict() for r in judged}

@@ -1,20 +1,23 @@
-"""checks and pass: one kind per check, trace patterns, state bodies, process checks, required ids."""
+"""checks and pass: one kind per check, trace patterns, state bodies, process checks, required ids.
+
+Each check kind of the reference resolves through one entry of ``CHECK_RESOLVERS``
+(its key, and how its body resolves); grading lives in ``ancha.checks``, registered by
+the same keys. State bodies are the tools' own (``Catalog.states``).
+"""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from pydantic import ValidationError
 
 from ancha.config.validation import join
-from ancha.scene.file_model import StateFile
-from ancha.scene.model import CHECK_KINDS, CheckSpec, StateCheck, TraceCheck
+from ancha.scene.model import CHECK_KINDS, CheckSpec, TraceCheck
 from ancha.scene.predicates import CALL_PATTERN as _PATTERN
 from ancha.scene.predicates import CALL_PATTERN_HINT as _PATTERN_HINT
 from ancha.scene.predicates import PROCESS_RECORDS, Resolver
 from ancha.scene.sources import Source
-
-_STATE_KINDS = ("slack.message", *StateFile.unsupported_fields)
 
 
 def build_checks(items: list[dict[str, Any] | None], resolver: Resolver) -> tuple[list[CheckSpec], list[str]]:
@@ -56,27 +59,34 @@ def _build(kind: str, data: dict[str, Any], path: str, resolver: Resolver) -> di
         if kind in data:
             scene.add(join(path, kind), "is empty", "write the check's condition here")
         return None  # otherwise refused (not supported yet) or invalid: already reported
-    if kind == "judge":
-        if not data["judge"].strip():
-            scene.add(f"{path}.judge", "needs a rubric", "write what a good result looks like")
-            return None
-        return {"judge": data["judge"]}
-    if kind == "trace":
-        trace = _trace(data["trace"], f"{path}.trace", scene)
-        return {"trace": trace} if trace is not None else None
-    sub = join(path, kind)
-    value: Any
-    if kind == "state":
-        value = _state(data["state"], sub, resolver)
-    elif kind in PROCESS_RECORDS:
-        value = resolver.record(kind, data[kind], sub)
-    elif kind in ("message", "never"):
-        value = resolver.selector(data[kind], sub, count=kind == "message")
-    elif kind == "before":
-        value = resolver.predicates(data["before"], sub, 2)
-    else:
-        value = resolver.within(data["within"], sub)
+    value = CHECK_RESOLVERS[kind](data[kind], join(path, kind), resolver)
     return {kind: value} if value is not None else None
+
+
+def _judge(rubric: str, path: str, resolver: Resolver) -> str | None:
+    if not rubric.strip():
+        resolver.add(path, "needs a rubric", "write what a good result looks like")
+        return None
+    return rubric
+
+
+def _record(kind: str) -> Resolve:
+    return lambda value, path, resolver: resolver.record(kind, value, path)
+
+
+Resolve = Callable[[Any, str, Resolver], Any]
+
+CHECK_RESOLVERS: dict[str, Resolve] = {
+    "trace": lambda value, path, resolver: _trace(value, path, resolver.source),
+    "state": lambda value, path, resolver: resolver.state(value, path, resolver.catalog.states, "state"),
+    "judge": _judge,
+    **{kind: _record(kind) for kind in PROCESS_RECORDS},
+    "message": lambda value, path, resolver: resolver.selector(value, path, count=True),
+    "never": lambda value, path, resolver: resolver.selector(value, path),
+    "before": lambda value, path, resolver: resolver.predicates(value, path, 2),
+    "within": lambda value, path, resolver: resolver.within(value, path),
+}
+"""How each check kind's body resolves, by the kind's key (``CHECK_KINDS``)."""
 
 
 def _trace(data: dict[str, Any], path: str, scene: Source) -> TraceCheck | None:
@@ -107,22 +117,6 @@ def _trace(data: dict[str, Any], path: str, scene: Source) -> TraceCheck | None:
         return None
     return TraceCheck(called=lists.get("called", []), not_called=lists.get("not_called", []),
                       status=data.get("status"))
-
-
-def _state(data: dict[str, Any], path: str, resolver: Resolver) -> StateCheck | None:
-    kinds = [k for k in _STATE_KINDS if join(path, k) in resolver.present]
-    if not kinds:
-        resolver.add(path, "needs a state kind", "supported now: slack.message")
-        return None
-    if len(kinds) > 1:
-        resolver.add(path, f"a state check has exactly one kind, got {', '.join(kinds)}",
-                     "split it into one check per kind")
-        return None
-    body = data.get("slack_message")
-    if body is None:
-        return None
-    state = resolver.slack_message(body, join(path, "slack.message"))
-    return None if state is None else StateCheck.model_validate({"slack.message": state})
 
 
 def required_ids(written: list[str] | None, ids: list[str], scene: Source) -> list[str]:

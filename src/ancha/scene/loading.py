@@ -18,26 +18,27 @@ from ancha.durations import parse_duration
 from ancha.errors import Problem
 from ancha.scene.checks import build_checks, required_ids
 from ancha.scene.errors import SceneInvalid
-from ancha.scene.file_model import SceneFile
-from ancha.scene.model import DEFAULT_CLOCK_START, ClockSpec, Scene, World
-from ancha.scene.people import People, build_people
+from ancha.scene.file_model import scene_file_model
+from ancha.scene.model import DEFAULT_CLOCK_START, ClockSpec, Scene
+from ancha.scene.people import build_people
 from ancha.scene.predicates import Resolver
 from ancha.scene.refs import RefTable
 from ancha.scene.rules import build_world_rules
-from ancha.scene.seed import Entry, build_slack, read_messages_file
+from ancha.scene.sections import Catalog, SectionContext, body_json
 from ancha.scene.sources import Source, parse_time
 from ancha.scene.walker import SceneWalker
 
 
-def load_scene(path: Path) -> Scene:
-    """One scene file, validated and resolved; every problem is raised at once as ``SceneInvalid``."""
-    scene, problems, files = _read(path, str(path))
+def load_scene(path: Path, catalog: Catalog) -> Scene:
+    """One scene file, validated and resolved against the tools of ``catalog``
+    (``ancha.world.tools.catalog()``); every problem is raised at once as ``SceneInvalid``."""
+    scene, problems, files = _read(path, str(path), catalog)
     if problems or scene is None:
         raise SceneInvalid(_in_file_order(problems), files)
     return scene
 
 
-def load_scenes(globs: list[str], root: Path) -> list[Scene]:
+def load_scenes(globs: list[str], root: Path, catalog: Catalog) -> list[Scene]:
     """Every scene file matching ``globs`` (``**`` allowed, relative to ``root``), sorted, each once.
 
     A glob matching nothing is a problem, as are two scenes with one name; problems of all
@@ -58,7 +59,7 @@ def load_scenes(globs: list[str], root: Path) -> list[Scene]:
     by_name: dict[str, Scene] = {}
     for path in sorted(paths):
         display = os.path.relpath(path, root) if path.is_relative_to(root) else str(path)
-        scene, found_problems, found_files = _read(path, display)
+        scene, found_problems, found_files = _read(path, display, catalog)
         problems.extend(_in_file_order(found_problems))
         files.update(found_files)
         if scene is None:
@@ -89,7 +90,7 @@ def _name_line(path: Path) -> int | None:
     return None
 
 
-def _read(path: Path, display: str) -> tuple[Scene | None, list[Problem], dict[str, Path]]:
+def _read(path: Path, display: str, catalog: Catalog) -> tuple[Scene | None, list[Problem], dict[str, Path]]:
     absolute = path.resolve()
     files = {display: absolute}
     try:
@@ -101,34 +102,34 @@ def _read(path: Path, display: str) -> tuple[Scene | None, list[Problem], dict[s
     tree, problems = read_yaml(text, display)
     if problems:
         return None, problems, files
-    walker = SceneWalker(SceneFile, display)
-    clean = walker.section({} if tree is None else tree, SceneFile, "", 1)
+    model = scene_file_model(catalog)
+    walker = SceneWalker(model, display)
+    clean = walker.section({} if tree is None else tree, model, "", 1)
     source = Source(display, walker.line_of, walker.problems)
     if clean is INVALID:
         return None, source.problems, files
-    scene = _resolve(clean, source, set(walker.lines), absolute, data, display, files)
+    scene = _resolve(clean, source, set(walker.lines), absolute, data, display, files, catalog)
     return scene, source.problems, files
 
 
 def _resolve(clean: dict[str, Any], source: Source, present: set[str], path: Path, data: bytes,
-             display: str, files: dict[str, Path]) -> Scene | None:
+             display: str, files: dict[str, Path], catalog: Catalog) -> Scene | None:
     clock = _clock(clean.get("clock", {}), source)
     refs = RefTable()
     digest = hashlib.sha256(data)
-    world = World()
-    slack = clean.get("world", {}).get("slack")
-    if slack is not None:
-        extra: list[Entry] = []
-        if slack.get("messages_file"):
-            display_dir = os.path.dirname(display)
-            extra, jsonl = read_messages_file(slack["messages_file"], path.parent, display_dir, source)
-            digest.update(jsonl)
-            for entry in extra:
-                files.setdefault(entry[2].file, path.parent / slack["messages_file"])
-        world = World(slack=build_slack(slack, source, extra, refs, clock.start))
-    people = build_people(clean.get("people", {}), source, refs)
-    _link_accounts(world, people)
-    resolver = Resolver(source, present, refs, people)
+    world: dict[str, Any] = {}
+    for tool, section in catalog.worlds.items():
+        seed_data = clean.get("world", {}).get(tool)
+        if seed_data is None:
+            continue
+        context = SectionContext(tool, source, refs, clock.start, path.parent, os.path.dirname(display), files,
+                                 digest)
+        seed = section.build(seed_data, context)
+        if seed is not None:
+            world[tool] = body_json(seed)
+    accounts = {tool: catalog.worlds[tool].accounts_kind for tool in world}
+    people = build_people(clean.get("people", {}), source, refs, accounts, catalog.planned_tools)
+    resolver = Resolver(source, present, refs, people, catalog)
     rules = build_world_rules(clean.get("world_rules", {}), resolver)
     checks, ids = build_checks(clean.get("checks", []), resolver)
     required = required_ids(clean.get("pass_"), ids, source)
@@ -143,14 +144,6 @@ def _resolve(clean: dict[str, Any], source: Source, present: set[str], path: Pat
     except ValidationError as exc:  # a bug if reached: the walker should have caught it
         source.add("", f"invalid scene: {exc.errors()[0]['msg']}")
         return None
-
-
-def _link_accounts(world: World, people: People) -> None:
-    """Each Slack user a person owns names that person, so the replica traces them as ``person:NAME``."""
-    owners = {p.accounts["slack"]: key for key, p in people.people.items() if "slack" in p.accounts}
-    for user in world.slack.users if world.slack else []:
-        if user.ref in owners:
-            user.person = owners[user.ref]
 
 
 def _clock(data: dict[str, Any], source: Source) -> ClockSpec:

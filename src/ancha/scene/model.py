@@ -10,10 +10,11 @@ hands a scene to a server that may live in another process.
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
+M = TypeVar("M", bound=BaseModel)
 DEFAULT_CLOCK_START = datetime(2026, 1, 5, 9, 0, 0, tzinfo=UTC)
 
 
@@ -29,108 +30,32 @@ class ClockSpec(_Model):
     """Simulated seconds per real second while the agent works."""
 
 
-# --- world.slack ----------------------------------------------------------------
-
-
-class SlackTeam(_Model):
-    name: str = "Acme"
-    domain: str = "acme"
-
-
-class SlackBot(_Model):
-    ref: str = "slack_bot"
-    name: str = "ancha"
-
-
-class SlackUser(_Model):
-    ref: str | None = None
-    name: str
-    real_name: str | None = None
-    email: str | None = None
-    title: str | None = None
-    tz: str | None = None
-    is_admin: bool = False
-    deleted: bool = False
-    person: str | None = None
-
-
-class SlackChannel(_Model):
-    ref: str | None = None
-    name: str
-    private: bool = False
-    topic: str | None = None
-    purpose: str | None = None
-    members: list[str] = Field(default_factory=list)
-    """User refs; the bot's ref makes the bot a member."""
-    archived: bool = False
-
-
-class SlackMessage(_Model):
-    ref: str | None = None
-    channel: str
-    """Channel ref."""
-    from_: str = Field(alias="from")
-    """User ref (a seeded user or the bot)."""
-    text: str = ""
-    at: datetime | None = None
-    """None: the replica spaces seeded messages out before clock.start, in order."""
-    thread_of: str | None = None
-    """Message ref of the thread parent."""
-    reactions: dict[str, list[str]] = Field(default_factory=dict)
-    """emoji name -> user refs."""
-    files: list[dict[str, Any]] = Field(default_factory=list)
-
-
-class SlackWorld(_Model):
-    team: SlackTeam = Field(default_factory=SlackTeam)
-    bot: SlackBot = Field(default_factory=SlackBot)
-    users: list[SlackUser] = Field(default_factory=list)
-    channels: list[SlackChannel] = Field(default_factory=list)
-    messages: list[SlackMessage] = Field(default_factory=list)
-    """Inline messages followed by those of ``messages_file``, in file order."""
-
-
-class World(_Model):
-    slack: SlackWorld | None = None
-    github: dict[str, Any] | None = None
-    """Temporary: the GitHub seed's JSON form until the tool seam lands."""
-
-
-# --- checks ------------------------------------------------------------------------
-
-
 class TraceCheck(_Model):
     called: list[str] = Field(default_factory=list)
     not_called: list[str] = Field(default_factory=list)
     status: Literal["any"] | None = None
 
 
-class SlackMessageState(_Model):
-    channel: str
-    from_: str | None = Field(default=None, alias="from")
-    text_contains: str | None = None
-    in_thread_of: str | None = None
-    count_gte: int = 1
-
-
-class StateCheck(_Model):
-    slack_message: SlackMessageState | None = Field(default=None, alias="slack.message")
+StateBody = dict[str, dict[str, Any]]
+"""A state check (or tool predicate) body: exactly one key, the kind a tool registered
+(``<tool>.<kind>``, or a bare predicate name), holding the tool's resolved body as JSON."""
 
 
 # --- people, predicates, process checks (issue: people and simulated time) -------------
 
 
 class MessageSelector(_Model):
-    """Selects Slack messages (and later GitHub issues/comments) written during the trial.
+    """Selects messages (on any tool that carries conversations) written during the trial.
 
     ``to``/``from_person`` are person names (bare); ``in_``, ``in_thread_of``, ``from_user``
     are bare refs. ``fact`` is ``person.fact``. At least one field is set."""
 
     to: str | None = None
     in_: str | None = Field(default=None, alias="in")
+    """A bare ref of a place where messages are written (a channel, an issue, a pull)."""
     in_thread_of: str | None = None
     from_user: str | None = None
-    """``from`` naming a user ref (``$slack_bot`` also names the agent on every tool)."""
+    """``from`` naming a user ref (the agent's own account on one tool names it on every tool)."""
     from_person: str | None = None
     """``from`` naming a person (bare name, ``$name`` or ``$person.name``)."""
     text_contains: list[str] = Field(default_factory=list)
@@ -153,7 +78,8 @@ class Predicate(_Model):
     knows: list[str] | None = None
     told: list[str] | None = None
     revealed: list[str] | None = None
-    state: StateCheck | None = None
+    state: StateBody | None = None
+    """A state check body, or a tool predicate (``issue_labeled``), keyed by its kind."""
     all: list[Predicate] | None = None
     any: list[Predicate] | None = None
     not_: Predicate | None = Field(default=None, alias="not")
@@ -199,7 +125,7 @@ class Person(_Model):
     name: str
     """Display name (``name:`` in the file; the person's key is the map key)."""
     accounts: dict[str, str] = Field(default_factory=dict)
-    """tool -> bare user ref, e.g. {"slack": "slack_laura"}."""
+    """tool -> bare user ref of the person's account there."""
     listens: list[str] = Field(default_factory=list)
     """Bare channel refs."""
     replies_after: tuple[float, float] = (60.0, 60.0)
@@ -211,24 +137,9 @@ class Person(_Model):
     voice: Literal["scene", "model"] = "scene"
 
 
-class SlackMessageAction(_Model):
-    channel: str
-    from_: str = Field(alias="from")
-    text: str
-    thread_of: str | None = None
-
-
-class SlackReactionAction(_Model):
-    channel: str
-    message: str
-    """Bare message ref."""
-    from_: str = Field(alias="from")
-    name: str
-
-
-class Action(_Model):
-    slack_message: SlackMessageAction | None = Field(default=None, alias="slack.message")
-    slack_reaction: SlackReactionAction | None = Field(default=None, alias="slack.reaction")
+Action = dict[str, dict[str, Any]]
+"""One world-rule action: exactly one key, the kind a tool registered (``<tool>.<action>``),
+holding the tool's resolved body as JSON."""
 
 
 class EventRule(_Model):
@@ -252,7 +163,7 @@ PROCESS_KINDS = CHECK_KINDS[3:]
 class CheckSpec(_Model):
     id: str
     trace: TraceCheck | None = None
-    state: StateCheck | None = None
+    state: StateBody | None = None
     judge: str | None = None
     revealed: list[str] | None = None
     """``person.fact`` items."""
@@ -281,7 +192,8 @@ class Scene(_Model):
     description: str = ""
     task: str = ""
     clock: ClockSpec = Field(default_factory=ClockSpec)
-    world: World = Field(default_factory=World)
+    world: dict[str, dict[str, Any]] = Field(default_factory=dict)
+    """Each tool's resolved seed (JSON), by the registered tool's name."""
     people: dict[str, Person] = Field(default_factory=dict)
     world_rules: WorldRules = Field(default_factory=WorldRules)
     checks: list[CheckSpec] = Field(default_factory=list)
@@ -292,6 +204,22 @@ class Scene(_Model):
     source_hash: str = ""
     """sha256 of the file's bytes (and of messages_file's): seeds each trial's RNG."""
 
+    _seeds: dict[str, Any] = PrivateAttr(default_factory=dict)
+
     @property
     def tools(self) -> list[str]:
-        return [name for name in ("slack", "github") if getattr(self.world, name) is not None]
+        return list(self.world)
+
+    def seed(self, tool: str, model: type[M]) -> M | None:
+        """``world.<tool>`` parsed into the tool's model, once per scene: every trial of a
+        scene shares it (and must not change it)."""
+        if tool not in self.world:
+            return None
+        parsed = self._seeds.get(tool)
+        if parsed is None:
+            parsed = self._seeds[tool] = model.model_validate(self.world[tool])
+        return parsed  # type: ignore[no-any-return]
+
+    def accounts(self, tool: str) -> dict[str, str]:
+        """Bare user ref -> the person whose account on ``tool`` it is."""
+        return {person.accounts[tool]: key for key, person in self.people.items() if tool in person.accounts}

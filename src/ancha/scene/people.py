@@ -101,12 +101,15 @@ def option_hint(decision: Decision) -> str:
     return f"options: {', '.join(decision.options)}"
 
 
-def build_people(clean: dict[str, Any], source: Source, refs: RefTable) -> People:
+def build_people(clean: dict[str, Any], source: Source, refs: RefTable, tools: dict[str, str] | None = None,
+                 planned: tuple[str, ...] = ()) -> People:
     """Declare each person as a ref, then resolve accounts, listens, times, facts and decisions.
 
     Refs of the world must be declared already; facts named by ``needs`` may belong to
-    any person, so decisions resolve once every person's facts are known.
+    any person, so decisions resolve once every person's facts are known. ``tools``: the
+    scene's tools with the ref kind an account there is (``{tool: "user"}``).
     """
+    tools = tools or {}
     people = People()
     raw: dict[str, dict[str, Any]] = {}
     for key, data in clean.items():
@@ -121,7 +124,7 @@ def build_people(clean: dict[str, Any], source: Source, refs: RefTable) -> Peopl
             people.invalid.add(key)
     owners: dict[str, str] = {}
     for key, data in raw.items():
-        person = _person(key, data, f"people.{key}", source, refs, owners)
+        person = _person(key, data, f"people.{key}", source, refs, owners, tools, planned)
         if person is not None:
             people.people[key] = person
         else:
@@ -138,13 +141,21 @@ def build_people(clean: dict[str, Any], source: Source, refs: RefTable) -> Peopl
 
 
 def _person(key: str, data: dict[str, Any], path: str, source: Source, refs: RefTable,
-            owners: dict[str, str]) -> Person | None:
+            owners: dict[str, str], tools: dict[str, str], planned: tuple[str, ...]) -> Person | None:
     ok = True
     accounts: dict[str, str] = {}
-    slack = data.get("accounts", {}).get("slack")
-    if slack is not None:
-        where = f"{path}.accounts.slack"
-        user = refs.resolve(slack, "user", source.reporter(where))
+    for tool, ref in (data.get("accounts") or {}).items():
+        where = f"{path}.accounts.{tool}"
+        if tool not in tools:
+            if tool in planned:
+                source.add(where, "not supported yet",
+                           f"a {tool} account is built in a later version of Ancha; remove it to run this scene now")
+            else:
+                source.add(where, f"unknown tool {tool}",
+                           f"accounts name a tool of the scene's world: {', '.join(tools) or 'none'}")
+            ok = False
+            continue
+        user = refs.resolve(ref, tools[tool], source.reporter(where), tool=tool)
         if user is not None and user in owners:
             source.add(where, f"${user} already belongs to {owners[user]}", "a user belongs to one person only")
             user = None
@@ -152,7 +163,7 @@ def _person(key: str, data: dict[str, Any], path: str, source: Source, refs: Ref
             ok = False
         else:
             owners[user] = key
-            accounts["slack"] = user
+            accounts[tool] = user
     listens = [refs.resolve(c, "channel", source.reporter(f"{path}.listens[{j}]"))
                for j, c in enumerate(data.get("listens", []))]
     ok = ok and None not in listens

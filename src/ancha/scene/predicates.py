@@ -16,18 +16,19 @@ from pydantic import ValidationError
 
 from ancha.config.validation import join
 from ancha.durations import parse_duration
-from ancha.scene.file_model import PredicateFile
-from ancha.scene.model import MessageCheck, MessageSelector, Predicate, SlackMessageState, StateCheck, Within
+from ancha.scene.model import MessageCheck, MessageSelector, Predicate, StateBody, Within
 from ancha.scene.people import People, option_hint
 from ancha.scene.refs import RefTable, parse_pointer
+from ancha.scene.sections import BodyKind, Catalog, body_json
 from ancha.scene.sources import Source
 
 CALL_PATTERN = re.compile(r"^(\*|[A-Za-z*]+ /\S*)$")
 CALL_PATTERN_HINT = ('a pattern is "<METHOD> <PATH>" such as "POST /api/chat.postMessage" (METHOD letters or *), '
                      'or "*"')
-_KINDS = ("called", "message", "decided", "knows", "told", "revealed", "slack.message", "all", "any", "not")
-_ALL_KINDS = (*_KINDS, *PredicateFile.unsupported_fields)
-_ATTRIBUTES = {"slack.message": "slack_message", "not": "not_"}
+_GENERIC = ("called", "message", "decided", "knows", "told", "revealed")
+_COMBINERS = ("all", "any", "not")
+PLACE_KINDS = ("channel", "issue", "pull")
+"""What a selector's ``in`` names: where messages are written."""
 _SELECTOR_FIELDS = {"to": "to", "in": "in_", "in_thread_of": "in_thread_of", "from": "from_",
                     "text_contains": "text_contains", "fact": "fact"}
 PROCESS_RECORDS = ("revealed", "knows", "told", "decided")
@@ -42,6 +43,11 @@ class Resolver:
     """Dotted paths of every key the file had (valid or not)."""
     refs: RefTable
     people: People
+    catalog: Catalog
+
+    @property
+    def predicate_kinds(self) -> tuple[str, ...]:
+        return (*_GENERIC, *self.catalog.states, *self.catalog.predicates, *_COMBINERS)
 
     def add(self, path: str, message: str, hint: str | None = None) -> None:
         self.source.add(path, message, hint)
@@ -104,7 +110,9 @@ class Resolver:
         fields: dict[str, Any] = {}
         if data.get("to") is not None:
             fields["to"] = self.people.person(data["to"], self.refs, self.source.reporter(join(path, "to")))
-        for name, attribute, kind in (("in", "in_", "channel"), ("in_thread_of", "in_thread_of", "message")):
+        kinds: tuple[tuple[str, str, str | tuple[str, ...]], ...] = (
+            ("in", "in_", PLACE_KINDS), ("in_thread_of", "in_thread_of", "message"))
+        for name, attribute, kind in kinds:
             if data.get(attribute) is not None:
                 fields[attribute] = self.refs.resolve(data[attribute], kind, self.source.reporter(join(path, name)))
         if data.get("from_") is not None:
@@ -148,34 +156,46 @@ class Resolver:
 
     # --- state bodies and predicates ---------------------------------------------------
 
-    def slack_message(self, body: dict[str, Any], path: str) -> SlackMessageState | None:
-        """A ``slack.message`` state body with its refs resolved."""
-        resolved: dict[str, Any] = {"count_gte": body.get("count_gte", 1), "text_contains": body.get("text_contains")}
-        ok = True
-        for field, kind in (("channel", "channel"), ("from_", "user"), ("in_thread_of", "message")):
-            if body.get(field) is None:
-                continue
-            name = self.refs.resolve(body[field], kind, self.source.reporter(join(path, field.rstrip("_"))))
-            ok = ok and name is not None
-            resolved[field] = name
-        if not ok or resolved.get("channel") is None:
+    def body(self, kind: BodyKind, data: Any, path: str) -> dict[str, Any] | None:
+        """A tool's body (state check, predicate or action) resolved, as JSON; None if invalid."""
+        if data is None:
+            return None  # invalid: already reported
+        model = kind.resolve(data, path, self)
+        return None if model is None else body_json(model)
+
+    def state(self, data: dict[str, Any], path: str, kinds: dict[str, BodyKind], what: str) -> StateBody | None:
+        """A body keyed by one of ``kinds`` (``state:`` of a check), resolved; None if invalid."""
+        written = [k for k in kinds if join(path, k) in self.present] + sorted(self._refused(path))
+        if not written:
+            self.add(path, f"needs a {what} kind", f"kinds: {', '.join(kinds)}")
             return None
-        return SlackMessageState.model_validate(resolved)
+        if len(written) > 1:
+            self.add(path, f"a {what} check has exactly one kind, got {', '.join(written)}",
+                     "split it into one check per kind")
+            return None
+        kind = kinds.get(written[0])
+        if kind is None:
+            return None  # refused as built later: already reported
+        body = self.body(kind, data.get(kind.attribute), join(path, kind.key))
+        return None if body is None else {kind.key: body}
 
     def predicate(self, data: dict[str, Any] | None, path: str) -> Predicate | None:
         """One predicate (milestone, condition), or None after reporting why."""
         if data is None:  # invalid: already reported
             return None
-        kinds = [k for k in _ALL_KINDS if join(path, k) in self.present]
+        known = self.predicate_kinds
+        kinds = [k for k in known if join(path, k) in self.present]
+        kinds += [k for k in self._written_keys(path) if k not in known and k in self._refused(path)]
         if not kinds:
-            self.add(path, "a predicate needs a kind", f"kinds: {', '.join(_KINDS)}")
+            self.add(path, "a predicate needs a kind", f"kinds: {', '.join(known)}")
             return None
         if len(kinds) > 1:
             self.add(path, f"a predicate has exactly one kind, got {', '.join(kinds)}",
                      "combine conditions with all: [...] or any: [...]")
             return None
         kind = kinds[0]
-        attribute = _ATTRIBUTES.get(kind, kind)
+        tool_kind = self.catalog.body_kind(kind)
+        attribute = "not_" if kind == "not" else tool_kind.attribute if tool_kind else kind
         value = data.get(attribute)
         sub = join(path, kind)
         if value is None:
@@ -193,9 +213,9 @@ class Resolver:
             built = self.selector(value, sub)
         elif kind in PROCESS_RECORDS:
             built = self.record(kind, value, sub)
-        elif kind == "slack.message":
-            state = self.slack_message(value, sub)
-            return None if state is None else Predicate(state=StateCheck.model_validate({"slack.message": state}))
+        elif tool_kind is not None:
+            body = self.body(tool_kind, value, sub)
+            return None if body is None else Predicate(state={kind: body})
         elif kind == "not":
             built = self.predicate(value, sub)
         else:
@@ -207,6 +227,15 @@ class Resolver:
         except ValidationError:  # pragma: no cover - a bug if reached: every part was checked above
             self.add(sub, "invalid predicate")
             return None
+
+    def _written_keys(self, path: str) -> list[str]:
+        return list(dict.fromkeys(p[len(path) + 1:].split(".")[0].split("[")[0] for p in self.present
+                                  if p.startswith(path + ".")))
+
+    def _refused(self, path: str) -> set[str]:
+        """Keys at ``path`` refused as built in a later version (already reported)."""
+        planned = self.catalog.planned_tools
+        return {k for k in self._written_keys(path) if k == "fault_resolved" or k.split(".", 1)[0] in planned}
 
     def predicates(self, items: list[dict[str, Any] | None], path: str, least: int) -> list[Predicate] | None:
         """A list of at least ``least`` predicates (``all``/``any``: 1; ``before``: 2), all valid, or None."""

@@ -21,6 +21,8 @@ class Declared:
     index: int = 0
     """Position among records of its kind (e.g. the message's place in the seed)."""
     extra: dict[str, str] = field(default_factory=dict)
+    tool: str | None = None
+    """The tool whose seed declares it (None for people and faults)."""
 
 
 def parse_pointer(text: object) -> tuple[str | None, str] | None:
@@ -58,24 +60,34 @@ class RefTable:
             return f"no refs of kind {kind} in this scene; declare one with ref: NAME"
         return f"refs of kind {kind}: {', '.join('$' + n for n in names)}"
 
-    def resolve(self, text: object, kind: str, report: Report) -> str | None:
-        """The bare name ``text`` points at, checking it exists and is a ``kind``; None if not."""
+    def resolve(self, text: object, kind: str | tuple[str, ...], report: Report,
+                tool: str | None = None) -> str | None:
+        """The bare name ``text`` points at, checking it exists and is a ``kind`` (one of
+        them, given several) declared by ``tool`` when given; None if not."""
+        kinds = (kind,) if isinstance(kind, str) else kind
+        wanted = kinds[0] if len(kinds) == 1 else ", ".join(kinds[:-1]) + " or " + kinds[-1]
+        hint = "; ".join(self.hint(k) for k in kinds)
         match = _POINTER.match(text) if isinstance(text, str) else None
         if match is None:
-            report(f"expected a ref such as $name or ${kind}.name, got {text!r}", self.hint(kind))
+            report(f"expected a ref such as $name or ${kinds[0]}.name, got {text!r}", hint)
             return None
         written_kind, name = match.groups()
         if written_kind is not None and written_kind not in KINDS:
             report(f"unknown ref kind {written_kind}", f"ref kinds: {', '.join(KINDS)}")
             return None
-        if written_kind is not None and written_kind != kind:
-            report(f"{text} is written as a {written_kind}, but a {kind} ref is needed here", self.hint(kind))
+        if written_kind is not None and written_kind not in kinds:
+            report(f"{text} is written as a {written_kind}, but a {wanted} ref is needed here", hint)
             return None
         record = self.records.get(name)
         if record is None:
-            report(f"unknown ref {text}", self.hint(kind))
+            report(f"unknown ref {text}", hint)
             return None
-        if record.kind != kind:
-            report(f"{text} is a {record.kind}, not a {kind}", self.hint(kind))
+        if record.kind not in kinds:
+            report(f"{text} is a {record.kind}, not a {wanted}", hint)
+            return None
+        if tool is not None and record.tool not in (None, tool):
+            report(f"{text} is a {record.tool} {record.kind}, not a {tool} one",
+                   f"{tool} {record.kind}s: " + ", ".join(
+                       "$" + n for n, r in self.records.items() if r.kind == record.kind and r.tool == tool))
             return None
         return name

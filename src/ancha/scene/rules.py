@@ -6,11 +6,8 @@ from typing import Any
 
 from ancha.config.validation import join
 from ancha.durations import parse_duration, parse_signed_offset
-from ancha.scene.file_model import ActionFile
-from ancha.scene.model import Action, EventRule, SlackMessageAction, SlackReactionAction, WorldRules
+from ancha.scene.model import Action, EventRule, WorldRules
 from ancha.scene.predicates import Resolver
-
-_ACTIONS = ("slack.message", "slack.reaction")
 
 
 def build_world_rules(clean: dict[str, Any], resolver: Resolver) -> WorldRules:
@@ -41,7 +38,8 @@ def _event(data: dict[str, Any], path: str, resolver: Resolver) -> EventRule | N
     if "do" not in data:
         return None  # missing or invalid: already reported
     if not data["do"]:
-        resolver.add(join(path, "do"), "needs at least one action", "for example slack.message: {...}")
+        resolver.add(join(path, "do"), "needs at least one action",
+                     f"actions: {', '.join(resolver.catalog.actions) or 'none in this build'}")
         return None
     actions = [_action(a, join(join(path, "do"), j), resolver) for j, a in enumerate(data["do"])]
     if (at is None and after is None) or (data.get("unless") is not None and unless is None) or None in actions:
@@ -53,40 +51,15 @@ def _event(data: dict[str, Any], path: str, resolver: Resolver) -> EventRule | N
 def _action(data: dict[str, Any] | None, path: str, resolver: Resolver) -> Action | None:
     if data is None:
         return None
-    kinds = [k for k in (*_ACTIONS, *ActionFile.unsupported_fields) if join(path, k) in resolver.present]
+    actions = resolver.catalog.actions
+    kinds = [k for k in actions if join(path, k) in resolver.present] + sorted(resolver._refused(path))
     if len(kinds) != 1:
         resolver.add(path, "an action needs a kind" if not kinds else
                      f"an action has exactly one kind, got {', '.join(kinds)}",
-                     f"supported now: {', '.join(_ACTIONS)}; write one action per list item")
+                     f"actions: {', '.join(actions)}; write one action per list item")
         return None
-    body = data.get(kinds[0].replace(".", "_"))
-    if body is None:
-        return None  # refused, or invalid: already reported
-    sub = join(path, kinds[0])
-    refs = resolver.refs
-    fields: dict[str, Any] = {"text": body.get("text"), "name": body.get("name")}
-    ok = True
-    for field, kind in (("channel", "channel"), ("from_", "user"), ("thread_of", "message"), ("message", "message")):
-        if body.get(field) is not None:
-            fields[field] = refs.resolve(body[field], kind, resolver.source.reporter(join(sub, field.rstrip("_"))))
-            ok = ok and fields[field] is not None
-    if not ok or fields.get("channel") is None or fields.get("from_") is None:
-        return None
-    for field in ("thread_of", "message"):
-        target = fields.get(field)
-        where = refs.records[target].extra.get("channel") if target else None
-        if where is not None and where != fields["channel"]:
-            resolver.add(join(sub, field), f"${target} is in channel ${where}, not ${fields['channel']}",
-                         "the message must be in the action's channel")
-            return None
-    if kinds[0] == "slack.message":
-        if fields["text"] is None:
-            return None
-        message = SlackMessageAction.model_validate({"channel": fields["channel"], "from": fields["from_"],
-                                                     "text": fields["text"], "thread_of": fields.get("thread_of")})
-        return Action.model_validate({"slack.message": message})
-    if fields.get("message") is None or fields["name"] is None:
-        return None
-    reaction = SlackReactionAction.model_validate({"channel": fields["channel"], "message": fields["message"],
-                                                   "from": fields["from_"], "name": fields["name"].strip(":")})
-    return Action.model_validate({"slack.reaction": reaction})
+    kind = actions.get(kinds[0])
+    if kind is None:
+        return None  # refused as built later: already reported
+    body = resolver.body(kind, data.get(kind.attribute), join(path, kind.key))
+    return None if body is None else {kind.key: body}

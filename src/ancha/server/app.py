@@ -151,7 +151,7 @@ class ControlAPI:
             try:
                 body = json.loads(raw)
                 if "checks" in body:
-                    specs = parse_check_specs(body["checks"], env.scene)
+                    specs = parse_check_specs(body["checks"], env)
             except (ValueError, TypeError) as exc:
                 return _error(400, f"invalid checks: {exc}")
         results = evaluate_checks(env, specs)

@@ -54,7 +54,7 @@ class SimClock:
         """Simulated epoch seconds, strictly later than every earlier reading."""
         with self._lock:
             t = max(self._flowing(), self._last + TICK)
-            # Round to the microsecond so that Slack ts strings keep the order.
+            # Round to the microsecond so that ts strings made from it (microsecond ids) keep the order.
             t = round(t, 6)
             if t <= self._last:
                 t = round(self._last + TICK, 6)

@@ -12,7 +12,6 @@ from ancha.durations import parse_duration
 from ancha.scene.model import Scene
 from ancha.world.bus import Bus, DomainEvent
 from ancha.world.clock import SimClock
-from ancha.world.delivery import start_delivery
 from ancha.world.feed import EventFeed
 from ancha.world.people import People
 from ancha.world.predicates import PredicateWatcher, register_scene_predicates
@@ -20,26 +19,11 @@ from ancha.world.records import Record, Records
 from ancha.world.rules import WorldEvents
 from ancha.world.scheduler import Due, Scheduler
 from ancha.world.ticker import Ticker, Timekeeper
+from ancha.world.tools import registry
 from ancha.world.tools.base import RecordRef, Tool, ToolRequest, ToolResponse
 from ancha.world.trace import Trace
 
 DEFAULT_IDLE_S = 10.0
-
-ToolBuilder = Callable[["Environment", Any], Tool]
-
-
-def tool_builders() -> dict[str, ToolBuilder]:
-    """The replicas this build has, by the scene's ``world`` key."""
-    from ancha.world.tools.slack.replica import SlackReplica
-
-    builders: dict[str, ToolBuilder] = {"slack": SlackReplica}
-    try:  # temporary until the tool seam lands
-        from ancha.world.tools.github.replica import GitHubReplica
-    except ImportError:
-        return builders
-    builders["github"] = GitHubReplica
-    return builders
-
 
 class UnknownTool(KeyError):
     pass
@@ -80,6 +64,8 @@ class Environment:
         self.feed = EventFeed()
         self.records = Records()
         self.refs: dict[str, RecordRef] = {}
+        self.agent_accounts: set[str] = set()
+        """Refs of the agent's own accounts on every tool: ``from:`` one of them names the agent."""
         self.trial_token = "anc_trial_" + secrets.token_hex(16)
         self.events_token = "anc_events_" + secrets.token_hex(16)
         self.status = "running"
@@ -98,11 +84,20 @@ class Environment:
         self.bus.subscribe("call_traced", self._touch)
         self.bus.subscribe("record_added", self._touch)
         self.tools: dict[str, Tool] = {}
-        builders = tool_builders()
+        self.registry = registry()
+        """The tools of this build and the kinds they define."""
+        specs = self.registry.tools
         for name in scene.tools:
-            self.tools[name] = builders[name](self, getattr(scene.world, name))
+            spec = specs.get(name)
+            if spec is None:
+                raise UnknownTool(f"this server has no {name} replica; tools: {', '.join(specs)}")
+            self.tools[name] = spec.replica(self, scene.world[name])
+            self.agent_accounts.update(spec.agent_accounts(scene.world[name]))
         self.people = People(self, enabled=people)
-        start_delivery(self)
+        for name, tool in self.tools.items():
+            deliver = specs[name].delivery
+            if deliver is not None:
+                deliver(self, tool)
         self.predicates: PredicateWatcher = register_scene_predicates(self)
         self.world_events = WorldEvents(self)
         self.people.start()

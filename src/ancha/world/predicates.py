@@ -9,9 +9,9 @@ with ``events`` (the bus event types that can change it), ``holds``, ``first_hel
   agent call that worked;
 - ``message``: the new ``message`` record (``record_added``) against the selector;
 - ``decided``/``knows``/``told``/``revealed``: the new record of that kind;
-- ``state`` (``slack.message``): the message a ``message_posted``/``_changed``/``_deleted``
-  event names, kept in a set of matching messages (other state kinds re-evaluate
-  ``evaluate_state``);
+- ``state`` (a tool's state check or predicate, from the tool registry): the tool's own
+  incremental node when it has one, else graded again on the bus events that can change
+  it;
 - ``all``/``any``/``not``: their children's current truth (``not`` of a thing that never
   held holds from the start).
 
@@ -30,10 +30,14 @@ from __future__ import annotations
 
 import heapq
 from collections.abc import Callable, Iterable
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
-from ancha.checks.patterns import compile_pattern
-from ancha.checks.selectors import (
+from ancha.scene.model import Predicate
+from ancha.world.bus import DomainEvent
+from ancha.world.call_patterns import compile_pattern
+from ancha.world.records import Record
+from ancha.world.selectors import (
     CompiledSelector,
     compile_selector,
     fact_name,
@@ -41,17 +45,13 @@ from ancha.checks.selectors import (
     person_name,
     record_seqs,
 )
-from ancha.scene.model import Predicate, StateCheck
-from ancha.world.bus import DomainEvent
-from ancha.world.records import Record
 
 if TYPE_CHECKING:
     from ancha.world.environment import Environment
-    from ancha.world.tools.slack.models import Message
+    from ancha.world.tools.base import StateOutcome
 
 CALL_TRACED = "call_traced"
 RECORD_ADDED = "record_added"
-SLACK_MESSAGE_EVENTS = frozenset({"message_posted", "message_changed", "message_deleted"})
 RECORD_KINDS = {"decided": "decided", "knows": "knows", "told": "knows", "revealed": "revealed"}
 
 OnHold = Callable[[float], None]
@@ -248,74 +248,19 @@ def message_seqs(env: Environment, records: Iterable[Record]) -> list[int]:
     return record_seqs(found)
 
 
-class SlackMessageHeld(CompiledPredicate):
-    """``state: {slack.message: ...}``: the set of matching messages, kept per event."""
-
-    events = SLACK_MESSAGE_EVENTS
-    monotonic = False
-
-    def __init__(self, key: str, env: Environment, check: StateCheck) -> None:
-        from ancha.checks.state import _Conditions
-
-        super().__init__(key, env)
-        spec = check.slack_message
-        assert spec is not None
-        self.count = spec.count_gte
-        replica: Any = env.tools.get("slack")
-        if replica is None:
-            raise LookupError("the world has no Slack")
-        self.state = replica.state
-        self.channel = env.ref_id(spec.channel, "channel")
-        author = env.ref_id(spec.from_, "user") if spec.from_ else None
-        parent = replica.message_ref(spec.in_thread_of) if spec.in_thread_of else None
-        self.conditions = _Conditions(spec, author, parent)
-        self.matching: dict[str, int] = {}
-        """ts -> creating trace seq (0 until known)."""
-        for message in self.state.messages_in(self.channel):
-            if self._matches(message):
-                self.matching[message.ts] = 0
-        if len(self.matching) >= self.count:
-            self._set(True, env.clock.peek())
-
-    def _matches(self, message: Message) -> bool:
-        return not message.seeded and not self.conditions.misses(message)
-
-    def on_event(self, event: DomainEvent) -> bool:
-        data = event.data
-        if data.get("channel") != self.channel:
-            return self.holds
-        ts = str(data.get("ts"))
-        if event.type == "message_deleted":
-            self.matching.pop(ts, None)
-        else:
-            message = self.state.message(self.channel, ts)
-            if message is not None and self._matches(message):
-                self.matching.setdefault(ts, len(self.env.trace) + 1)
-            else:
-                self.matching.pop(ts, None)
-        holds = len(self.matching) >= self.count
-        if holds and self.first_held is None:
-            self._set(True, event.at, (seq for seq in self.matching.values() if seq))
-        else:
-            self.holds = holds
-        return holds
-
-
 class StateHeld(CompiledPredicate):
-    """Any other state check: re-evaluated with ``evaluate_state`` on its events."""
+    """A state check without an incremental form: graded again on each event that can change it."""
 
     monotonic = False
 
-    def __init__(self, key: str, env: Environment, check: StateCheck, events: frozenset[str]) -> None:
+    def __init__(self, key: str, env: Environment, grade: Callable[[], StateOutcome], events: frozenset[str]) -> None:
         super().__init__(key, env)
-        self.check = check
+        self.grade = grade
         self.events = events
         self._evaluate(env.clock.peek())
 
     def _evaluate(self, at: float) -> None:
-        from ancha.checks.state import evaluate_state
-
-        outcome = evaluate_state(self.check, self.env)
+        outcome = self.grade()
         self._set(outcome.passed, at, outcome.evidence)
 
     def on_event(self, event: DomainEvent) -> bool:
@@ -393,11 +338,18 @@ def _untouched(env: Environment) -> bool:
     return len(env.trace) == 0 and not env.records.items
 
 
-def state_events(check: StateCheck) -> frozenset[str]:
-    """The bus event types that can change a state check."""
-    if check.slack_message is not None:
-        return SLACK_MESSAGE_EVENTS
-    return frozenset()
+def compile_state(key: str, env: Environment, state: dict[str, dict[str, Any]]) -> CompiledPredicate:
+    """A node for a tool's state check or predicate body (``{kind: body}``)."""
+    ((kind_key, body),) = state.items()
+    kind = env.registry.states.get(kind_key)
+    if kind is not None:
+        if kind.compile is not None:
+            return kind.compile(key, env, body)
+        return StateHeld(key, env, partial(kind.evaluate, body, env), kind.events)
+    predicate = env.registry.predicates.get(kind_key)
+    if predicate is not None:
+        return predicate.compile(key, env, body)
+    raise LookupError(f"this build has no predicate {kind_key}")
 
 
 Compiler = Callable[[Predicate], CompiledPredicate]
@@ -416,9 +368,7 @@ def build(predicate: Predicate, env: Environment, child: Compiler) -> CompiledPr
             if value is not None:
                 return RecordsHeld(key, env, kind, value)
         if predicate.state is not None:
-            if predicate.state.slack_message is not None:
-                return SlackMessageHeld(key, env, predicate.state)
-            return StateHeld(key, env, predicate.state, state_events(predicate.state))
+            return compile_state(key, env, predicate.state)
         if predicate.all is not None:
             return All(key, env, [child(c) for c in predicate.all])
         if predicate.any is not None:

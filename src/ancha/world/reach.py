@@ -1,12 +1,10 @@
 """Who a message reaches, whatever tool carries it.
 
 People (``people.py``) never look at a tool's state: each tool that carries
-conversations registers a ``Reach`` adapter by its tool name. The adapter turns the
-tool's "a message was written" domain event into an ``Utterance`` (where it was said,
-where an answer goes, who wrote it and whom it reaches) and writes a person's answer
-back through the tool's own API. Slack's adapter is ``reach_slack.py``; a GitHub one
-(issues and comments: authored, assigned, @-mentioned) plugs in the same way with
-``register_reach("github", ...)`` and no change to the people code.
+conversations declares a ``Reach`` adapter in its ``ToolSpec`` (``reach=``). The adapter
+turns the tool's "a message was written" domain event into an ``Utterance`` (where it
+was said, where an answer goes, who wrote it and whom it reaches) and writes a person's
+answer back through the tool's own API, so the people code never changes for a tool.
 """
 
 from __future__ import annotations
@@ -23,8 +21,8 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True, slots=True)
 class Place:
-    """Where a conversation happens: ``container`` is a Slack channel (or DM) id, or
-    later a GitHub ``owner/repo#13``; ``thread`` is a Slack thread's root ts."""
+    """Where a conversation happens: ``container`` is the tool's id of it (a channel, a DM,
+    an issue ``owner/repo#13``); ``thread`` a thread's root within it, where the tool has them."""
 
     tool: str
     container: str
@@ -40,7 +38,7 @@ class Utterance:
     """Where it was said."""
     reply_place: Place
     """Where an answer to it goes (the same thread; a new thread under a channel message;
-    the DM itself)."""
+    the direct conversation or the issue itself)."""
     author: str
     """The author's account id on the tool."""
     actor: str
@@ -49,9 +47,10 @@ class Utterance:
     at: float
     """Simulated time it was written."""
     locator: dict[str, Any]
-    """What records point at for this message (Slack: ``{"channel", "ts"}``)."""
+    """What records point at for this message (``{"channel", "ts"}`` for a chat message)."""
     fields: dict[str, Any]
-    """The tool's own fields of the ``message`` record (Slack: channel, ts, thread_ts, user)."""
+    """The tool's own fields of the ``message`` record (channel, ts, thread_ts, user; or
+    issue/pull and comment for an issue tracker)."""
     audience: dict[str, bool] = field(default_factory=dict)
     """Person key -> whether the message addresses them directly (a DM or a mention) rather
     than reaching them in a thread they are in or a channel they listen to."""
@@ -112,21 +111,14 @@ class Directory:
 
 
 ReachFactory = Callable[["Environment", Directory], Reach]
-_ADAPTERS: dict[str, ReachFactory] = {}
-
-
-def register_reach(tool: str, factory: ReachFactory) -> None:
-    """Make ``tool``'s conversations reach people (call at import of the adapter's module)."""
-    _ADAPTERS[tool] = factory
 
 
 def reach_adapters(env: Environment, directory: Directory) -> list[Reach]:
-    """An adapter for every tool of the environment that has one."""
-    from ancha.world import reach_slack  # noqa: F401  (registers "slack")
-
-    return [_ADAPTERS[name](env, directory) for name in env.tools if name in _ADAPTERS]
+    """An adapter for every tool of the environment that declares one."""
+    specs = env.registry.tools
+    return [factory(env, directory) for name in env.tools if (factory := specs[name].reach) is not None]
 
 
 def _bare(ref: str) -> str:
-    """``$user.slack_laura`` / ``$slack_laura`` / ``slack_laura`` -> ``slack_laura``."""
+    """``$user.laura_chat`` / ``$laura_chat`` / ``laura_chat`` -> ``laura_chat``."""
     return ref.removeprefix("$").rpartition(".")[2]

@@ -7,8 +7,8 @@ comes due, an ``unless`` predicate that has held by then skips it (``event_skipp
 with actor ``world``), and ``event_fired {index, seqs}`` records it with the trace
 seqs of the calls its actions made.
 
-Actions: ``slack.message`` (chat.postMessage as ``from``, in the thread of
-``thread_of`` when given) and ``slack.reaction`` (reactions.add as ``from``).
+Actions are the tools' own (``ToolSpec.actions``): each is performed through its
+replica's API and traced with actor ``world``.
 """
 
 from __future__ import annotations
@@ -17,7 +17,6 @@ from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from ancha.scene.model import Action, EventRule
-from ancha.world.reach_slack import SlackActor
 
 if TYPE_CHECKING:
     from ancha.world.environment import Environment
@@ -29,7 +28,6 @@ class WorldEvents:
     def __init__(self, env: Environment) -> None:
         self.env = env
         self.rules = list(env.scene.world_rules.events)
-        self._slack = SlackActor(env) if "slack" in env.tools else None
         self._scheduled: set[int] = set()
 
     def start(self) -> None:
@@ -73,32 +71,8 @@ class WorldEvents:
             return f"{exc}"
 
     def _perform(self, action: Action) -> str | None:
-        if action.slack_message is not None:
-            spec = action.slack_message
-            channel = self._id(spec.channel)
-            thread_ts = None
-            if spec.thread_of:
-                channel, thread_ts = self._slack_actor().replica.message_ref(_bare(spec.thread_of))
-            answer = self._slack_actor().call(self._id(spec.from_), ACTOR, "chat.postMessage", channel=channel,
-                                              text=spec.text, thread_ts=thread_ts)
-            return None if answer.get("ok") else f"slack.message: {answer.get('error')}"
-        if action.slack_reaction is not None:
-            spec2 = action.slack_reaction
-            channel, ts = self._slack_actor().replica.message_ref(_bare(spec2.message))
-            answer = self._slack_actor().call(self._id(spec2.from_), ACTOR, "reactions.add", channel=channel,
-                                              timestamp=ts, name=spec2.name.strip(":"))
-            return None if answer.get("ok") else f"slack.reaction: {answer.get('error')}"
-        return "the action names no tool this world has"
-
-    def _slack_actor(self) -> SlackActor:
-        if self._slack is None:
-            raise LookupError("this world has no Slack")
-        return self._slack
-
-    def _id(self, ref: str) -> str:
-        record = self.env.refs.get(_bare(ref))
-        return record.id if record is not None else ref
-
-
-def _bare(ref: str) -> str:
-    return ref.removeprefix("$").rpartition(".")[2]
+        ((key, body),) = action.items()
+        kind = self.env.registry.actions.get(key)
+        if kind is None or kind.body.tool not in self.env.tools:
+            return f"{key}: this world has no {key.split('.', 1)[0]}"
+        return kind.perform(self.env, body)

@@ -8,9 +8,9 @@ records (one per message written during the trial, never the seed)::
      facts: {person: ["owner.fact", ...]}, seq}
 
 Every field given must hold: ``to`` (the person is in ``reached``), ``in`` (the
-channel of the ref), ``in_thread_of`` (a reply in that message's thread, not the
-parent), ``from`` a user ref (the author; the Slack bot's ref also names the agent,
-``actor == "agent"``, on every tool) or a person (``author_person``), ``text_contains``
+place of the ref: a channel, an issue, a pull request), ``in_thread_of`` (a reply in that message's thread, not the
+parent), ``from`` a user ref (the author; a ref of the agent's own account on any tool names
+the agent, ``actor == "agent"``, on every tool) or a person (``author_person``), ``text_contains``
 (every string, ignoring case) and ``fact`` (the message told its recipient, or ``to``
 when given, that fact).
 """
@@ -61,15 +61,14 @@ class CompiledSelector:
         if selector.in_thread_of:
             channel, sep, ts = _ref(env, selector.in_thread_of, ("message",)).id.partition("/")
             if not sep:
-                raise LookupError(f"${selector.in_thread_of} is not a Slack message")
+                raise LookupError(f"${selector.in_thread_of} is not a message with a thread")
             self.parent = (channel, ts)
         self.author: tuple[str, str] | None = None
         self.author_is_agent = False
         if selector.from_user:
             record = _ref(env, selector.from_user, ("user",))
             self.author = (record.tool, record.id)
-            slack = env.scene.world.slack
-            self.author_is_agent = slack is not None and slack.bot.ref == selector.from_user
+            self.author_is_agent = selector.from_user in env.agent_accounts
         self.from_person = person_name(selector.from_person) if selector.from_person else None
         self.needles = [t.lower() for t in selector.text_contains]
         self.fact = fact_name(selector.fact) if selector.fact else None
@@ -124,7 +123,7 @@ class CompiledSelector:
             assert self.author is not None
             if self.author_is_agent and data.get("actor") == AGENT:
                 return True
-            return data.get("tool", "slack") == self.author[0] and data.get("user") == self.author[1]
+            return data.get("tool") == self.author[0] and data.get("user") == self.author[1]
         if name == "text_contains":
             text = str(data.get("text") or "").lower()
             return all(needle in text for needle in self.needles)
@@ -137,7 +136,7 @@ class CompiledSelector:
     # --- words ------------------------------------------------------------------------
 
     def describe(self) -> str:
-        """``to laura from $slack_bot in the thread of $question containing 'x'``."""
+        """``to laura from $bot in the thread of $question containing 'x'``."""
         return " ".join(self._phrase(name) for name in self.given)
 
     def _phrase(self, name: str) -> str:
@@ -254,16 +253,14 @@ def _ref_names(env: Environment, kind: str) -> dict[str, str]:
     return {r.id: name for name, r in env.refs.items() if r.kind == kind}
 
 
-def _place_label(env: Environment, channel_id: str) -> str:
-    replica = env.tools.get("slack")
-    state = getattr(replica, "state", None)
-    channel = state.channels.get(channel_id) if state is not None else None
-    if channel is None:
-        name = _ref_names(env, "channel").get(channel_id)
-        return f"${name}" if name else channel_id
-    if channel.is_im:
-        return f"the DM {channel_id}"
-    return f"#{channel.name}"
+def _place_label(env: Environment, place_id: str) -> str:
+    """How a place reads in an explanation: what the tool calls it, else its ref, else its id."""
+    for tool in env.tools.values():
+        label = tool.place_label(place_id)
+        if label is not None:
+            return label
+    name = _ref_names(env, "channel").get(place_id)
+    return f"${name}" if name else place_id
 
 
 def _thread_label(env: Environment, data: Mapping[str, Any]) -> str:

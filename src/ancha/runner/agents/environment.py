@@ -7,19 +7,13 @@ import os
 from collections.abc import Mapping
 from typing import Any
 
+from ancha.world.tools import registry
+
 BASE_VARIABLES = (
     "PATH", "HOME", "USER", "LOGNAME", "SHELL", "LANG", "TERM", "TMPDIR", "TZ",
     "NODE_EXTRA_CA_CERTS", "SSL_CERT_FILE", "VIRTUAL_ENV", "CONDA_PREFIX", "PYTHONPATH",
 )
 
-_EXTRA_CREDENTIALS = {
-    ("slack", "signing_secret"): "ANCHA_SLACK_SIGNING_SECRET",
-    ("slack", "app_token"): "ANCHA_SLACK_APP_TOKEN",
-    ("datadog", "api_key"): "ANCHA_DATADOG_API_KEY",
-    ("datadog", "app_key"): "ANCHA_DATADOG_APP_KEY",
-    ("pagerduty", "from_email"): "ANCHA_PAGERDUTY_FROM_EMAIL",
-    ("pagerduty", "routing_key"): "ANCHA_PAGERDUTY_ROUTING_KEY",
-}
 
 
 def template_values(context: Mapping[str, Any]) -> dict[str, str]:
@@ -53,14 +47,13 @@ def ancha_variables(context: Mapping[str, Any], state_dir: str) -> dict[str, str
         "ANCHA_TRIAL_TOKEN": str(context["trial_token"]),
         "ANCHA_STATE_DIR": state_dir,
     }
+    specs = registry().tools
     for tool, creds in context["tools"].items():
         env[f"ANCHA_{tool.upper()}_URL"] = str(creds["url"])
-        if "token" in creds:
-            env[f"ANCHA_{tool.upper()}_TOKEN"] = str(creds["token"])
-        for key, value in creds.items():
-            name = _EXTRA_CREDENTIALS.get((tool, key))
-            if name:
-                env[name] = str(value)
+        spec = specs.get(tool)
+        for key in spec.variables if spec is not None else ("token",):
+            if key in creds:
+                env[f"ANCHA_{tool.upper()}_{key.upper()}"] = str(creds[key])
     return env
 
 

@@ -75,6 +75,23 @@ class Tool(Protocol):
         """The whole state, JSON-serialisable, for ``/state`` and ``world.json``."""
         ...
 
+    def place_label(self, place_id: str) -> str | None:
+        """How one of this tool's places (a channel, an issue) reads in an explanation; None
+        when ``place_id`` is not one of its places."""
+        ...
+
 
 class ToolFactory(Protocol):
     def __call__(self, env: Environment, seed: Any) -> Tool: ...
+
+
+@dataclass(slots=True)
+class StateOutcome:
+    """A state check's verdict on the world as it stands, in the reference's result words."""
+
+    passed: bool
+    expected: str
+    actual: str
+    explanation: str
+    evidence: list[int]
+    """Trace seqs of the calls behind what was found."""

@@ -19,7 +19,7 @@ import json
 from typing import TYPE_CHECKING, Any
 
 from ancha.world.bus import DomainEvent
-from ancha.world.reach import Directory, Place, Utterance, register_reach
+from ancha.world.reach import Directory, Place, Utterance
 from ancha.world.tools.base import ToolRequest
 
 if TYPE_CHECKING:
@@ -116,5 +116,3 @@ class SlackReach:
             return None
         return {"channel": answer["channel"], "ts": answer["ts"]}
 
-
-register_reach(TOOL, SlackReach)

@@ -16,7 +16,6 @@ import json
 import secrets
 from typing import TYPE_CHECKING, Any
 
-from ancha.scene.model import SlackWorld
 from ancha.world.tools.base import ToolRequest, ToolResponse
 from ancha.world.tools.slack import errors, events
 from ancha.world.tools.slack.call import Call, Caller
@@ -24,6 +23,7 @@ from ancha.world.tools.slack.methods_ledger import LEDGER
 from ancha.world.tools.slack.models import Channel, Message, RawJSON, SlackState, User
 from ancha.world.tools.slack.params import Params, bearer_token
 from ancha.world.tools.slack.routes import ROUTES
+from ancha.world.tools.slack.scene_models import SlackWorld
 from ancha.world.tools.slack.seed import bot_profile, new_id, seed_state
 
 if TYPE_CHECKING:
@@ -38,11 +38,13 @@ class SlackReplica:
 
     name = "slack"
 
-    def __init__(self, env: Environment, seed: SlackWorld | None) -> None:
+    def __init__(self, env: Environment, seed: SlackWorld | dict[str, Any] | None) -> None:
         self.env = env
         self.state: SlackState
         self.bot: User
-        self.state, self.bot = seed_state(env, seed or SlackWorld())
+        if not isinstance(seed, SlackWorld):
+            seed = env.scene.seed("slack", SlackWorld) or SlackWorld()
+        self.state, self.bot = seed_state(env, seed)
         self._bot_profile = bot_profile(self.bot, self.state.team["id"])
         self.tokens: dict[str, Caller] = {}
         self.bot_token = self._mint("xoxb", Caller(self.bot.id, "agent", is_bot=True))
@@ -103,6 +105,12 @@ class SlackReplica:
             "messages": {cid: [{**m.to_dict(), "channel": cid, "seeded": m.seeded, "actor": m.actor}
                                for m in state.messages_in(cid)] for cid in state.channels},
         }
+
+    def place_label(self, place_id: str) -> str | None:
+        channel = self.state.channels.get(place_id)
+        if channel is None:
+            return None
+        return f"the DM {place_id}" if channel.is_im else f"#{channel.name}"
 
     # --- tokens and refs ----------------------------------------------------------------
 

@@ -11,8 +11,8 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from ancha.scene.model import SlackWorld
 from ancha.world.tools.slack.models import MICROS, Channel, Message, SlackState, User, ts_key
+from ancha.world.tools.slack.scene_models import SlackWorld
 
 if TYPE_CHECKING:
     from ancha.world.environment import Environment
@@ -36,11 +36,13 @@ def seed_state(env: Environment, world: SlackWorld) -> tuple[SlackState, User]:
     state.add_user(User("USLACKBOT", team, "slackbot", real_name="Slackbot", updated=0, color="757575"))
     state.add_user(bot)
     env.register_ref(world.bot.ref, "user", "slack", bot.id)
+    owners = env.scene.accounts("slack")
     for i, seeded in enumerate(world.users):
         tz, label, offset = _timezone(seeded.tz, datetime.fromtimestamp(start, UTC))
         user = User(new_id(env, "U"), team, seeded.name, real_name=seeded.real_name or seeded.name,
                     email=seeded.email, title=seeded.title or "", tz=tz, tz_label=label, tz_offset=offset,
-                    is_admin=seeded.is_admin, deleted=seeded.deleted, person=seeded.person,
+                    is_admin=seeded.is_admin, deleted=seeded.deleted,
+                    person=owners.get(seeded.ref or "", seeded.person),
                     ref=seeded.ref, updated=start - 86400, color=_COLORS[i % len(_COLORS)])
         state.add_user(user)
         if seeded.ref:

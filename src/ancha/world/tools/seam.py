@@ -1,0 +1,84 @@
+"""The seam between the world and its tools: what a tool declares about itself.
+
+Tool folders import this module (never the registry in ``ancha.world.tools``, which
+imports every tool): see ``ToolSpec``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from ancha.scene.sections import BodyKind, WorldSection
+from ancha.world.tools.base import StateOutcome, Tool
+
+if TYPE_CHECKING:
+    from ancha.world.environment import Environment
+    from ancha.world.predicates import CompiledPredicate
+    from ancha.world.reach import ReachFactory
+
+Body = dict[str, Any]
+"""A resolved body as the scene keeps it (JSON, refs bare)."""
+
+
+@dataclass(frozen=True, slots=True)
+class StateKind:
+    """A state check (usable as a predicate too): how it resolves, grades and is watched.
+
+    ``events`` are the bus event types that can change it; a predicate on it is
+    re-evaluated only then, by ``compile`` when the tool has an incremental form, else by
+    grading it again.
+    """
+
+    body: BodyKind
+    evaluate: Callable[[Body, Environment], StateOutcome]
+    events: frozenset[str]
+    compile: Callable[[str, Environment, Body], CompiledPredicate] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class PredicateKind:
+    """A predicate that is not a state check (``issue_labeled``)."""
+
+    body: BodyKind
+    compile: Callable[[str, Environment, Body], CompiledPredicate]
+
+
+@dataclass(frozen=True, slots=True)
+class ActionKind:
+    """A world-rule action: performed through the replica (traced as actor ``world``);
+    ``perform`` answers what went wrong, or None."""
+
+    body: BodyKind
+    perform: Callable[[Environment, Body], str | None]
+
+
+@dataclass(frozen=True, slots=True)
+class ToolSpec:
+    name: str
+    world: WorldSection
+    """The ``world.<tool>`` section of scene files."""
+    replica: Callable[[Environment, Any], Tool]
+    """Builds one trial's replica from the resolved seed (JSON)."""
+    variables: tuple[str, ...] = ("token",)
+    """Credentials the agent gets as ``ANCHA_<TOOL>_<NAME>`` (``url`` always)."""
+    templates: tuple[str, ...] = ("url", "token")
+    """Credentials usable as ``{{<tool>.<name>}}``."""
+    reach: ReachFactory | None = None
+    """How people are reached on this tool, and how they write there."""
+    delivery: Callable[[Environment, Tool], None] | None = None
+    """Subscribes the agent's event feed to what this tool tells the agent."""
+    transports: tuple[str, ...] = ("feed",)
+    """How this build can deliver the tool's events to an agent (``agent.<tool>_transport``)."""
+    checks: tuple[StateKind, ...] = ()
+    predicates: tuple[PredicateKind, ...] = ()
+    actions: tuple[ActionKind, ...] = ()
+    judge_view: Callable[[dict[str, Any]], str | None] | None = None
+    """What the judge sees of this tool's final state (from its snapshot), as text."""
+    secret_patterns: tuple[str, ...] = ()
+    """Regexes of this tool's credential shapes: never shown to the judge model."""
+    agent_accounts: Callable[[Body], list[str]] = field(default=lambda seed: [])
+    """Refs of the agent's own accounts in a resolved seed (``from:`` one names the agent anywhere)."""
+
+

@@ -1,0 +1,49 @@
+"""World-rule actions on Slack: ``slack.message`` (chat.postMessage as ``from``, in the
+thread of ``thread_of`` when given) and ``slack.reaction`` (reactions.add as ``from``),
+made through the Web API with a token of that user, traced with actor ``world``."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from ancha.world.tools.slack.reach import SlackActor
+from ancha.world.tools.slack.scene_models import SlackMessageAction, SlackReactionAction
+
+if TYPE_CHECKING:
+    from ancha.world.environment import Environment
+
+ACTOR = "world"
+
+
+def _actor(env: Environment) -> SlackActor:
+    actor = getattr(env, "_slack_world_actor", None)
+    if actor is None:
+        actor = SlackActor(env)
+        env._slack_world_actor = actor  # type: ignore[attr-defined]
+    return actor
+
+
+def _id(env: Environment, ref: str) -> str:
+    """The id a ref names (an id written as it is stays as it is: scenes built by hand)."""
+    record = env.refs.get(ref.removeprefix("$").rpartition(".")[2])
+    return record.id if record is not None else ref
+
+
+def post_message(env: Environment, body: dict[str, Any]) -> str | None:
+    spec = SlackMessageAction.model_validate(body)
+    actor = _actor(env)
+    channel, thread_ts = _id(env, spec.channel), None
+    if spec.thread_of:
+        channel, thread_ts = actor.replica.message_ref(spec.thread_of)
+    answer = actor.call(_id(env, spec.from_), ACTOR, "chat.postMessage", channel=channel, text=spec.text,
+                        thread_ts=thread_ts)
+    return None if answer.get("ok") else f"slack.message: {answer.get('error')}"
+
+
+def add_reaction(env: Environment, body: dict[str, Any]) -> str | None:
+    spec = SlackReactionAction.model_validate(body)
+    actor = _actor(env)
+    channel, ts = actor.replica.message_ref(spec.message)
+    answer = actor.call(_id(env, spec.from_), ACTOR, "reactions.add", channel=channel, timestamp=ts,
+                        name=spec.name.strip(":"))
+    return None if answer.get("ok") else f"slack.reaction: {answer.get('error')}"

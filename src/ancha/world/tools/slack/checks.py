@@ -1,0 +1,277 @@
+"""``slack.message``: the state check, and its predicate kept up to date per message event.
+
+Only what happened during the trial counts: seeded messages never match. A failed
+check names the closest miss, the messages that met the most conditions, and what
+kept them from matching.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING, Any
+
+from ancha.world.bus import DomainEvent
+from ancha.world.predicates import CompiledPredicate
+from ancha.world.tools.base import StateOutcome
+from ancha.world.tools.slack.models import Message, SlackState
+from ancha.world.tools.slack.scene_models import SlackMessageState
+
+if TYPE_CHECKING:
+    from ancha.world.environment import Environment
+    from ancha.world.tools.slack.replica import SlackReplica
+
+SNIPPET = 80
+MESSAGE_EVENTS = frozenset({"message_posted", "message_changed", "message_deleted"})
+
+
+def evaluate(body: dict[str, Any], env: Environment) -> StateOutcome:
+    return evaluate_slack_message(SlackMessageState.model_validate(body), env)
+
+
+def _replica(env: Environment) -> SlackReplica | None:
+    replica: Any = env.tools.get("slack")
+    return replica  # type: ignore[no-any-return]
+
+
+def evaluate_slack_message(spec: SlackMessageState, env: Environment) -> StateOutcome:
+    """Count the trial's messages in the channel that meet every condition given."""
+    expected = _expected(spec, env)
+    replica = _replica(env)
+    if replica is None:
+        return _failed(expected, "the world has no Slack", [])
+    try:
+        channel_id = env.ref_id(spec.channel, "channel")
+        author = env.ref_id(spec.from_, "user") if spec.from_ else None
+        parent = replica.message_ref(spec.in_thread_of) if spec.in_thread_of else None
+    except LookupError as exc:
+        return _failed(expected, str(exc), [])
+
+    match = _Conditions(spec, author, parent)
+    written = [m for m in replica.state.messages_in(channel_id) if not m.seeded]
+    matching = [m for m in written if not match.misses(m)]
+    where = _channel_label(replica.state, channel_id)
+    if len(matching) >= spec.count_gte:
+        actual = f"{_count(matching, 'matching message')} in {where}"
+        return _outcome(True, expected, actual, _creating_calls(env, matching))
+    if matching:
+        actual = f"only {_count(matching, 'matching message')} in {where}, {spec.count_gte} needed"
+        return _outcome(False, expected, actual, _creating_calls(env, matching))
+    if not written:
+        actual = f"no message was written in {where} during the trial"
+        elsewhere = _elsewhere(replica.state, channel_id, match)
+        if elsewhere:
+            actual += f"; {_count(elsewhere, 'message')} {match.describe()} went to " + ", ".join(
+                sorted({_channel_label(replica.state, m.channel) for m in elsewhere})) + " instead"
+        return _outcome(False, expected, actual, _creating_calls(env, elsewhere))
+    group, missed = _closest(written, match)
+    met = match.describe(exclude=missed)
+    reasons = " and ".join(match.explain_miss(name, group, replica.state) for name in missed)
+    actual = f"{_count(group, 'message')}{' ' + met if met else ''} in {where}, but {reasons}"
+    return _outcome(False, expected, actual, _creating_calls(env, group))
+
+
+class _Conditions:
+    """The conditions of one slack.message check, other than the channel."""
+
+    ORDER = ("from", "in_thread_of", "text_contains")
+
+    def __init__(self, spec: SlackMessageState, author: str | None, parent: tuple[str, str] | None) -> None:
+        self.spec = spec
+        self.author = author
+        self.parent = parent
+        self.needle = spec.text_contains.lower() if spec.text_contains else None
+
+    def misses(self, message: Message) -> list[str]:
+        """The names of the conditions ``message`` does not meet, in ``ORDER``."""
+        missed: list[str] = []
+        if self.author is not None and message.user != self.author:
+            missed.append("from")
+        if self.parent is not None and not (
+            message.channel == self.parent[0] and message.thread_ts == self.parent[1]
+            and message.ts != self.parent[1]
+        ):
+            missed.append("in_thread_of")
+        if self.needle is not None and self.needle not in message_text(message).lower():
+            missed.append("text_contains")
+        return missed
+
+    def describe(self, exclude: list[str] | tuple[str, ...] = ()) -> str:
+        phrases = []
+        if self.spec.from_ and "from" not in exclude:
+            phrases.append(f"from ${self.spec.from_}")
+        if self.spec.in_thread_of and "in_thread_of" not in exclude:
+            phrases.append(f"in the thread of ${self.spec.in_thread_of}")
+        if self.spec.text_contains is not None and "text_contains" not in exclude:
+            phrases.append(f"containing {self.spec.text_contains!r}")
+        return " ".join(phrases)
+
+    def explain_miss(self, name: str, group: list[Message], state: SlackState) -> str:
+        if name == "from":
+            authors = ", ".join(dict.fromkeys(_user_label(state, m.user) for m in group))
+            return f"not from ${self.spec.from_} (written by {authors})"
+        if name == "in_thread_of":
+            places = []
+            for m in group:
+                if m.thread_ts is not None and m.thread_ts != m.ts:
+                    places.append(f"thread {m.thread_ts}")
+                elif self.parent is not None and m.ts == self.parent[1]:
+                    places.append("the thread parent itself")
+                else:
+                    places.append("the top level of the channel")
+            went = ", ".join(dict.fromkeys(places))
+            return f"not in the thread of ${self.spec.in_thread_of} (it went to {went})"
+        latest = message_text(group[-1])
+        snippet = latest if len(latest) <= SNIPPET else latest[: SNIPPET - 1] + "…"
+        if len(group) == 1:
+            return f"it did not contain {self.spec.text_contains!r} (it said {snippet!r})"
+        return f"no message contained {self.spec.text_contains!r} (the latest said {snippet!r})"
+
+
+def message_text(message: Message) -> str:
+    """The text a reader sees: ``text`` plus the text of its blocks and attachments."""
+    parts = [message.text or ""]
+    for extra in (message.blocks, message.attachments):
+        if extra:
+            parts.extend(_strings(extra))
+    return "\n".join(parts)
+
+
+def _strings(value: Any) -> list[str]:
+    found: list[str] = []
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if key in ("text", "fallback", "pretext", "title", "value") and isinstance(item, str):
+                found.append(item)
+            else:
+                found.extend(_strings(item))
+    elif isinstance(value, list):
+        for item in value:
+            found.extend(_strings(item))
+    return found
+
+
+def _closest(written: list[Message], match: _Conditions) -> tuple[list[Message], list[str]]:
+    """The messages that missed the fewest conditions (the latest one's set), and those conditions."""
+    misses = [(m, match.misses(m)) for m in written]
+    fewest = min(len(missed) for _, missed in misses)
+    best = [missed for _, missed in misses if len(missed) == fewest][-1]
+    return [m for m, missed in misses if missed == best], best
+
+
+def _elsewhere(state: SlackState, channel_id: str, match: _Conditions) -> list[Message]:
+    """The trial's messages in other conversations that meet every other condition."""
+    found: list[Message] = []
+    for other in state.channels:
+        if other == channel_id:
+            continue
+        found.extend(m for m in state.messages_in(other) if not m.seeded and not match.misses(m))
+    return found
+
+
+def _creating_calls(env: Environment, messages: list[Message]) -> list[int]:
+    """Seqs of the calls that created ``messages``: the first call that answered with
+    the message's channel and ts (chat.postMessage; a later chat.update echoes them too)."""
+    wanted = {(m.channel, m.ts) for m in messages}
+    found: dict[tuple[str, str], int] = {}
+    for entry in env.trace:
+        if len(found) == len(wanted):
+            break
+        if entry.tool != "slack" or not entry.worked or b'"ts"' not in entry.response:
+            continue
+        try:
+            body = json.loads(entry.response)
+        except ValueError:
+            continue
+        if not isinstance(body, dict):
+            continue
+        key = (str(body.get("channel")), str(body.get("ts")))
+        if key in wanted and key not in found:
+            found[key] = entry.seq
+    return sorted(found.values())
+
+
+def _channel_label(state: SlackState, channel_id: str) -> str:
+    channel = state.channels.get(channel_id)
+    if channel is None:
+        return channel_id
+    if channel.is_im:
+        return f"the DM {channel_id}"
+    return f"#{channel.name}"
+
+
+def _user_label(state: SlackState, user_id: str) -> str:
+    user = state.users.get(user_id)
+    return f"@{user.name} ({user_id})" if user is not None else user_id
+
+
+def _expected(spec: SlackMessageState, env: Environment) -> str:
+    conditions = _Conditions(spec, None, None).describe()
+    noun = "message" if spec.count_gte == 1 else "messages"
+    amount = "a" if spec.count_gte == 1 else f"at least {spec.count_gte}"
+    return f"{amount} {noun} in ${spec.channel}{' ' + conditions if conditions else ''} written during the trial"
+
+
+def _count(items: list[Any], noun: str) -> str:
+    return f"{len(items)} {noun}{'' if len(items) == 1 else 's'}"
+
+
+def _outcome(passed: bool, expected: str, actual: str, evidence: list[int]) -> StateOutcome:
+    if passed:
+        explanation = f"Passed: expected {expected}, and found {actual}."
+    else:
+        explanation = f"Failed: expected {expected}; actually {actual}."
+    return StateOutcome(passed, expected, actual, explanation, evidence)
+
+
+def _failed(expected: str, actual: str, evidence: list[int]) -> StateOutcome:
+    return _outcome(False, expected, actual, evidence)
+
+
+class SlackMessageHeld(CompiledPredicate):
+    """``slack.message`` as a predicate: the set of matching messages, kept per event."""
+
+    events = MESSAGE_EVENTS
+    monotonic = False
+
+    def __init__(self, key: str, env: Environment, body: dict[str, Any]) -> None:
+        super().__init__(key, env)
+        spec = SlackMessageState.model_validate(body)
+        self.count = spec.count_gte
+        replica = _replica(env)
+        if replica is None:
+            raise LookupError("the world has no Slack")
+        self.state = replica.state
+        self.channel = env.ref_id(spec.channel, "channel")
+        author = env.ref_id(spec.from_, "user") if spec.from_ else None
+        parent = replica.message_ref(spec.in_thread_of) if spec.in_thread_of else None
+        self.conditions = _Conditions(spec, author, parent)
+        self.matching: dict[str, int] = {}
+        """ts -> creating trace seq (0 until known)."""
+        for message in self.state.messages_in(self.channel):
+            if self._matches(message):
+                self.matching[message.ts] = 0
+        if len(self.matching) >= self.count:
+            self._set(True, env.clock.peek())
+
+    def _matches(self, message: Message) -> bool:
+        return not message.seeded and not self.conditions.misses(message)
+
+    def on_event(self, event: DomainEvent) -> bool:
+        data = event.data
+        if data.get("channel") != self.channel:
+            return self.holds
+        ts = str(data.get("ts"))
+        if event.type == "message_deleted":
+            self.matching.pop(ts, None)
+        else:
+            message = self.state.message(self.channel, ts)
+            if message is not None and self._matches(message):
+                self.matching.setdefault(ts, len(self.env.trace) + 1)
+            else:
+                self.matching.pop(ts, None)
+        holds = len(self.matching) >= self.count
+        if holds and self.first_held is None:
+            self._set(True, event.at, (seq for seq in self.matching.values() if seq))
+        else:
+            self.holds = holds
+        return holds

@@ -1,0 +1,227 @@
+"""``world.slack`` resolved: declaring refs, reading ``messages_file``, resolving refs and
+times; and the Slack bodies of state checks and world-rule actions."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+
+from ancha.config.validation import INVALID, Walker, join
+from ancha.scene.predicates import Resolver
+from ancha.scene.refs import Declared, RefTable, bare
+from ancha.scene.sections import SectionContext
+from ancha.scene.sources import Source, parse_time
+from ancha.world.tools.slack.scene_models import (
+    SlackBot,
+    SlackChannel,
+    SlackMessage,
+    SlackMessageAction,
+    SlackMessageFile,
+    SlackMessageState,
+    SlackReactionAction,
+    SlackTeam,
+    SlackUser,
+    SlackWorld,
+)
+
+TOOL = "slack"
+
+Entry = tuple[dict[str, Any], str, Source]
+"""A message's valid fields, its path prefix and the file it came from."""
+
+
+def read_messages_file(name: str, scene_dir: Path, display_dir: str, scene: Source) -> tuple[list[Entry], bytes]:
+    """Messages of a JSONL file beside the scene, each line validated on its own."""
+    file = scene_dir / name
+    try:
+        data = file.read_bytes()
+    except OSError:
+        scene.add("world.slack.messages_file", f"no such file: {file}",
+                  "messages_file is relative to the scene's folder")
+        return [], b""
+    display = str(Path(display_dir) / name) if display_dir else name
+    entries: list[Entry] = []
+    for number, raw in enumerate(data.decode("utf-8", errors="replace").splitlines(), start=1):
+        if not raw.strip():
+            continue
+        source = Source(display, _fixed_line(number), scene.problems)
+        try:
+            record = json.loads(raw)
+        except ValueError as exc:
+            source.add("", f"not valid JSON: {getattr(exc, 'msg', exc)}", "write one JSON object per line")
+            continue
+        walker = Walker(SlackMessageFile, display)
+        clean = walker.section(record, SlackMessageFile, "", number)
+        scene.problems.extend(walker.problems)
+        if clean is not INVALID:
+            entries.append((clean, "", source))
+    return entries, data
+
+
+def _fixed_line(number: int) -> Callable[[str], int | None]:
+    return lambda _path: number
+
+
+def _build(model: type[BaseModel], data: dict[str, Any]) -> Any:
+    try:
+        return model.model_validate(data)
+    except ValidationError:  # a required field was invalid: already reported by the walker
+        return None
+
+
+def build_world(clean: dict[str, Any], ctx: SectionContext) -> SlackWorld:
+    """``world.slack``: read ``messages_file`` if any, declare every ref, resolve them."""
+    extra: list[Entry] = []
+    if clean.get("messages_file"):
+        extra, jsonl = read_messages_file(clean["messages_file"], ctx.scene_dir, ctx.display_dir, ctx.source)
+        ctx.digest.update(jsonl)
+        for entry in extra:
+            ctx.files.setdefault(entry[2].file, ctx.scene_dir / clean["messages_file"])
+    return build_slack(clean, ctx.source, extra, ctx.refs, ctx.start)
+
+
+def build_slack(clean: dict[str, Any], scene: Source, extra: list[Entry], refs: RefTable,
+                start: datetime) -> SlackWorld:
+    """Declare every ref of the Slack seed, then resolve them; problems go to ``scene``."""
+    base = "world.slack"
+    bot = _build(SlackBot, clean.get("bot", {})) or SlackBot()
+    refs.declare(bot.ref, Declared("user", scene.line_of(f"{base}.bot.ref"), tool=TOOL),
+                 scene.reporter(f"{base}.bot.ref"))
+    users: list[SlackUser] = []
+    for i, data in enumerate(clean.get("users", [])):
+        if data is None:  # invalid: already reported
+            continue
+        user = _build(SlackUser, data)
+        if user is not None:
+            users.append(user)
+            _declare(refs, user.ref, "user", scene, f"{base}.users[{i}].ref")
+    channel_data = [(i, d) for i, d in enumerate(clean.get("channels", [])) if d is not None]
+    for i, data in channel_data:
+        _declare(refs, data.get("ref"), "channel", scene, f"{base}.channels[{i}].ref")
+    entries: list[Entry] = [(d, f"{base}.messages[{i}]", scene) for i, d in enumerate(clean.get("messages", []))
+                          if d is not None]
+    entries += extra
+    for index, (data, prefix, source) in enumerate(entries):
+        _declare(refs, data.get("ref"), "message", source, join(prefix, "ref"), index, bare(data.get("channel")))
+
+    channels: list[SlackChannel] = []
+    for i, data in channel_data:
+        path = f"{base}.channels[{i}]"
+        members = [refs.resolve(m, "user", scene.reporter(f"{path}.members[{j}]"), tool=TOOL)
+                   for j, m in enumerate(data.get("members", []))]
+        channel = _build(SlackChannel, {**data, "members": [m for m in members if m]})
+        if channel is not None:
+            channels.append(channel)
+    messages = [m for m in (_message(e, refs, start) for e in entries) if m is not None]
+    return SlackWorld(team=_build(SlackTeam, clean.get("team", {})) or SlackTeam(), bot=bot, users=users,
+                      channels=channels, messages=messages)
+
+
+def _declare(refs: RefTable, name: object, kind: str, source: Source, path: str, index: int = 0,
+             channel: str | None = None) -> None:
+    if isinstance(name, str):
+        extra = {"channel": channel} if channel else {}
+        refs.declare(name, Declared(kind, source.line_of(path), index, extra, tool=TOOL), source.reporter(path))
+
+
+def _message(entry: Entry, refs: RefTable, start: datetime) -> SlackMessage | None:
+    data, prefix, source = entry
+    ok = True
+
+    def ref(field: str, kind: str) -> str | None:
+        nonlocal ok
+        if data.get(field) is None:
+            return None
+        name = refs.resolve(data[field], kind, source.reporter(join(prefix, field.rstrip("_"))), tool=TOOL)
+        ok = ok and name is not None
+        return name
+
+    channel, author, parent = ref("channel", "channel"), ref("from_", "user"), ref("thread_of", "message")
+    if parent is not None and channel is not None:
+        parent_channel = refs.records[parent].extra.get("channel")
+        if parent_channel is not None and parent_channel != channel:
+            source.add(join(prefix, "thread_of"), f"${parent} is in channel ${parent_channel}, not ${channel}",
+                       "a reply must be in the same channel as its thread's parent")
+            ok = False
+    reactions: dict[str, list[str]] = {}
+    for emoji, users in (data.get("reactions") or {}).items():
+        names = [refs.resolve(u, "user", source.reporter(join(join(join(prefix, "reactions"), emoji), j)), tool=TOOL)
+                 for j, u in enumerate(users)]
+        ok = ok and all(names)
+        reactions[emoji] = [n for n in names if n]
+    at = None
+    if data.get("at") is not None:
+        try:
+            at = parse_time(data["at"], start)
+        except (ValueError, OverflowError) as exc:
+            source.add(join(prefix, "at"), str(exc), "write an ISO time, or -3d for three days before clock.start")
+            ok = False
+    if not ok or channel is None or author is None:
+        return None
+    fields = {**data, "channel": channel, "from_": author, "thread_of": parent, "reactions": reactions, "at": at}
+    return _build(SlackMessage, fields)
+
+
+# --- bodies of checks and world rules ---------------------------------------------------
+
+
+def _refs(body: dict[str, Any], path: str, resolver: Resolver, fields: tuple[tuple[str, str], ...]) -> \
+        dict[str, Any] | None:
+    """``fields`` ((attribute, kind), ...) of ``body`` resolved to bare refs; None if one is wrong."""
+    resolved: dict[str, Any] = {}
+    ok = True
+    for field, kind in fields:
+        if body.get(field) is None:
+            continue
+        name = resolver.refs.resolve(body[field], kind, resolver.source.reporter(join(path, field.rstrip("_"))),
+                                     tool=None if kind == "message" else TOOL)
+        ok = ok and name is not None
+        resolved[field] = name
+    return resolved if ok else None
+
+
+def resolve_message_state(body: dict[str, Any], path: str, resolver: Resolver) -> SlackMessageState | None:
+    """A ``slack.message`` state body with its refs resolved."""
+    resolved = _refs(body, path, resolver, (("channel", "channel"), ("from_", "user"), ("in_thread_of", "message")))
+    if resolved is None or resolved.get("channel") is None:
+        return None
+    return SlackMessageState.model_validate({**resolved, "count_gte": body.get("count_gte", 1),
+                                             "text_contains": body.get("text_contains")})
+
+
+def _in_channel(fields: dict[str, Any], names: tuple[str, ...], path: str, resolver: Resolver) -> bool:
+    for field in names:
+        target = fields.get(field)
+        where = resolver.refs.records[target].extra.get("channel") if target else None
+        if where is not None and where != fields["channel"]:
+            resolver.add(join(path, field), f"${target} is in channel ${where}, not ${fields['channel']}",
+                         "the message must be in the action's channel")
+            return False
+    return True
+
+
+def resolve_message_action(body: dict[str, Any], path: str, resolver: Resolver) -> SlackMessageAction | None:
+    fields = _refs(body, path, resolver, (("channel", "channel"), ("from_", "user"), ("thread_of", "message")))
+    if fields is None or fields.get("channel") is None or fields.get("from_") is None or body.get("text") is None:
+        return None
+    if not _in_channel(fields, ("thread_of",), path, resolver):
+        return None
+    return SlackMessageAction.model_validate({"channel": fields["channel"], "from": fields["from_"],
+                                              "text": body["text"], "thread_of": fields.get("thread_of")})
+
+
+def resolve_reaction_action(body: dict[str, Any], path: str, resolver: Resolver) -> SlackReactionAction | None:
+    fields = _refs(body, path, resolver, (("channel", "channel"), ("from_", "user"), ("message", "message")))
+    if fields is None or fields.get("channel") is None or fields.get("from_") is None:
+        return None
+    if fields.get("message") is None or body.get("name") is None:
+        return None
+    if not _in_channel(fields, ("message",), path, resolver):
+        return None
+    return SlackReactionAction.model_validate({"channel": fields["channel"], "message": fields["message"],
+                                               "from": fields["from_"], "name": body["name"].strip(":")})

@@ -1,0 +1,42 @@
+"""Slack, as one tool of the world: everything Ancha needs to know about it, in one object."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ancha.scene.sections import BodyKind, WorldSection
+from ancha.world.tools.seam import ActionKind, StateKind, ToolSpec
+from ancha.world.tools.slack import actions, checks, scene, scene_models
+from ancha.world.tools.slack.delivery import start_delivery
+from ancha.world.tools.slack.judge import judge_view
+from ancha.world.tools.slack.reach import SlackReach
+from ancha.world.tools.slack.replica import SlackReplica
+
+
+def _agent_accounts(seed: dict[str, Any]) -> list[str]:
+    return [str((seed.get("bot") or {}).get("ref") or scene_models.SlackBot().ref)]
+
+
+TOOL = ToolSpec(
+    name="slack",
+    world=WorldSection("slack", scene_models.SlackFile, scene.build_world),
+    replica=SlackReplica,
+    variables=("token", "signing_secret", "app_token"),
+    templates=("url", "token", "signing_secret", "app_token"),
+    reach=SlackReach,
+    delivery=start_delivery,
+    checks=(
+        StateKind(BodyKind("slack.message", "slack", scene_models.SlackMessageStateFile,
+                           scene.resolve_message_state, "messages in a channel"),
+                  checks.evaluate, checks.MESSAGE_EVENTS, checks.SlackMessageHeld),
+    ),
+    actions=(
+        ActionKind(BodyKind("slack.message", "slack", scene_models.SlackMessageActionFile,
+                            scene.resolve_message_action, "post a message as a user"), actions.post_message),
+        ActionKind(BodyKind("slack.reaction", "slack", scene_models.SlackReactionActionFile,
+                            scene.resolve_reaction_action, "react to a message as a user"), actions.add_reaction),
+    ),
+    judge_view=judge_view,
+    secret_patterns=(r"xox[a-z]-[A-Za-z0-9-]+", r"xapp-[A-Za-z0-9-]+"),
+    agent_accounts=_agent_accounts,
+)
