@@ -67,9 +67,8 @@ def ensure_registered() -> None:
     from ancha.world.tools.github.replica import GitHubReplica
     from ancha.world.tools.github.seed_model import GitHubWorld
 
-    tools["github"] = ToolSpec(name="github", world=WorldSection("github", GitHubWorld,  # type: ignore[arg-type]
-                                                                 lambda data, ctx: None),
-                               replica=GitHubReplica)
+    section = WorldSection("github", GitHubWorld, lambda data, ctx: None)  # type: ignore[arg-type]
+    tools["github"] = ToolSpec(name="github", world=section, replica=GitHubReplica)  # type: ignore[arg-type]
 
 
 def create_env(client: httpx.Client, trial: int) -> tuple[float, dict[str, Any]]:
