@@ -55,20 +55,25 @@ SEED: dict[str, Any] = {
 
 
 def _ensure_registered() -> None:
-    """Until the tool seam names GitHub, register the replica for the in-process server."""
+    """Until the tool seam names GitHub, register the replica for the in-process server
+    (the registry is built once per process, so adding to it here reaches the server)."""
     try:
         from ancha.scene.sections import WorldSection
         from ancha.world.tools import ToolSpec, registry
     except ImportError:  # the temporary hook in environment.py builds it
         return
-    if "github" in registry():
+    built = registry()
+    tools = getattr(built, "tools", built)
+    if "github" in tools:
         return
     from ancha.world.tools.github.replica import GitHubReplica
     from ancha.world.tools.github.seed_model import GitHubWorld
 
-    registry()["github"] = ToolSpec(name="github", world=WorldSection("github", GitHubWorld,  # type: ignore[arg-type]
-                                                                      lambda data, ctx: None),
-                                    replica=GitHubReplica)
+    section = WorldSection("github", GitHubWorld, lambda data, ctx: None)  # type: ignore[arg-type]
+    tools["github"] = ToolSpec(name="github", world=section, replica=GitHubReplica)
+    catalog = getattr(built, "catalog", None)
+    if catalog is not None and hasattr(catalog, "worlds"):
+        catalog.worlds.setdefault("github", section)
 
 
 @dataclass

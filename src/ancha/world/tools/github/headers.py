@@ -62,10 +62,14 @@ class RateLimits:
         return out
 
 
-def api_headers(request_id: str) -> dict[str, str]:
+API_VERSIONS = ("2022-11-28", "2026-03-10")
+"""REST API versions a client may ask for with ``X-GitHub-Api-Version`` (the first is the default)."""
+
+
+def api_headers(request_id: str, version: str | None = None) -> dict[str, str]:
     """What every REST answer carries besides rate limits."""
     return {
-        "x-github-api-version-selected": "2022-11-28",
+        "x-github-api-version-selected": version if version in API_VERSIONS else API_VERSIONS[0],
         "x-github-media-type": "github.v3; format=json",
         "x-github-request-id": request_id,
         "x-oauth-scopes": "repo, read:org, workflow, gist",

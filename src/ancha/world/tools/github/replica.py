@@ -148,7 +148,7 @@ class GitHubReplica:
         route: Route | None = None
         docs: str | None = None
         rate_key, resource = "", "core"
-        headers = api_headers(self._request_id())
+        headers = api_headers(self._request_id(), request.headers.get("x-github-api-version"))
         try:
             caller = self._authenticate(request)
             found = ROUTER.match(request.path, lookup)

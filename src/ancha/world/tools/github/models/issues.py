@@ -38,7 +38,9 @@ class Label:
     def to_dict(self, base: str) -> JSONDict:
         return {"id": self.id, "node_id": self.node_id,
                 "url": f"{base}/repos/{self.repo.full_name}/labels/{_quote(self.name)}", "name": self.name,
-                "color": self.color, "default": self.default, "description": self.description}
+                "color": self.color, "default": self.default, "description": self.description,
+                # API version 2026-03-10 added these; earlier versions' clients ignore them.
+                "archived_at": None, "archived_by": None}
 
 
 class Milestone:
