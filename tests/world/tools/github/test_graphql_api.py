@@ -165,6 +165,25 @@ def test_create_issue__visible_through_rest(gh):
     assert [label.name for label in issue.labels] == ["p1"] and [a.login for a in issue.assignees] == ["ben"]
 
 
+def test_mutations__publish_the_same_domain_events_as_rest(gh):
+    seen: list[Any] = []
+    gh.replica.env.bus.subscribe("*", seen.append)
+    repo = orders(gh)
+    created = graphql(gh, """mutation($input: CreateIssueInput!) { createIssue(input: $input) { issue { id number } } }""",
+                      {"input": {"repositoryId": repo["id"], "title": "Evented", "labelIds": [repo["label_ids"]["bug"]]}})
+    issue = created["createIssue"]["issue"]
+    graphql(gh, 'mutation($id: ID!) { closeIssue(input: {issueId: $id}) { issue { state } } }', {"id": issue["id"]})
+    graphql(gh, 'mutation($id: ID!) { addComment(input: {subjectId: $id, body: "done"}) { clientMutationId } }',
+            {"id": issue["id"]})
+    seen = [e for e in seen if e.tool == "github" and "number" in e.data]
+    events = [(e.type, e.data["number"], e.data["actor"], e.data["user"]) for e in seen]
+    number = issue["number"]
+    assert events == [("issue_opened", number, "agent", "ancha-agent"), ("issue_labeled", number, "agent", "ancha-agent"),
+                      ("issue_closed", number, "agent", "ancha-agent"),
+                      ("issue_comment_created", number, "agent", "ancha-agent")]
+    assert seen[2].data["state_reason"] == "completed"
+
+
 def test_update_close_reopen_issue__visible_through_rest(gh):
     target = issue_id(gh, 1)
     graphql(gh, 'mutation($id: ID!) { updateIssue(input: {id: $id, title: "Exports vanished"}) { issue { title } } }',

@@ -176,9 +176,7 @@ def _declared_type(error: GraphQLError) -> str:
 def _result(result: ExecutionResult, actor: str, context: Context) -> ToolResponse:
     errors = [format_error(e) for e in result.errors or ()]
     gap = context.coverage_gap or any(is_coverage_gap(e) for e in result.errors or ())
-    body: dict[str, Any] = {}
-    if result.data is not None or not errors:
-        body["data"] = result.data
+    body: dict[str, Any] = {"data": result.data}  # execution began: data is present, null or not
     if errors:
         body["errors"] = errors
     ok = not errors or result.data is not None and any(v is not None for v in result.data.values())
