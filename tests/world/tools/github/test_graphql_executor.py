@@ -199,3 +199,15 @@ def test_request__variables_of_the_wrong_type() -> None:
     _, body = run('query($n: Int!) { repository(owner: "acme", name: "orders") { issue(number: $n) { title } } }',
                   {"n": "two"})
     assert body["errors"][0]["message"] == "Variable $n of type Int! was provided invalid value"
+
+
+def test_ledger__every_vendor_root_field_has_a_status() -> None:
+    from ancha.world.tools.github.graphql.ledger import IMPLEMENTED, NOT_IMPLEMENTED, ledger, root_fields
+
+    entries = ledger()
+    assert len(entries) == len(root_fields()) > 200
+    served = {key for key, (status, _) in entries.items() if status != NOT_IMPLEMENTED}
+    assert {"query repository", "query viewer", "query search", "query node", "mutation createIssue",
+            "mutation mergePullRequest", "mutation addPullRequestReview"} <= served
+    assert entries["mutation createIssue"] == (IMPLEMENTED, "")
+    assert entries["query enterprise"] == (NOT_IMPLEMENTED, "")
