@@ -10,8 +10,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from dulwich.objects import ShaFile, Tree
+from dulwich.objects import Commit, ObjectID, ShaFile, Tree
 
+from ancha.world.tools.github.git_seed import Identity
 from ancha.world.tools.github.git_trees import Entry, tree_from
 
 Get = Callable[[bytes], ShaFile]
@@ -82,3 +83,24 @@ def _merge(get: Get, add: Add, base: bytes | None, ours: bytes | None, theirs: b
     tree = tree_from(result)
     add(tree)
     return tree.id
+
+
+def replay_commits(get: Get, add: Add, onto: bytes, commits: list[Commit], committer: Identity,
+                   at: float) -> bytes:
+    """Rebase: each commit's change (against its first parent) re-applied on ``onto`` in
+    order, keeping its author and message; the new tip. Raises ``MergeConflict``."""
+    current = get(onto)
+    assert isinstance(current, Commit)
+    for commit in commits:
+        parent = get(commit.parents[0])
+        assert isinstance(parent, Commit)
+        tree = merge_trees(get, add, parent.tree, current.tree, commit.tree)
+        rebased = Commit()
+        rebased.tree, rebased.parents = ObjectID(tree), [current.id]
+        rebased.author, rebased.author_time = commit.author, commit.author_time
+        rebased.author_timezone, rebased.message = commit.author_timezone, commit.message
+        rebased.committer = f"{committer.name} <{committer.email}>".encode()
+        rebased.commit_time, rebased.commit_timezone = int(at), 0
+        add(rebased)
+        current = rebased
+    return current.id

@@ -16,9 +16,11 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from itertools import chain
+from typing import Any
 
 from dulwich.object_store import MemoryObjectStore
 from dulwich.objects import Commit, ObjectID, RawObjectID, ShaFile
+from dulwich.refs import DictRefsContainer, Ref
 
 from ancha.world.tools.github.git_seed import Identity
 
@@ -124,3 +126,32 @@ def new_commit(tree: bytes, parents: list[bytes], message: str, author: Identity
     commit.author_timezone = commit.commit_timezone = 0
     commit.message = message.encode()
     return commit
+
+
+class TrackedRefs(DictRefsContainer):
+    """dulwich refs that remember every move, so pushes report them too."""
+
+    def __init__(self, refs: dict[Ref, bytes]) -> None:
+        super().__init__(refs)
+        self.moved: list[tuple[bytes, bytes | None, bytes | None]] = []
+
+    def set_if_equals(self, name: Ref, old_ref: ObjectID | None, new_ref: ObjectID, *args: Any,
+                      **kwargs: Any) -> bool:
+        before = self._refs.get(name)
+        done = super().set_if_equals(name, old_ref, new_ref, *args, **kwargs)
+        if done and before != new_ref:
+            self.moved.append((name, before, new_ref))
+        return done
+
+    def add_if_new(self, name: Ref, ref: ObjectID, *args: Any, **kwargs: Any) -> bool:
+        done = super().add_if_new(name, ref, *args, **kwargs)
+        if done:
+            self.moved.append((name, None, ref))
+        return done
+
+    def remove_if_equals(self, name: Ref, old_ref: ObjectID | None, *args: Any, **kwargs: Any) -> bool:
+        before = self._refs.get(name)
+        done = super().remove_if_equals(name, old_ref, *args, **kwargs)
+        if done and before is not None:
+            self.moved.append((name, before, None))
+        return done

@@ -34,13 +34,19 @@ from datetime import datetime
 from typing import Any
 
 from dulwich.objects import Blob, Commit, ObjectID, ShaFile, Tag, Tree
-from dulwich.refs import SYMREF, ZERO_SHA, DictRefsContainer, Ref, check_ref_format
+from dulwich.refs import SYMREF, ZERO_SHA, Ref, check_ref_format
 from dulwich.repo import MemoryRepo
 
 from ancha.world.tools.github import git_history
 from ancha.world.tools.github.git_history import Comparison
-from ancha.world.tools.github.git_merge import MergeConflict, merge_trees
-from ancha.world.tools.github.git_objects import CommitInfo, OverlayObjectStore, commit_info, new_commit
+from ancha.world.tools.github.git_merge import MergeConflict, merge_trees, replay_commits
+from ancha.world.tools.github.git_objects import (
+    CommitInfo,
+    OverlayObjectStore,
+    TrackedRefs,
+    commit_info,
+    new_commit,
+)
 from ancha.world.tools.github.git_seed import Identity, SeededRepo, seeded_repo
 from ancha.world.tools.github.git_trees import (
     LINK_MODE,
@@ -99,35 +105,6 @@ class UnknownRevision(LookupError):
     """No branch, tag or commit by that name."""
 
 
-class _TrackedRefs(DictRefsContainer):
-    """dulwich refs that remember every move, so pushes report them too."""
-
-    def __init__(self, refs: dict[Ref, bytes]) -> None:
-        super().__init__(refs)
-        self.moved: list[tuple[bytes, bytes | None, bytes | None]] = []
-
-    def set_if_equals(self, name: Ref, old_ref: ObjectID | None, new_ref: ObjectID, *args: Any,
-                      **kwargs: Any) -> bool:
-        before = self._refs.get(name)
-        done = super().set_if_equals(name, old_ref, new_ref, *args, **kwargs)
-        if done and before != new_ref:
-            self.moved.append((name, before, new_ref))
-        return done
-
-    def add_if_new(self, name: Ref, ref: ObjectID, *args: Any, **kwargs: Any) -> bool:
-        done = super().add_if_new(name, ref, *args, **kwargs)
-        if done:
-            self.moved.append((name, None, ref))
-        return done
-
-    def remove_if_equals(self, name: Ref, old_ref: ObjectID | None, *args: Any, **kwargs: Any) -> bool:
-        before = self._refs.get(name)
-        done = super().remove_if_equals(name, old_ref, *args, **kwargs)
-        if done and before is not None:
-            self.moved.append((name, before, None))
-        return done
-
-
 def build_repo_git(repo_seed: Any, start: datetime, identities: Mapping[str, Identity] | None = None,
                    ) -> RepoGit:
     """A trial's repository from the scene's seed (see ``git_seed.seeded_repo``)."""
@@ -141,7 +118,7 @@ class RepoGit:
         self.seeded = seeded
         self.store = OverlayObjectStore(seeded.objects)
         head = SYMREF + b"refs/heads/" + seeded.default_branch.encode()
-        self._refs = _TrackedRefs({Ref(b"HEAD"): head, **{Ref(k): v for k, v in seeded.refs.items()}})
+        self._refs = TrackedRefs({Ref(b"HEAD"): head, **{Ref(k): v for k, v in seeded.refs.items()}})
         self.repo = MemoryRepo()
         """dulwich's view for the smart protocol handlers (``smart_http``)."""
         self.repo.object_store = self.store
@@ -423,21 +400,7 @@ class RepoGit:
         hidden = git_history.ancestors(self._get, tip.encode())
         replay = [c for c in reversed(list(git_history.walk(self._get, [head.encode()], hidden)))
                   if len(c.parents) == 1]
-        current = self.store[ObjectID(tip.encode())]
-        assert isinstance(current, Commit)
-        for commit in replay:
-            parent = self.store[commit.parents[0]]
-            assert isinstance(parent, Commit)
-            tree = merge_trees(self._get, self.store.add_object, parent.tree, current.tree, commit.tree)
-            rebased = Commit()
-            rebased.tree, rebased.parents = tree, [current.id]
-            rebased.author, rebased.author_time = commit.author, commit.author_time
-            rebased.author_timezone, rebased.message = commit.author_timezone, commit.message
-            rebased.committer = f"{committer.name} <{committer.email}>".encode()
-            rebased.commit_time, rebased.commit_timezone = int(at), 0
-            self.store.add_object(rebased)
-            current = rebased
-        return current.id.decode()
+        return replay_commits(self._get, self.store.add_object, tip.encode(), replay, committer, at).decode()
 
     # --- state ----------------------------------------------------------------------------
 
