@@ -217,3 +217,24 @@ def test_merge__squash_and_rebase() -> None:
 def test_bad_branch_source__seed_error() -> None:
     with pytest.raises(SeedError):
         build_repo_git(seed(branches={"x": {"from": "nowhere"}}), START)
+
+
+def test_merge__edits_to_separate_lines_of_one_file_merge() -> None:
+    repo = build_repo_git(seed(files={"notes.txt": "one\ntwo\nthree\nfour\nfive\nsix\n"}), START)
+    repo.write_files("feature", {"notes.txt": b"ONE\ntwo\nthree\nfour\nfive\nsix\n"}, "Top", ME, 0)
+    repo.write_files("main", {"notes.txt": b"one\ntwo\nthree\nfour\nfive\nSIX\n"}, "Bottom", ME, 0)
+    assert repo.mergeable("main", "feature")
+    merged = repo.merge("main", "feature", "merge", "Merge", ME, 1)
+    assert repo.read_file(merged, "notes.txt") == b"ONE\ntwo\nthree\nfour\nfive\nSIX\n"
+    repo.write_files("feature", {"notes.txt": b"ONE\ntwo\nthree\nfour\nfive\nsix!\n"}, "Clash", ME, 2)
+    assert not repo.mergeable("main", "feature")
+
+
+def test_merge_lines__diff3() -> None:
+    from ancha.world.tools.github.git_merge import merge_lines
+
+    base = [b"a\n", b"b\n", b"c\n"]
+    assert merge_lines(base, [b"A\n", b"b\n", b"c\n"], [b"a\n", b"b\n", b"C\n"]) == [b"A\n", b"b\n", b"C\n"]
+    assert merge_lines(base, [b"a\n", b"B\n", b"c\n"], [b"a\n", b"B\n", b"c\n"]) == [b"a\n", b"B\n", b"c\n"]
+    assert merge_lines(base, [b"a\n", b"X\n", b"c\n"], [b"a\n", b"Y\n", b"c\n"]) is None
+    assert merge_lines(base, base, [b"a\n", b"c\n"]) == [b"a\n", b"c\n"]

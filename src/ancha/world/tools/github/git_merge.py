@@ -2,15 +2,17 @@
 
 ``merge_trees(base, ours, theirs)`` takes, per path, the side that changed (both sides
 making the same change is no conflict), recurses into directories both sides changed,
-and reports every path both sides changed differently as a conflict. There is no
-line-level merge: two different edits to one file conflict.
+and merges a text file both sides edited line by line (diff3: edits to separate parts
+of the file merge, overlapping or adjacent edits conflict). Every path that cannot be
+merged is reported as a conflict.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import difflib
+from collections.abc import Callable, Sequence
 
-from dulwich.objects import Commit, ObjectID, ShaFile, Tree
+from dulwich.objects import Blob, Commit, ObjectID, ShaFile, Tree
 
 from ancha.world.tools.github.git_seed import Identity
 from ancha.world.tools.github.git_trees import Entry, tree_from
@@ -73,6 +75,8 @@ def _merge(get: Get, add: Add, base: bytes | None, ours: bytes | None, theirs: b
             sub = _merge(get, add, below, mine.sha, other.sha, prefix + name.decode("utf-8", "replace") + "/",
                          conflicts)
             chosen = Entry(mine.mode, sub) if sub is not None else None
+        elif (merged := _merge_file(get, add, was, mine, other)) is not None:
+            chosen = merged
         else:
             conflicts.append(prefix + name.decode("utf-8", "replace"))
             continue
@@ -104,3 +108,61 @@ def replay_commits(get: Get, add: Add, onto: bytes, commits: list[Commit], commi
         add(rebased)
         current = rebased
     return current.id
+
+
+def _merge_file(get: Get, add: Add, was: Entry | None, mine: Entry | None, other: Entry | None) -> Entry | None:
+    """Both sides edited one text file: their line-level merge, or None (a conflict)."""
+    if was is None or mine is None or other is None or was.kind != "blob" or mine.kind != "blob" \
+            or other.kind != "blob" or len({was.mode, mine.mode, other.mode}) > 2:
+        return None
+    texts = [get(e.sha) for e in (was, mine, other)]
+    if not all(isinstance(t, Blob) and b"\0" not in t.data[:8000] for t in texts):
+        return None
+    base, ours, theirs = (t.data.splitlines(keepends=True) for t in texts if isinstance(t, Blob))
+    merged = merge_lines(base, ours, theirs)
+    if merged is None:
+        return None
+    blob = Blob.from_string(b"".join(merged))
+    add(blob)
+    mode = mine.mode if other.mode == was.mode else other.mode
+    return Entry(mode, blob.id)
+
+
+def merge_lines(base: Sequence[bytes], ours: Sequence[bytes], theirs: Sequence[bytes]) -> list[bytes] | None:
+    """diff3 of three versions' lines; None when both sides changed the same region differently."""
+    out: list[bytes] = []
+    iz = ia = ib = 0
+    for zmatch, zend, amatch, aend, bmatch, bend in _sync_regions(base, ours, theirs):
+        if amatch > ia or bmatch > ib:
+            a, b, z = ours[ia:amatch], theirs[ib:bmatch], base[iz:zmatch]
+            if a == b or z == b:
+                out.extend(a)
+            elif z == a:
+                out.extend(b)
+            else:
+                return None
+        out.extend(base[zmatch:zend])
+        iz, ia, ib = zend, aend, bend
+    return out
+
+
+def _sync_regions(base: Sequence[bytes], a: Sequence[bytes], b: Sequence[bytes],
+                  ) -> list[tuple[int, int, int, int, int, int]]:
+    """Stretches of ``base`` both sides kept unchanged, with where they sit in each side."""
+    amatches = difflib.SequenceMatcher(None, base, a, autojunk=False).get_matching_blocks()
+    bmatches = difflib.SequenceMatcher(None, base, b, autojunk=False).get_matching_blocks()
+    regions: list[tuple[int, int, int, int, int, int]] = []
+    ia = ib = 0
+    while ia < len(amatches) and ib < len(bmatches):
+        abase, amatch, alen = amatches[ia]
+        bbase, bmatch, blen = bmatches[ib]
+        start, end = max(abase, bbase), min(abase + alen, bbase + blen)
+        if start < end:
+            asub, bsub = amatch + start - abase, bmatch + start - bbase
+            regions.append((start, end, asub, asub + end - start, bsub, bsub + end - start))
+        if abase + alen < bbase + blen:
+            ia += 1
+        else:
+            ib += 1
+    regions.append((len(base), len(base), len(a), len(a), len(b), len(b)))
+    return regions
