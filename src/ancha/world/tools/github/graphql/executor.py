@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import logging
+from functools import lru_cache
 from typing import Any
 
 from graphql import (
@@ -81,15 +82,9 @@ def execute(replica: Any, request: ToolRequest, caller: Any) -> ToolResponse:
         the_schema = schema()
     except SchemaUnavailable as exc:
         return _answer(503, {"message": str(exc), "documentation_url": DOCS}, actor, ok=False)
-    try:
-        document = parse(query)
-    except GraphQLSyntaxError as exc:
-        return _errors([syntax_error(query, exc)], actor)
-    except RecursionError:
-        return _errors([{"message": "Query too deeply nested"}], actor)
-    invalid = validate(the_schema, document, rules())
-    if invalid:
-        return _errors([format_error(e) for e in invalid], actor)
+    document = checked(query)
+    if isinstance(document, list):
+        return _errors(document, actor)
     operation = _operation(document, operation_name)
     if isinstance(operation, str):
         return _errors([{"message": operation}], actor)
@@ -107,6 +102,23 @@ def execute(replica: Any, request: ToolRequest, caller: Any) -> ToolResponse:
                              field_resolver=_resolve, type_resolver=_type_resolver)
     assert isinstance(result, ExecutionResult)  # every resolver is synchronous
     return _result(result, actor, context)
+
+
+@lru_cache(maxsize=512)
+def checked(query: str) -> DocumentNode | list[dict[str, Any]]:
+    """The parsed and validated document, or its errors in GitHub's shapes.
+
+    Both depend on the query text alone (the schema is fixed), and agents repeat their
+    queries (polling, paging), so the answer is cached by text; ASTs are never mutated.
+    """
+    try:
+        document = parse(query)
+    except GraphQLSyntaxError as exc:
+        return [syntax_error(query, exc)]
+    except RecursionError:
+        return [{"message": "Query too deeply nested"}]
+    invalid = validate(schema(), document, rules())
+    return [format_error(e) for e in invalid] if invalid else document
 
 
 def _operation(document: DocumentNode, name: str | None) -> OperationDefinitionNode | str:
