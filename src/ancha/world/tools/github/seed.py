@@ -104,8 +104,8 @@ class Seeder:
                 org.members.setdefault(self.user(member).key, "member")
             for admin in seeded_org.admins:
                 org.members[self.user(admin).key] = "admin"
-        for seeded_repo in world.repos:
-            self.repo(seeded_repo)
+        for i, seeded_repo in enumerate(world.repos):
+            self.repo(seeded_repo, self.start - (365 - i) * DAY)
         for seeded_org in world.orgs:  # teams name repos, so they come last
             org = state.orgs[seeded_org.login.lower()]
             for seeded_team in seeded_org.teams:
@@ -133,10 +133,10 @@ class Seeder:
 
     # --- repositories -----------------------------------------------------------------------
 
-    def repo(self, seeded: GitHubRepo) -> Repo:
+    def repo(self, seeded: GitHubRepo, default_created: float) -> Repo:
         state, ids = self.state, self.state.ids
         owner = self.account(seeded.owner)
-        created = _ts(seeded.at) or self.start - 365 * DAY
+        created = _ts(seeded.at) or default_created
         repo = state.add_repo(Repo(owner, seeded.repo, ids.next("repo"), private=seeded.private,
                                    description=seeded.description, default_branch=seeded.default_branch,
                                    created_at=created, ref=seeded.ref))

@@ -107,7 +107,9 @@ class Team:
 
     def to_dict(self, base: str) -> JSONDict:
         """``team`` (lists) shape."""
-        u = f"{base}/organizations/{self.org.id}/team/{self.id}"
+        # GitHub's own url is /organizations/{id}/team/{id}; the org/slug form serves the same
+        # team through the documented routes, so clients following it stay on served paths.
+        u = f"{base}/orgs/{self.org.login}/teams/{self.slug}"
         return {"id": self.id, "node_id": self.node_id, "url": u,
                 "html_url": f"{HTML}/orgs/{self.org.login}/teams/{self.slug}", "name": self.name,
                 "slug": self.slug, "description": self.description, "privacy": self.privacy,
@@ -151,8 +153,8 @@ class Org(Account):
 
     def full(self, base: str, *, public_repos: int = 0) -> JSONDict:
         """``organization-full``: ``GET /orgs/{org}``."""
-        return {**self.simple_org(base), "name": self.name or self.login, "company": None, "blog": "",
-                "location": None, "email": None, "twitter_username": None, "is_verified": False,
+        # GitHub leaves out company, email, location and twitter_username when an org has none.
+        return {**self.simple_org(base), "name": self.name or self.login, "blog": "", "is_verified": False,
                 "has_organization_projects": True, "has_repository_projects": True,
                 "public_repos": public_repos, "public_gists": 0, "followers": 0, "following": 0,
                 "html_url": f"{HTML}/{self.login}", "type": "Organization",

@@ -110,7 +110,7 @@ _SORTS = {"comments": lambda i: len(i.comments), "created": lambda i: i.created_
 
 
 @route("GET", "/search/issues", resource="search",
-       partial="no reactions/interactions sorts, no date-range or number qualifiers, no text_matches")
+       partial="lexical only; no reactions/interactions sorts, date-range or number qualifiers, text_matches")
 def search_issues_and_pull_requests(call: Call) -> dict[str, Any]:
     q = call.query.get("q", "").strip()
     if not q:
@@ -139,4 +139,8 @@ def search_issues_and_pull_requests(call: Call) -> dict[str, Any]:
     order = call.q_enum("order", ("asc", "desc"), "desc")
     found.sort(key=_SORTS.get(sort, _SORTS["updated"]), reverse=order == "desc")
     items = [{**i.to_dict(call.base), "score": 1.0} for i in call.page(found)]
-    return {"total_count": len(found), "incomplete_results": False, "items": items}
+    body: dict[str, Any] = {"total_count": len(found), "incomplete_results": False, "items": items,
+                            "search_type": "lexical"}
+    if call.query.get("search_type") in ("semantic", "hybrid"):
+        body["lexical_fallback_reason"] = ["service_unavailable"]  # only lexical search is replicated
+    return body

@@ -29,9 +29,10 @@ def users_get_by_username(call: Call) -> dict[str, Any]:
         raise errors.NotFound()
     if isinstance(account, Org):
         org = account.full(call.base, public_repos=_public_repos(call, account.key))
-        return {**account.simple(call.base), **{k: org[k] for k in (
-            "name", "company", "blog", "location", "email", "twitter_username", "public_repos", "public_gists",
-            "followers", "following", "created_at", "updated_at")}, "hireable": None, "bio": org["description"]}
+        return {**account.simple(call.base), "name": org["name"], "company": None, "blog": org["blog"],
+                "location": None, "email": None, "hireable": None, "bio": org["description"],
+                "twitter_username": None, **{k: org[k] for k in ("public_repos", "public_gists", "followers",
+                                                                  "following", "created_at", "updated_at")}}
     assert isinstance(account, User)
     return account.public(call.base, public_repos=_public_repos(call, account.key))
 
