@@ -67,6 +67,21 @@ def test_schema__every_registered_field_and_argument_exists_in_githubs_schema() 
         assert spec.args <= set(owner.fields[field_name].args), key  # type: ignore[union-attr]
 
 
+def test_schema__every_served_field_returns_a_served_type() -> None:
+    from graphql import get_named_type, is_abstract_type, is_object_type
+
+    from ancha.world.tools.github.graphql.registry import served_types
+
+    built, served = schema(), served_types()
+    for key in FIELDS:
+        type_name, field_name = key.split(".")
+        returned = get_named_type(built.get_type(type_name).fields[field_name].type)  # type: ignore[union-attr]
+        if is_object_type(returned):
+            assert returned.name in served, key
+        elif is_abstract_type(returned):
+            assert any(t.name in served for t in built.get_possible_types(returned)), key  # type: ignore[arg-type]
+
+
 def test_query__repository_fields_and_issue_states() -> None:
     response, body = run('{ repository(owner: "acme", name: "orders") { name nameWithOwner description '
                          'isPrivate url owner { login } issues(first: 10, states: OPEN) { totalCount '

@@ -64,4 +64,3 @@ def _count(kind: str) -> Any:
 plain("SearchResultItemConnection", issueCount=_count("issueCount"), repositoryCount=_count("repositoryCount"),
       userCount=_count("userCount"), discussionCount=_count("discussionCount"), codeCount=_count("codeCount"),
       wikiCount=_count("wikiCount"))
-plain("SearchResultItemEdge", textMatches=lambda edge: [])
