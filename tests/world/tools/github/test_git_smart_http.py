@@ -248,3 +248,17 @@ def test_receive_pack__bad_bodies_are_4xx_never_5xx(server: tuple[str, _Server])
         assert route is not None
         answer = handle_git(request, route, GitAccess(state.repo, True, True, True, True))
         assert answer.status < 500
+
+
+def test_empty_repository__clones_empty_and_takes_a_first_push(server: tuple[str, _Server], tmp_path: Path) -> None:
+    base, state = server
+    state.repo = build_repo_git({"name": "acme/orders"}, START, empty=True)
+    assert state.repo.branches() == [] and state.repo.resolve("HEAD") is None
+    done = git("clone", url(base), "work", cwd=tmp_path)
+    assert "empty repository" in done.stderr
+    work = tmp_path / "work"
+    (work / "a.txt").write_text("a\n")
+    git("add", "a.txt", cwd=work)
+    git("commit", "-q", "-m", "First", cwd=work)
+    git("push", "-q", "origin", "HEAD:refs/heads/main", cwd=work)
+    assert state.repo.resolve("HEAD") == git("rev-parse", "HEAD", cwd=work).stdout.strip()

@@ -30,6 +30,8 @@ def repo_git(call: Call, need: str = "read") -> tuple[Repo, RepoGit]:
 
 def commit_of(call: Call, git: RepoGit, ref: str | None) -> tuple[str, str]:
     """(the ref as named, or the default branch; its commit sha)."""
+    if not git.branches():
+        raise errors.NotFound("This repository is empty.")
     name = ref or git.default_branch
     sha = git.resolve(name)
     if sha is None:

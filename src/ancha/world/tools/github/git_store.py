@@ -106,8 +106,14 @@ class UnknownRevision(LookupError):
 
 
 def build_repo_git(repo_seed: Any, start: datetime, identities: Mapping[str, Identity] | None = None,
-                   ) -> RepoGit:
-    """A trial's repository from the scene's seed (see ``git_seed.seeded_repo``)."""
+                   *, empty: bool = False) -> RepoGit:
+    """A trial's repository from the scene's seed (see ``git_seed.seeded_repo``). ``empty``
+    gives a repository with no commits at all (``POST /user/repos`` without ``auto_init``):
+    its default branch is unborn until the first push."""
+    if empty:
+        branch = str(getattr(repo_seed, "default_branch", None) or (repo_seed.get("default_branch") if
+                     isinstance(repo_seed, Mapping) else None) or "main")
+        return RepoGit(SeededRepo(key="empty", objects={}, refs={}, default_branch=branch, commits={}))
     return RepoGit(seeded_repo(repo_seed, start, identities))
 
 

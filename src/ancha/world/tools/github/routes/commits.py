@@ -38,6 +38,8 @@ def _people(call: Call, name: str) -> set[str] | None:
 @route("GET", "/repos/{owner}/{repo}/commits")
 def repos_list_commits(call: Call) -> Any:
     repo, git = repo_git(call)
+    if not git.branches():
+        raise errors.Conflict("Git Repository is empty.")
     sha = call.query.get("sha") or None
     if sha is not None and git.resolve(sha) is None:
         raise errors.NotFound(f"No commit found for SHA: {sha}")
