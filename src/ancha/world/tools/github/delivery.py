@@ -1,0 +1,201 @@
+"""What the agent hears from GitHub: repository webhooks, on the event feed and signed.
+
+Every change someone else makes (a person, the world) becomes the webhooks GitHub
+sends a repository hook subscribed to everything (``webhooks``, ``webhooks_git``,
+``webhooks_deployments``): each is pushed to the feed as ``{"service": "github",
+"type": X-GitHub-Event, "at", "payload": body}``. The agent's own writes are not
+delivered, as with Slack: a ``per_event`` agent would otherwise wake on its own
+comments forever. ``signed_request`` gives the HTTP form GitHub POSTs to a hook URL,
+for endpoint agents.
+
+Git ref moves arrive as the ``ref_updated`` domain event once the replica publishes it
+(data: ``ref``, ``before``, ``after``); until then the delivery listens on each
+repository's ``RepoGit.on_ref_update``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+from typing import TYPE_CHECKING, Any
+
+from ancha.world.bus import DomainEvent
+from ancha.world.tools.base import Tool
+from ancha.world.tools.github.events import EVENT_TYPES
+from ancha.world.tools.github.models import Account, Repo
+from ancha.world.tools.github.replica import GitHubReplica
+from ancha.world.tools.github.webhooks import Lookup, Webhook, for_event
+from ancha.world.tools.github.webhooks_git import ref_webhooks
+
+if TYPE_CHECKING:
+    from ancha.world.environment import Environment
+
+HOOKSHOT = "GitHub-Hookshot/4a5b1c9"
+"""The ``User-Agent`` of GitHub's webhook deliveries (a build of its hookshot service)."""
+
+DELIVERED = (
+    "issue_opened", "issue_edited", "issue_closed", "issue_reopened", "issue_labeled", "issue_unlabeled",
+    "issue_assigned", "issue_unassigned", "issue_locked", "issue_unlocked", "issue_comment_created",
+    "issue_comment_edited", "issue_comment_deleted", "label_created", "label_edited", "label_deleted",
+    "pull_opened", "pull_edited", "pull_closed", "pull_merged", "pull_reopened", "review_requested",
+    "pull_review_submitted", "pull_review_comment_created", "deployment_created", "deployment_status_created",
+)
+
+
+class GitHubDelivery:
+    service = "github"
+
+    def __init__(self, env: Environment, replica: GitHubReplica) -> None:
+        self.env = env
+        self.replica = replica
+        self.seen = Lookup()
+        self._closed: set[tuple[str, int, float]] = set()
+        state = replica.state
+        # Deleted labels and comments are gone from the state when their events arrive.
+        for repo in state.repos.values():
+            for label in repo.labels.values():
+                self.seen.labels[(repo.key, label.name.lower())] = label
+        self.seen.comments.update(state.comments)
+        for kind in DELIVERED:
+            env.bus.subscribe(kind, self._on_event)
+        if "ref_updated" in EVENT_TYPES:
+            env.bus.subscribe("ref_updated", self._on_ref_updated)
+        else:
+            for repo in state.repos.values():
+                self._listen(repo)
+            env.bus.subscribe("repo_created", self._on_repo_created)
+
+    # --- domain events ----------------------------------------------------------------------
+
+    def _on_event(self, event: DomainEvent) -> None:
+        data = event.data
+        self._remember(event)
+        if data.get("actor") == "agent":
+            return
+        closing = event.type in ("pull_closed", "pull_merged", "issue_closed") and data.get("is_pull")
+        if closing and not self._first_close(data):
+            return
+        for webhook in for_event(self.replica, event, self.seen):
+            self._push(webhook, event.at)
+
+    def _remember(self, event: DomainEvent) -> None:
+        data = event.data
+        owner, _, name = str(data.get("repo", "")).partition("/")
+        repo = self.replica.state.repo(owner, name)
+        if repo is None:
+            return
+        if event.type in ("label_created", "label_edited"):
+            label = repo.labels.get(str(data.get("label", "")).lower())
+            if label is not None:
+                self.seen.labels[(repo.key, label.name.lower())] = label
+        elif event.type == "issue_comment_created":
+            comment = self.replica.state.comments.get(int(data.get("comment_id") or 0))
+            if comment is not None:
+                self.seen.comments[comment.id] = comment
+
+    def _first_close(self, data: dict[str, Any]) -> bool:
+        """A pull closed by merging may be announced twice (closed, merged): one webhook."""
+        owner, _, name = str(data.get("repo", "")).partition("/")
+        repo = self.replica.state.repo(owner, name)
+        number = data.get("number")
+        issue = repo.issues.get(number) if repo is not None and isinstance(number, int) else None
+        if issue is None or issue.closed_at is None:
+            return True
+        key = (str(data["repo"]), int(number or 0), issue.closed_at)
+        if key in self._closed:
+            return False
+        self._closed.add(key)
+        return True
+
+    # --- ref moves --------------------------------------------------------------------------
+
+    def _on_ref_updated(self, event: DomainEvent) -> None:
+        data = event.data
+        if data.get("actor") == "agent":
+            return
+        owner, _, name = str(data.get("repo", "")).partition("/")
+        repo = self.replica.state.repo(owner, name)
+        pusher = self.replica.state.account(str(data.get("user", "")))
+        if repo is None or pusher is None:
+            return
+        for webhook in ref_webhooks(self.replica.state, repo, pusher, self.replica.base_url, str(data["ref"]),
+                                    data.get("before"), data.get("after"), event.at):
+            self._push(webhook, event.at)
+
+    def _on_repo_created(self, event: DomainEvent) -> None:
+        owner, _, name = str(event.data.get("repo", "")).partition("/")
+        repo = self.replica.state.repo(owner, name)
+        if repo is not None:
+            self._listen(repo)
+
+    def _listen(self, repo: Repo) -> None:
+        git = repo.git
+        if git is None or not hasattr(git, "on_ref_update"):
+            return
+        previous = git.on_ref_update
+
+        def moved(updates: list[Any]) -> None:
+            if previous is not None:
+                previous(updates)
+            for update in updates:
+                self._ref_moved(repo, update.ref, update.old, update.new, update.actor)
+
+        git.on_ref_update = moved
+
+    def _ref_moved(self, repo: Repo, ref: str, before: str | None, after: str | None, actor: str) -> None:
+        if actor == "agent":
+            return
+        pusher = self._account_of(actor, repo)
+        if pusher is None:
+            return
+        at = self.env.clock.now()
+        for webhook in ref_webhooks(self.replica.state, repo, pusher, self.replica.base_url, ref, before, after, at):
+            self._push(webhook, at)
+
+    def _account_of(self, actor: str, repo: Repo) -> Account | None:
+        """Who pushed, from the trace actor: a person's account, else the repository's owner."""
+        if actor.startswith("person:"):
+            person = actor.removeprefix("person:")
+            for user in self.replica.state.users.values():
+                if user.person == person or user.login.lower() == person.lower():
+                    return user
+        return repo.owner
+
+    # --- the feed ---------------------------------------------------------------------------
+
+    def _push(self, webhook: Webhook, at: float) -> None:
+        kind, payload = webhook
+        self.env.feed.push({"service": self.service, "type": kind, "at": self.env.clock.isoformat(at),
+                            "payload": payload})
+
+
+def delivery_guid(env: Environment) -> str:
+    """An ``X-GitHub-Delivery`` GUID from the trial's RNG."""
+    hexits = env.random_hex(32)
+    return f"{hexits[:8]}-{hexits[8:12]}-{hexits[12:16]}-{hexits[16:20]}-{hexits[20:]}"
+
+
+def signed_request(event: str, payload: dict[str, Any], secret: str, delivery_id: str) -> tuple[dict[str, str], bytes]:
+    """The headers and exact body bytes GitHub POSTs to a hook with this ``secret``.
+
+    ``X-Hub-Signature-256`` is ``sha256=`` and the hex HMAC-SHA256 of the body under the
+    secret (what octokit/webhooks verifies); ``X-Hub-Signature`` the same with SHA-1.
+    """
+    body = json.dumps(payload, ensure_ascii=False, separators=(",", ":")).encode()
+    key = secret.encode()
+    headers = {
+        "Content-Type": "application/json",
+        "User-Agent": HOOKSHOT,
+        "X-GitHub-Event": event,
+        "X-GitHub-Delivery": delivery_id,
+        "X-Hub-Signature": "sha1=" + hmac.new(key, body, hashlib.sha1).hexdigest(),
+        "X-Hub-Signature-256": "sha256=" + hmac.new(key, body, hashlib.sha256).hexdigest(),
+    }
+    return headers, body
+
+
+def start_delivery(env: Environment, replica: Tool) -> None:
+    """Subscribe the agent's event feed to this world's GitHub."""
+    if isinstance(replica, GitHubReplica):
+        GitHubDelivery(env, replica)
