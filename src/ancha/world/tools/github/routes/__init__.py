@@ -26,6 +26,7 @@ MODULES = (
     "git_data",
     "branches",
     "commits",
+    "pulls", "pull_comments", "pull_reviews", "pull_merge",
 )
 
 
