@@ -204,7 +204,8 @@ def for_event(replica: GitHubReplica, event: DomainEvent, seen: Lookup | None = 
         found = next((r for r in item.pull.reviews if r.id == data.get("review_id")), None)
         if found is None:
             return []
-        return [("pull_request_review", envelope("submitted", repo, sender, base, review=review(found, base),
+        action = "dismissed" if found.state == "DISMISSED" else "submitted"
+        return [("pull_request_review", envelope(action, repo, sender, base, review=review(found, base),
                                                  pull_request=simple_pull_request(item.pull, base)))]
     if kind == "pull_review_comment_created" and item is not None and item.pull is not None:
         note = next((c for c in item.pull.review_comments if c.id == data.get("comment_id")), None)
@@ -274,8 +275,15 @@ def _edited(event: str, item: Issue, repo: Repo, sender: Account, base: str, dat
             if gone is not None:
                 extra["milestone"] = _users(gone.to_dict(base), base)
         out.append((event, envelope(action, repo, sender, base, **fields, **extra)))
-    wire = {key: {"from": value.get("from") or ""} for key, value in changes.items()
-            if key in ("title", "body") and isinstance(value, dict)}
+    if (changes.pop("state", None) or {}).get("from") == "closed":  # reopened through the Pulls API
+        out.append((event, envelope("reopened", repo, sender, base, **fields)))
+    wire: JSONDict = {key: {"from": value.get("from") or ""} for key, value in changes.items()
+                      if key in ("title", "body") and isinstance(value, dict)}
+    previous_base = ((changes.get("base") or {}).get("ref") or {}).get("from")
+    if previous_base and item.pull is not None:
+        git = repo.git
+        old_sha = git.branch_sha(previous_base) if git is not None else None
+        wire["base"] = {"ref": {"from": previous_base}, "sha": {"from": old_sha or item.pull.base_sha}}
     if wire:
         number = fields.pop("number", None)
         head = {"number": number} if number is not None else {}
