@@ -77,9 +77,7 @@ def organization(repo: Repo, base: str) -> JSONDict | None:
     owner = repo.owner
     if not isinstance(owner, Org):
         return None
-    body = owner.simple_org(base)
-    body["html_url"] = f"https://github.com/{owner.login}"
-    return body
+    return owner.simple_org(base)
 
 
 def label(item: Label, base: str) -> JSONDict:
