@@ -127,3 +127,10 @@ def test_git_push__new_branch_sends_push_and_create(hooks: Hooks, tmp_path: Path
     assert (commit["added"], commit["modified"]) == (["exports.py"], ["README.md"])
     assert commit["author"] == {"name": "Ancha Agent", "email": "agent@example.com"}
     assert push["pusher"]["name"] == "laura"
+
+
+def test_push__by_the_world_names_the_committer_as_pusher(hooks: Hooks) -> None:
+    world = hooks.gh.replica.issue_token("laura", "world")
+    _put_file(hooks, "world.txt", "from a world event\n", token=world)
+    [(kind, body)] = hooks.take()
+    assert (kind, body["pusher"]["name"], body["sender"]["login"]) == ("push", "laura", "laura")

@@ -146,20 +146,25 @@ class GitHubDelivery:
     def _ref_moved(self, repo: Repo, ref: str, before: str | None, after: str | None, actor: str) -> None:
         if actor == "agent":
             return
-        pusher = self._account_of(actor, repo)
-        if pusher is None:
-            return
+        pusher = self._account_of(actor, repo, after)
         at = self.env.clock.now()
         for webhook in ref_webhooks(self.replica.state, repo, pusher, self.replica.base_url, ref, before, after, at):
             self._push(webhook, at)
 
-    def _account_of(self, actor: str, repo: Repo) -> Account | None:
-        """Who pushed, from the trace actor: a person's account, else the repository's owner."""
+    def _account_of(self, actor: str, repo: Repo, after: str | None) -> Account:
+        """Who pushed. A ref move carries only the trace actor: a person's account; for the
+        world, the account whose email committed ``after``; else the repository's owner."""
+        users = self.replica.state.users.values()
         if actor.startswith("person:"):
             person = actor.removeprefix("person:")
-            for user in self.replica.state.users.values():
+            for user in users:
                 if user.person == person or user.login.lower() == person.lower():
                     return user
+        info = repo.git.commit_info(after) if after is not None and repo.git is not None else None
+        email = info.committer.email.lower() if info is not None else ""
+        for user in users:
+            if email and (user.email or "").lower() == email:
+                return user
         return repo.owner
 
     # --- the feed ---------------------------------------------------------------------------
