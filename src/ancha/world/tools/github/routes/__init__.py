@@ -27,6 +27,7 @@ MODULES = (
     "branches",
     "commits",
     "pulls", "pull_comments", "pull_reviews", "pull_merge",
+    "statuses", "deployments", "check_runs", "releases",
 )
 
 
