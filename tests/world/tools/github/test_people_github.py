@@ -30,6 +30,7 @@ SEED: dict[str, Any] = {
     "repos": [
         {"ref": "orders", "name": "acme/orders", "files": {"README.md": "# orders\n"},
          "branches": {"fix-exports": {"from": "main"}},
+         "commits": [{"branch": "docs", "message": "Docs", "author": "gh_laura", "files": {"DOCS.md": "Docs\n"}}],
          "permissions": {"github_agent": "write", "gh_laura": "write", "gh_ben": "write", "gh_mike": "write"},
          "issues": [{"ref": "export_bug", "title": "CSV exports are gone", "body": "They vanished.",
                      "author": "gh_mike"},
@@ -176,6 +177,16 @@ def test_fact_learned_on_github__from_a_person_answering_in_the_same_issue(trial
     assert [(r["person"], r["fact"]) for r in knows] == [("mike", "ben.root_cause")], \
         "Mike authored the issue, so Ben's answer there reaches him"
     assert [(r["person"], r["fact"]) for r in t.records("revealed")] == [("ben", "ben.root_cause")]
+
+
+def test_pull_opened__one_message_reaching_who_it_mentions(trial: Callable[..., Trial]) -> None:
+    t = trial()
+    t.gh.client.get_repo("acme/orders").create_pull(title="Docs", body="@laura please take a look", head="docs",
+                                                    base="main")
+    assert t.wait_until_ended()["status"] == "idle"
+    messages = t.records("message")
+    assert [(m["pull"], m["item"], m["text"], m["reached"]) for m in messages] == [
+        ("acme/orders#4", "pull", "Docs\n\n@laura please take a look", ["laura"])]
 
 
 @pytest.mark.skipif(not REVIEWS, reason="the replica does not serve POST /repos/{o}/{r}/pulls/{n}/reviews yet")

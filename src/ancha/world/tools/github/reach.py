@@ -1,11 +1,14 @@
 """GitHub's side of reach: which people a GitHub message reaches, and writing as someone.
 
 Messages are what people read in an issue or pull request's conversation: a new issue
-or pull request (title and body), a comment on either, a review (its body), and a
-review request (``Review requested from @login: title``, to the requested reviewers
-only). Each is said in ``Place("github", "owner/repo#N")`` and answered in the same
-place; the ``message`` record's fields carry ``issue`` (or ``pull``) ``owner/repo#N``,
-so ``in: $issue_ref`` selects it, and ``user``, the writer's login.
+or pull request (title and body), a comment on either, a review (its body; a dismissal
+is none), a review comment on a pull request's code, and a review request (``Review
+requested from @login: title``, reaching the requested reviewers only). Each is said
+in ``Place("github", "owner/repo#N")`` and answered in the same place. The ``message``
+record's fields: ``issue`` (or ``pull``) ``owner/repo#N``, so ``in: $issue_ref``
+selects it; ``user``, the writer's login; ``item`` (``issue``, ``pull``, ``comment``,
+``review``, ``review_comment``, ``review_request``); and the id of the ``comment``,
+``review`` or ``review_comment`` where there is one.
 
 A message on issue or pull request N reaches person P (never its writer, and never
 someone who cannot read the repository) when P's account
@@ -112,7 +115,7 @@ def review_event(text: str) -> str | None:
 class GitHubReach:
     tool: str = TOOL
     events: tuple[str, ...] = ("issue_opened", "pull_opened", "issue_comment_created", "pull_review_submitted",
-                               "review_requested")
+                               "pull_review_comment_created", "review_requested")
 
     def __init__(self, env: Environment, directory: Directory) -> None:
         self.env = env
@@ -138,6 +141,8 @@ class GitHubReach:
         data = event.data
         if event.type == "issue_opened" and data.get("is_pull"):
             return None  # the pull's own event (pull_opened) says it
+        if event.type == "pull_review_submitted" and data.get("state") == "DISMISSED":
+            return None  # a dismissal writes nothing
         found = self._issue(data)
         if found is None:
             return None
@@ -174,6 +179,8 @@ class GitHubReach:
             return "comment", str(data.get("body") or ""), {"comment": data.get("comment_id")}
         if event.type == "pull_review_submitted":
             return "review", str(data.get("body") or ""), {"review": data.get("review_id")}
+        if event.type == "pull_review_comment_created":
+            return "review_comment", str(data.get("body") or ""), {"review_comment": data.get("comment_id")}
         reviewers = " ".join(f"@{r}" for r in data.get("reviewers") or ())
         return "review_request", f"Review requested from {reviewers}: {heading}", {}
 
