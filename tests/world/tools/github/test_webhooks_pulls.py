@@ -8,10 +8,23 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from test_pulls import shop_seed
 from test_webhooks import Hooks, hooks_for
 
 PULLS = "/repos/acme/shop/pulls"
+
+
+def shop_seed(seed: dict[str, Any]) -> dict[str, Any]:
+    """The shared seed plus ``acme/shop`` with a ``feature`` branch two commits ahead of ``main``."""
+    seed["repos"].append({
+        "ref": "shop", "name": "acme/shop", "permissions": {"github_agent": "write", "gh_carol": "write"},
+        "files": {"README.md": "# shop\n", "app.py": "print('v1')\n"}, "branches": {"feature": {"from": "main"}},
+        "labels": [{"name": "bug", "color": "d73a4a"}],
+        "commits": [
+            {"branch": "feature", "message": "Add checkout", "files": {"checkout.py": "total = 1\n"}},
+            {"branch": "feature", "message": "Tidy app", "files": {"app.py": "print('v2')\n"}},
+        ],
+    })
+    return seed
 
 
 @pytest.fixture
