@@ -10,8 +10,7 @@ def _checks(body: str) -> str:
     return SLACK + "checks:\n" + body
 
 
-@pytest.mark.parametrize("kind", ["github.file_at", "github.pull", "github.production", "github.issue",
-                                  "github.permission", "datadog.monitor", "datadog.downtime",
+@pytest.mark.parametrize("kind", ["datadog.monitor", "datadog.downtime",
                                   "pagerduty.incident", "okta.user", "fault_resolved"])
 def test_other_state_kinds__not_supported_yet(tmp_path: Path, kind: str) -> None:
     found = problems_of(tmp_path, _checks(f"  - id: a\n    state: {{ {kind}: x, status: resolved }}\n"))

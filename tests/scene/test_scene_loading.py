@@ -119,9 +119,9 @@ def test_messages_file_missing__problem(tmp_path: Path) -> None:
 
 def test_not_supported_yet__sections_refused(tmp_path: Path) -> None:
     found = problems_of(tmp_path, "world_rules: {faults: []}\n"
-                        "world:\n  github: {}\n  datadog: {}\n  pagerduty: {}\n  okta: {}\n")
+                        "world:\n  datadog: {}\n  pagerduty: {}\n  okta: {}\n")
     assert messages(found) == [f"{p}: not supported yet" for p in (
-        "world_rules.faults", "world.github", "world.datadog", "world.pagerduty", "world.okta")]
+        "world_rules.faults", "world.datadog", "world.pagerduty", "world.okta")]
     assert all(p.hint and "later version" in p.hint for p in found)
 
 

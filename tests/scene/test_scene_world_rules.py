@@ -86,7 +86,7 @@ def test_actions__refs_checked_and_same_channel(tmp_path: Path) -> None:
     ]
 
 
-@pytest.mark.parametrize("kind", ["github.comment", "github.merge", "datadog.monitor", "pagerduty.trigger",
+@pytest.mark.parametrize("kind", ["datadog.monitor", "pagerduty.trigger",
                                   "okta.user"])
 def test_actions_of_later_tools__not_supported_yet(tmp_path: Path, kind: str) -> None:
     found = problems_of(tmp_path, _events(f"    - {{ at: 1m, do: [{{ {kind}: {{ x: 1 }} }}] }}\n"))

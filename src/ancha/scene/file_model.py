@@ -112,7 +112,11 @@ def _optional(annotation: Any, key: str, description: str = "") -> tuple[Any, An
 
 
 def _kinds(kinds: dict[str, BodyKind]) -> dict[str, tuple[Any, Any]]:
-    return {k.attribute: _optional(k.file_model, k.key, k.description) for k in kinds.values()}
+    fields = {k.attribute: _optional(k.file_model, k.key, k.description) for k in kinds.values()}
+    for kind in kinds.values():
+        for name, annotation in kind.siblings.items():
+            fields.setdefault(name, (annotation | None, Field(default=None, description=f"with {kind.key}")))
+    return fields
 
 
 def _model(name: str, fields: dict[str, Any], unsupported: Any = None, doc: str | None = None) -> type[_File]:

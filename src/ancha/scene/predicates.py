@@ -156,12 +156,30 @@ class Resolver:
 
     # --- state bodies and predicates ---------------------------------------------------
 
-    def body(self, kind: BodyKind, data: Any, path: str) -> dict[str, Any] | None:
-        """A tool's body (state check, predicate or action) resolved, as JSON; None if invalid."""
+    def body(self, kind: BodyKind, data: Any, path: str, beside: dict[str, Any] | None = None) -> \
+            dict[str, Any] | None:
+        """A tool's body (state check, predicate or action) resolved, as JSON; None if invalid.
+        ``beside``: the mapping the kind's key is in, for kinds with sibling fields."""
         if data is None:
             return None  # invalid: already reported
+        if kind.siblings:
+            parent = path.rsplit(".", kind.key.count(".") + 1)[0]
+            siblings = [name for name in kind.siblings if join(parent, name) in self.present]
+            if siblings and beside is not None and not all(name in beside for name in siblings):
+                return None  # a sibling was invalid: already reported
+            data = {"value": data, **{name: (beside or {}).get(name) for name in siblings}}
         model = kind.resolve(data, path, self)
         return None if model is None else body_json(model)
+
+    def _stray_siblings(self, path: str, kind: BodyKind | None, kinds: dict[str, BodyKind]) -> bool:
+        """Report sibling fields (``contains``) written beside a kind they do not belong to."""
+        own = set(kind.siblings) if kind is not None else set()
+        stray = sorted({name for k in kinds.values() for name in k.siblings
+                        if name not in own and join(path, name) in self.present})
+        for name in stray:
+            owners = ", ".join(k.key for k in kinds.values() if name in k.siblings)
+            self.add(join(path, name), f"only applies with {owners}", f"remove {name}, or use {owners}")
+        return bool(stray)
 
     def state(self, data: dict[str, Any], path: str, kinds: dict[str, BodyKind], what: str) -> StateBody | None:
         """A body keyed by one of ``kinds`` (``state:`` of a check), resolved; None if invalid."""
@@ -176,7 +194,9 @@ class Resolver:
         kind = kinds.get(written[0])
         if kind is None:
             return None  # refused as built later: already reported
-        body = self.body(kind, data.get(kind.attribute), join(path, kind.key))
+        if self._stray_siblings(path, kind, kinds):
+            return None
+        body = self.body(kind, data.get(kind.attribute), join(path, kind.key), data)
         return None if body is None else {kind.key: body}
 
     def predicate(self, data: dict[str, Any] | None, path: str) -> Predicate | None:
@@ -214,7 +234,9 @@ class Resolver:
         elif kind in PROCESS_RECORDS:
             built = self.record(kind, value, sub)
         elif tool_kind is not None:
-            body = self.body(tool_kind, value, sub)
+            if self._stray_siblings(path, tool_kind, {**self.catalog.states, **self.catalog.predicates}):
+                return None
+            body = self.body(tool_kind, value, sub, data)
             return None if body is None else Predicate(state={kind: body})
         elif kind == "not":
             built = self.predicate(value, sub)

@@ -70,7 +70,7 @@ class WorldSection:
     accounts_kind: str = "user"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class BodyKind:
     """A keyed body a tool defines: a state check (``<tool>.<kind>``), a predicate (a bare
     name) or a world-rule action (``<tool>.<action>``).
@@ -85,6 +85,10 @@ class BodyKind:
     """The body's file model (or any annotation the walker understands, such as a list)."""
     resolve: Callable[[Any, str, Resolver], BaseModel | None]
     description: str = ""
+    siblings: dict[str, Any] = field(default_factory=dict)
+    """Fields written beside the kind's key rather than inside its body, as the reference
+    writes ``{ github.file_at: [repo, rev, path], contains: "..." }``: name -> annotation.
+    ``resolve`` then gets ``{"value": <the key's value>, <sibling>: ...}``."""
 
     @property
     def attribute(self) -> str:

@@ -20,9 +20,10 @@ __all__ = ["ActionKind", "PredicateKind", "Registry", "StateKind", "ToolSpec", "
 
 
 def _specs() -> list[ToolSpec]:
+    from ancha.world.tools.github.spec import TOOL as github
     from ancha.world.tools.slack.spec import TOOL as slack
 
-    return [slack]
+    return [slack, github]
 
 
 @dataclass(frozen=True)

@@ -81,6 +81,16 @@ class GitHubReplica:
     def credentials(self) -> dict[str, str]:
         return {"token": self.token, "login": self.agent.login}
 
+    def place_label(self, place_id: str) -> str | None:
+        """An issue or pull request (``owner/repo#N``) as it reads in an explanation."""
+        full, sep, number = place_id.partition("#")
+        owner, _, name = full.partition("/")
+        repo = self.state.repo(owner, name) if sep and number.isdigit() else None
+        if repo is None or int(number) not in repo.issues:
+            return None
+        kind = "pull request" if repo.issues[int(number)].is_pull else "issue"
+        return f"{kind} {repo.full_name}#{number}"
+
     def snapshot(self) -> dict[str, Any]:
         base = self.base_url
         repos: list[dict[str, Any]] = []

@@ -1,0 +1,307 @@
+"""Grading the GitHub state checks on the replica's state, and the GitHub predicates.
+
+Each check reads the world as it stands (the seed included, as the reference says of
+``github.issue``) and, when it fails, says what it found instead.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from ancha.world.bus import DomainEvent
+from ancha.world.predicates import CompiledPredicate
+from ancha.world.tools.base import StateOutcome
+from ancha.world.tools.github.check_bodies import (
+    FileAt,
+    IssueLabeled,
+    IssueMatch,
+    Permission,
+    Production,
+    PullMerged,
+    PullState,
+)
+
+if TYPE_CHECKING:
+    from ancha.world.environment import Environment
+    from ancha.world.tools.github.models.issues import Issue
+    from ancha.world.tools.github.models.repos import Repo
+    from ancha.world.tools.github.replica import GitHubReplica
+
+SNIPPET = 80
+ACCESS = {"read": "read", "triage": "read", "write": "write", "maintain": "write", "admin": "admin"}
+"""The reference's levels (read, write, admin) for GitHub's five roles, as GitHub's
+``collaborators/{user}/permission`` reports them."""
+REF_EVENTS = frozenset({"pull_merged", "ref_updated", "push", "deployment_status_created", "repo_edited"})
+ISSUE_EVENTS = frozenset({"issue_opened", "issue_edited", "issue_closed", "issue_reopened", "issue_labeled",
+                          "issue_unlabeled"})
+PULL_EVENTS = frozenset({"pull_merged", "pull_closed"})
+ACCESS_EVENTS = frozenset({"collaborator_added", "collaborator_removed", "repo_edited"})
+
+
+def _replica(env: Environment) -> GitHubReplica:
+    replica: Any = env.tools.get("github")
+    if replica is None:
+        raise LookupError("the world has no GitHub")
+    return replica  # type: ignore[no-any-return]
+
+
+def _repo(env: Environment, ref: str) -> Repo:
+    owner, _, name = env.ref_id(ref, "repo").partition("/")
+    repo = _replica(env).state.repo(owner, name)
+    if repo is None:
+        raise LookupError(f"${ref} ({owner}/{name}) no longer exists")
+    return repo
+
+
+def _numbered(env: Environment, ref: str, kind: str) -> tuple[Repo, int]:
+    full, _, number = env.ref_id(ref, kind).partition("#")
+    owner, _, name = full.partition("/")
+    repo = _replica(env).state.repo(owner, name)
+    if repo is None:
+        raise LookupError(f"${ref}'s repository {full} no longer exists")
+    return repo, int(number)
+
+
+def production_sha(env: Environment, repo: Repo) -> str | None:
+    """What runs in production: the latest successful deployment to ``production``, else the
+    seed's ``production`` (a commit ref, a branch or a SHA)."""
+    try:
+        from ancha.world.tools.github.production import production_sha as deployed
+    except ImportError:  # deployments not served: the seed's production only
+        deployed = None
+    if deployed is not None:
+        sha = deployed(repo)
+        if sha:
+            return str(sha)
+    if not repo.production or repo.git is None:
+        return None
+    record = env.refs.get(repo.production)
+    if record is not None and record.kind == "commit":
+        return record.id
+    return repo.git.resolve(repo.production)  # type: ignore[no-any-return]
+
+
+def _outcome(passed: bool, expected: str, actual: str, evidence: list[int] | None = None) -> StateOutcome:
+    explanation = (f"Passed: expected {expected}, and found {actual}." if passed
+                   else f"Failed: expected {expected}; actually {actual}.")
+    return StateOutcome(passed, expected, actual, explanation, evidence or [])
+
+
+def _guarded(expected: Callable[[dict[str, Any]], str]) -> Callable[[Callable[..., StateOutcome]],
+                                                                     Callable[[dict[str, Any], Environment], StateOutcome]]:
+    """Answer a failed outcome, not an error, when a ref names nothing in this world."""
+
+    def wrap(grade: Callable[..., StateOutcome]) -> Callable[[dict[str, Any], Environment], StateOutcome]:
+        def run(body: dict[str, Any], env: Environment) -> StateOutcome:
+            try:
+                return grade(body, env)
+            except LookupError as exc:
+                return _outcome(False, expected(body), str(exc.args[0]) if exc.args else str(exc))
+        return run
+    return wrap
+
+
+def _snippet(text: str) -> str:
+    return repr(text if len(text) <= SNIPPET else text[: SNIPPET - 1] + "…")
+
+
+# --- github.file_at ------------------------------------------------------------------------
+
+
+def _file_at_expected(body: dict[str, Any]) -> str:
+    spec = FileAt.model_validate(body)
+    at = f"${spec.revision}" if spec.commit else spec.revision
+    how = f"containing {spec.contains!r}" if spec.contains is not None else f"equal to {spec.equals!r}"
+    return f"{spec.path} in ${spec.repo} at {at} {how}"
+
+
+@_guarded(_file_at_expected)
+def file_at(body: dict[str, Any], env: Environment) -> StateOutcome:
+    spec = FileAt.model_validate(body)
+    expected = _file_at_expected(body)
+    repo = _repo(env, spec.repo)
+    if spec.commit:
+        sha: str | None = env.ref_id(spec.revision, "commit")
+    elif spec.revision == "default":
+        sha = repo.git.resolve(repo.default_branch)
+    elif spec.revision == "production":
+        sha = production_sha(env, repo)
+        if sha is None:
+            return _outcome(False, expected, f"{repo.full_name} has no production deployment")
+    else:
+        sha = repo.git.resolve(spec.revision)
+        if sha is None:
+            return _outcome(False, expected, f"{repo.full_name} has no branch {spec.revision}")
+    data = repo.git.read_file(sha, spec.path) if sha else None
+    if data is None:
+        return _outcome(False, expected, f"{spec.path} does not exist at {spec.revision} ({(sha or '')[:7]})")
+    text = data.decode("utf-8", errors="replace")
+    if spec.contains is not None:
+        passed = spec.contains in text
+        found = "the file contains it" if passed else f"the file does not contain it (it begins {_snippet(text)})"
+    else:
+        passed = text == spec.equals
+        found = "the file is exactly that" if passed else f"the file differs (it begins {_snippet(text)})"
+    return _outcome(passed, expected, f"{found} at {(sha or '')[:7]}")
+
+
+# --- github.pull, github.production ---------------------------------------------------------
+
+
+def _pull_expected(body: dict[str, Any]) -> str:
+    spec = PullState.model_validate(body)
+    return f"${spec.pull} {'merged' if spec.merged else 'not merged'}"
+
+
+@_guarded(_pull_expected)
+def pull(body: dict[str, Any], env: Environment) -> StateOutcome:
+    spec = PullState.model_validate(body)
+    repo, number = _numbered(env, spec.pull, "pull")
+    found = repo.pulls.get(number)
+    if found is None:
+        return _outcome(False, _pull_expected(body), f"{repo.full_name} has no pull request #{number}")
+    merged = found.merged
+    state = "merged" if merged else f"not merged ({found.issue.state})"
+    return _outcome(merged == spec.merged, _pull_expected(body), f"#{number} is {state}")
+
+
+def _production_expected(body: dict[str, Any]) -> str:
+    spec = Production.model_validate(body)
+    return f"production of ${spec.repo} at ${spec.commit}"
+
+
+@_guarded(_production_expected)
+def production(body: dict[str, Any], env: Environment) -> StateOutcome:
+    spec = Production.model_validate(body)
+    repo = _repo(env, spec.repo)
+    wanted = env.ref_id(spec.commit, "commit")
+    sha = production_sha(env, repo)
+    if sha is None:
+        return _outcome(False, _production_expected(body), f"{repo.full_name} has nothing in production")
+    actual = f"production runs {sha[:7]}" + ("" if sha == wanted else f", not {wanted[:7]}")
+    return _outcome(sha == wanted, _production_expected(body), actual)
+
+
+# --- github.issue --------------------------------------------------------------------------
+
+
+def _issue_expected(body: dict[str, Any]) -> str:
+    spec = IssueMatch.model_validate(body)
+    parts = []
+    if spec.title_contains:
+        parts.append("a title containing " + " and ".join(repr(t) for t in spec.title_contains))
+    if spec.body_contains:
+        parts.append("a body containing " + " and ".join(repr(t) for t in spec.body_contains))
+    if spec.labels:
+        parts.append("labels " + ", ".join(spec.labels))
+    if spec.state:
+        parts.append(f"state {spec.state}")
+    if spec.count is not None:
+        amount = f"exactly {spec.count} issue{'' if spec.count == 1 else 's'}"
+    elif spec.count_gte is not None or spec.count_lte is not None:
+        low = f"at least {spec.count_gte}" if spec.count_gte is not None else ""
+        high = f"at most {spec.count_lte}" if spec.count_lte is not None else ""
+        amount = " and ".join(p for p in (low, high) if p) + " issues"
+    else:
+        amount = "an issue"
+    return f"{amount} in ${spec.repo}" + (" with " + ", ".join(parts) if parts else "")
+
+
+def _issue_misses(spec: IssueMatch, issue: Issue) -> list[str]:
+    missed: list[str] = []
+    title, text = issue.title.lower(), (issue.body or "").lower()
+    if any(t.lower() not in title for t in spec.title_contains):
+        missed.append(f"its title is {_snippet(issue.title)}")
+    if any(t.lower() not in text for t in spec.body_contains):
+        missed.append(f"its body is {_snippet(issue.body or '')}")
+    names = {label.name.lower() for label in issue.labels}
+    lacking = [name for name in spec.labels if name.lower() not in names]
+    if lacking:
+        missed.append(f"it lacks label{'s' if len(lacking) > 1 else ''} {', '.join(lacking)}")
+    if spec.state and issue.state != spec.state:
+        missed.append(f"it is {issue.state}")
+    return missed
+
+
+@_guarded(_issue_expected)
+def issue(body: dict[str, Any], env: Environment) -> StateOutcome:
+    spec = IssueMatch.model_validate(body)
+    repo = _repo(env, spec.repo)
+    issues = [i for i in repo.issues.values() if not i.is_pull]
+    matching = [i for i in issues if not _issue_misses(spec, i)]
+    n = len(matching)
+    if spec.count is not None:
+        passed = n == spec.count
+    else:
+        passed = n >= (spec.count_gte if spec.count_gte is not None else 1 if spec.count_lte is None else 0)
+        passed = passed and (spec.count_lte is None or n <= spec.count_lte)
+    numbers = ", ".join(f"#{i.number}" for i in matching[:10])
+    actual = f"{n} matching issue{'' if n == 1 else 's'}" + (f" ({numbers})" if numbers else "")
+    if not matching and issues:
+        closest = min(issues, key=lambda i: (len(_issue_misses(spec, i)), -i.number))
+        actual += f"; the closest, #{closest.number}, fails because " + " and ".join(_issue_misses(spec, closest))
+    elif not issues:
+        actual += f"; {repo.full_name} has no issues"
+    return _outcome(passed, _issue_expected(body), actual)
+
+
+# --- github.permission ----------------------------------------------------------------------
+
+
+def _permission_expected(body: dict[str, Any]) -> str:
+    spec = Permission.model_validate(body)
+    return f"${spec.user}'s access to ${spec.repo} to be {spec.is_}"
+
+
+@_guarded(_permission_expected)
+def permission(body: dict[str, Any], env: Environment) -> StateOutcome:
+    spec = Permission.model_validate(body)
+    repo = _repo(env, spec.repo)
+    state = _replica(env).state
+    account = state.account(env.ref_id(spec.user, "user"))
+    role = state.role(repo, account) if account is not None else None
+    access = ACCESS.get(role or "", "none")
+    actual = f"it is {access}" + (f" (role {role})" if role else " (no access)")
+    return _outcome(access == spec.is_, _permission_expected(body), actual)
+
+
+# --- predicates --------------------------------------------------------------------------
+
+
+class IssueLabeledHeld(CompiledPredicate):
+    """``issue_labeled: {repo, labels}``: an issue of the repo got every label (at creation or later)."""
+
+    events = frozenset({"issue_opened", "issue_labeled"})
+
+    def __init__(self, key: str, env: Environment, body: dict[str, Any]) -> None:
+        super().__init__(key, env)
+        spec = IssueLabeled.model_validate(body)
+        self.repo = env.ref_id(spec.repo, "repo").lower()
+        self.labels = {label.lower() for label in spec.labels}
+
+    def on_event(self, event: DomainEvent) -> bool:
+        data = event.data
+        if not self.holds and str(data.get("repo", "")).lower() == self.repo and not data.get("is_pull"):
+            labels = {str(name).lower() for name in data.get("labels") or ()}
+            if self.labels <= labels:
+                self._set(True, event.at, [len(self.env.trace) + 1])
+        return self.holds
+
+
+class PullMergedHeld(CompiledPredicate):
+    """``pull_merged: {repo, pull}``: the pull request was merged during the trial."""
+
+    events = frozenset({"pull_merged"})
+
+    def __init__(self, key: str, env: Environment, body: dict[str, Any]) -> None:
+        super().__init__(key, env)
+        spec = PullMerged.model_validate(body)
+        full, _, number = env.ref_id(spec.pull, "pull").partition("#")
+        self.repo, self.number = full.lower(), int(number)
+
+    def on_event(self, event: DomainEvent) -> bool:
+        data = event.data
+        if not self.holds and str(data.get("repo", "")).lower() == self.repo and data.get("number") == self.number:
+            self._set(True, event.at, [len(self.env.trace) + 1])
+        return self.holds

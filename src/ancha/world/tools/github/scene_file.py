@@ -1,0 +1,314 @@
+"""``world.github`` as written in a scene file, and how it becomes ``GitHubWorld``.
+
+Refs: ``agent.ref`` and ``users[].ref`` declare users (kind ``user``), ``repos[].ref``
+repositories, ``commits[].ref`` commits, ``issues[].ref`` issues and ``pulls[].ref``
+pulls. Where a user is expected (authors, assignees, members, reviewers, permission
+keys) a scene writes ``$ref`` or a plain login. ``files_dir`` is read into ``files``
+(and into the scene's content hash); seed times are ISO or offsets from clock.start.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from pathlib import Path
+from typing import Annotated, Any, ClassVar, Literal
+
+from pydantic import ConfigDict, Field, ValidationError
+
+from ancha.config.validation import Expect, FileModel, join
+from ancha.scene.file_model import RefName, Time
+from ancha.scene.refs import Declared
+from ancha.scene.sections import SectionContext
+from ancha.scene.sources import parse_time
+from ancha.world.tools.github.seed_model import GitHubWorld, Permission
+
+TOOL = "github"
+MAX_FILES_DIR_BYTES = 64 * 1024 * 1024
+UserRef = Annotated[str, Expect("a user ref such as $gh_laura, or a login")]
+
+
+class _File(FileModel):
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+
+class AgentFile(_File):
+    ref: RefName = "github_agent"
+    login: str = "ancha-agent"
+    name: str | None = None
+    email: str | None = None
+
+
+class UserFile(_File):
+    unsupported_fields: ClassVar[dict[str, str]] = {
+        "person": "link the user from its person instead: people.<name>.accounts.github: $ref"}
+    ref: RefName | None = None
+    login: str
+    name: str | None = None
+    email: str | None = None
+    type: Literal["User", "Bot"] = "User"
+
+
+class TeamFile(_File):
+    name: str
+    slug: str | None = None
+    description: str | None = None
+    members: list[UserRef] = Field(default_factory=list)
+    maintainers: list[UserRef] = Field(default_factory=list)
+    privacy: Literal["closed", "secret"] = "closed"
+    permission: Permission = "read"
+    repos: list[str] | dict[str, Permission] = Field(default_factory=list)
+
+
+class OrgFile(_File):
+    login: str
+    name: str | None = None
+    description: str | None = None
+    members: list[UserRef] = Field(default_factory=list)
+    admins: list[UserRef] = Field(default_factory=list)
+    default_permission: Literal["none", "read", "write", "admin"] = "read"
+    teams: list[TeamFile] = Field(default_factory=list)
+
+
+class LabelFile(_File):
+    name: str
+    color: str = "ededed"
+    description: str | None = None
+
+
+class MilestoneFile(_File):
+    title: str
+    description: str | None = None
+    state: Literal["open", "closed"] = "open"
+    due_on: Time | None = None
+    at: Time | None = None
+
+
+class CommentFile(_File):
+    author: UserRef
+    body: str
+    at: Time | None = None
+    path: str | None = None
+    line: int | None = None
+
+
+class IssueFile(_File):
+    ref: RefName | None = None
+    number: Annotated[int, Field(ge=1)] | None = None
+    title: str
+    body: str | None = None
+    author: UserRef | None = None
+    labels: list[str] = Field(default_factory=list)
+    assignees: list[UserRef] = Field(default_factory=list)
+    milestone: str | None = None
+    state: Literal["open", "closed"] = "open"
+    state_reason: Literal["completed", "not_planned"] | None = None
+    locked: bool = False
+    at: Time | None = None
+    closed_at: Time | None = None
+    comments: list[CommentFile] = Field(default_factory=list)
+
+
+class ReviewFile(_File):
+    author: UserRef
+    state: Literal["APPROVED", "CHANGES_REQUESTED", "COMMENTED", "PENDING", "DISMISSED"] = "COMMENTED"
+    body: str = ""
+    at: Time | None = None
+
+
+class PullFile(_File):
+    ref: RefName | None = None
+    number: Annotated[int, Field(ge=1)] | None = None
+    title: str
+    body: str | None = None
+    author: UserRef | None = None
+    head: str
+    base: str | None = None
+    state: Literal["open", "closed"] = "open"
+    draft: bool = False
+    merged: bool = False
+    labels: list[str] = Field(default_factory=list)
+    assignees: list[UserRef] = Field(default_factory=list)
+    reviewers: list[UserRef] = Field(default_factory=list)
+    at: Time | None = None
+    reviews: list[ReviewFile] = Field(default_factory=list)
+    comments: list[CommentFile] = Field(default_factory=list)
+
+
+class CommitFile(_File):
+    ref: RefName | None = None
+    branch: str | None = None
+    message: str
+    author: UserRef | None = None
+    at: Time | None = None
+    files: dict[str, str | None] = Field(default_factory=dict)
+
+
+class BranchFile(_File):
+    from_: Annotated[str, Expect("a branch, a commit ref such as $fix or a SHA")] | None = Field(
+        default=None, alias="from")
+
+
+class ProtectionFile(_File):
+    branch: str
+    required_reviews: Annotated[int, Field(ge=0, le=6)] = 0
+    required_checks: list[str] = Field(default_factory=list)
+    enforce_admins: bool = False
+
+
+class RepoFile(_File):
+    ref: RefName | None = None
+    name: Annotated[str, Expect("a repository name such as acme/orders")]
+    private: bool = False
+    description: str | None = None
+    default_branch: str = "main"
+    files: dict[str, str] = Field(default_factory=dict)
+    files_dir: str | None = Field(default=None, description="a folder beside the scene: its files, as they are")
+    commits: list[CommitFile] = Field(default_factory=list)
+    branches: dict[str, BranchFile | None] = Field(default_factory=dict)
+    permissions: dict[str, Permission] = Field(default_factory=dict)
+    labels: list[LabelFile | str] = Field(default_factory=list)
+    milestones: list[MilestoneFile | str] = Field(default_factory=list)
+    issues: list[IssueFile] = Field(default_factory=list)
+    pulls: list[PullFile] = Field(default_factory=list)
+    protected_branches: list[ProtectionFile | str] = Field(default_factory=list)
+    production: Annotated[str, Expect("a branch, a commit ref such as $good or a SHA")] | None = None
+    at: Time | None = None
+
+
+class GitHubFile(_File):
+    agent: AgentFile = Field(default_factory=AgentFile)
+    users: list[UserFile] = Field(default_factory=list)
+    orgs: list[OrgFile] = Field(default_factory=list)
+    repos: list[RepoFile] = Field(default_factory=list)
+
+
+# --- resolving -------------------------------------------------------------------------
+
+_USER_FIELDS = {"author", "assignees", "members", "admins", "maintainers", "reviewers"}
+_TIME_FIELDS = {"at", "due_on", "closed_at"}
+
+
+class _Resolution:
+    def __init__(self, ctx: SectionContext) -> None:
+        self.ctx = ctx
+        self.ok = True
+
+    def declare(self, name: object, kind: str, path: str, extra: dict[str, str] | None = None) -> None:
+        if isinstance(name, str):
+            self.ctx.refs.declare(name, Declared(kind, self.ctx.source.line_of(path), 0, extra or {}, tool=TOOL),
+                                  self.ctx.source.reporter(path))
+
+    def user(self, value: str, path: str) -> str | None:
+        """A ``$ref`` of a GitHub user (bare), or a login as written."""
+        if not value.startswith("$"):
+            return value
+        name = self.ctx.refs.resolve(value, "user", self.ctx.source.reporter(path), tool=TOOL)
+        self.ok = self.ok and name is not None
+        return name
+
+    def revision(self, value: str, path: str) -> str | None:
+        """``$commit_ref`` (bare), or a branch or SHA as written."""
+        if not value.startswith("$"):
+            return value
+        name = self.ctx.refs.resolve(value, "commit", self.ctx.source.reporter(path), tool=TOOL)
+        self.ok = self.ok and name is not None
+        return name
+
+    def time(self, value: Any, path: str) -> datetime | None:
+        try:
+            return parse_time(value, self.ctx.start)
+        except (ValueError, OverflowError) as exc:
+            self.ctx.source.add(path, str(exc), "write an ISO time, or -3d for three days before clock.start")
+            self.ok = False
+            return None
+
+    def walk(self, value: Any, path: str) -> Any:
+        """Users and times resolved anywhere in the tree (refs of records stay as declared)."""
+        if isinstance(value, dict):
+            out: dict[str, Any] = {}
+            for key, item in value.items():
+                sub = join(path, key.rstrip("_"))
+                if key in _USER_FIELDS and isinstance(item, str):
+                    out[key] = self.user(item, sub)
+                elif key in _USER_FIELDS and isinstance(item, list):
+                    out[key] = [self.user(u, join(sub, j)) if isinstance(u, str) else u for j, u in enumerate(item)]
+                elif key in _TIME_FIELDS and item is not None:
+                    out[key] = self.time(item, sub)
+                else:
+                    out[key] = self.walk(item, sub)
+            return out
+        if isinstance(value, list):
+            return [self.walk(item, join(path, j)) for j, item in enumerate(value)]
+        return value
+
+
+def build_world(clean: dict[str, Any], ctx: SectionContext) -> GitHubWorld | None:
+    """``world.github``: declare every ref, read ``files_dir``, resolve users, revisions and times."""
+    run = _Resolution(ctx)
+    base = ctx.path
+    agent = clean.get("agent") or {}
+    run.declare(agent.get("ref", "github_agent"), "user", f"{base}.agent.ref")
+    for i, user in enumerate(clean.get("users") or []):
+        if user is not None:
+            run.declare(user.get("ref"), "user", f"{base}.users[{i}].ref")
+    repos = [(i, r) for i, r in enumerate(clean.get("repos") or []) if r is not None]
+    for i, repo in repos:
+        path = f"{base}.repos[{i}]"
+        run.declare(repo.get("ref"), "repo", f"{path}.ref")
+        for kind, field in (("commit", "commits"), ("issue", "issues"), ("pull", "pulls")):
+            for j, item in enumerate(repo.get(field) or []):
+                if item is not None:
+                    run.declare(item.get("ref"), kind, f"{path}.{field}[{j}].ref", {"repo": repo.get("ref") or ""})
+    resolved_repos = []
+    for i, repo in repos:
+        path = f"{base}.repos[{i}]"
+        data = run.walk({k: v for k, v in repo.items() if k not in ("permissions", "branches", "production")}, path)
+        data["permissions"] = {}
+        for login, role in (repo.get("permissions") or {}).items():
+            user = run.user(login, join(join(path, "permissions"), login))
+            if user is not None:
+                data["permissions"][user] = role
+        data["branches"] = {}
+        for name, branch in (repo.get("branches") or {}).items():
+            start = (branch or {}).get("from_")
+            data["branches"][name] = {"from": run.revision(start, join(join(path, "branches"), name) + ".from")
+                                      if start else None}
+        if repo.get("production"):
+            data["production"] = run.revision(repo["production"], f"{path}.production")
+        if repo.get("files_dir"):
+            data["files"] = {**_read_dir(repo["files_dir"], f"{path}.files_dir", ctx, run), **data.get("files", {})}
+        resolved_repos.append(data)
+    if not run.ok:
+        return None
+    world = {"agent": agent, "users": [u for u in clean.get("users") or [] if u is not None],
+             "orgs": run.walk([o for o in clean.get("orgs") or [] if o is not None], f"{base}.orgs"),
+             "repos": resolved_repos}
+    try:
+        return GitHubWorld.model_validate(world)
+    except ValidationError as exc:
+        error = exc.errors()[0]
+        where = join(base, ".".join(str(p) for p in error["loc"]))
+        ctx.source.add(where, error["msg"].removeprefix("Value error, "), "see the github seed in scenes.md")
+        return None
+
+
+def _read_dir(name: str, path: str, ctx: SectionContext, run: _Resolution) -> dict[str, str]:
+    """Every file under ``name`` (beside the scene), by its path there; text as UTF-8."""
+    folder = (ctx.scene_dir / name).resolve()
+    if not folder.is_dir():
+        ctx.source.add(path, f"no such folder: {folder}", "files_dir is relative to the scene's folder")
+        run.ok = False
+        return {}
+    files: dict[str, str] = {}
+    total = 0
+    for file in sorted(p for p in folder.rglob("*") if p.is_file() and ".git" not in p.relative_to(folder).parts):
+        data = file.read_bytes()
+        total += len(data)
+        if total > MAX_FILES_DIR_BYTES:
+            ctx.source.add(path, f"{folder} holds more than {MAX_FILES_DIR_BYTES // 2**20} MiB",
+                           "seed a smaller repository")
+            run.ok = False
+            return {}
+        ctx.digest.update(str(Path(file).relative_to(folder)).encode() + b"\0" + data)
+        files[file.relative_to(folder).as_posix()] = data.decode("utf-8", errors="replace")
+    return files

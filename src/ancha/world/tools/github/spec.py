@@ -1,0 +1,48 @@
+"""GitHub, as one tool of the world: everything Ancha needs to know about it, in one object."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ancha.scene.sections import BodyKind, WorldSection
+from ancha.world.tools.github import check_bodies as bodies
+from ancha.world.tools.github import checks
+from ancha.world.tools.github.replica import GitHubReplica
+from ancha.world.tools.github.scene_file import GitHubFile, build_world
+from ancha.world.tools.seam import PredicateKind, StateKind, ToolSpec
+
+
+def _agent_accounts(seed: dict[str, Any]) -> list[str]:
+    return [str((seed.get("agent") or {}).get("ref") or "github_agent")]
+
+
+def _state(key: str, file_model: Any, resolve: Any, grade: Any, events: frozenset[str], about: str,
+           siblings: dict[str, Any] | None = None) -> StateKind:
+    return StateKind(BodyKind(key, "github", file_model, resolve, about, siblings or {}), grade, events)
+
+
+TOOL = ToolSpec(
+    name="github",
+    world=WorldSection("github", GitHubFile, build_world),
+    replica=GitHubReplica,
+    checks=(
+        _state("github.file_at", bodies.FileAtFile, bodies.resolve_file_at, checks.file_at, checks.REF_EVENTS,
+               "a file's text at a revision", {"contains": str, "equals": str}),
+        _state("github.pull", bodies.PullFile, bodies.resolve_pull, checks.pull, checks.PULL_EVENTS,
+               "a pull request's merged state"),
+        _state("github.production", bodies.ProductionFile, bodies.resolve_production, checks.production,
+               checks.REF_EVENTS, "the commit production runs"),
+        _state("github.issue", bodies.IssueFile, bodies.resolve_issue, checks.issue, checks.ISSUE_EVENTS,
+               "issues of a repository (not pull requests)"),
+        _state("github.permission", bodies.PermissionFile, bodies.resolve_permission, checks.permission,
+               checks.ACCESS_EVENTS, "a user's effective access to a repository"),
+    ),
+    predicates=(
+        PredicateKind(BodyKind("issue_labeled", "github", bodies.IssueLabeledFile, bodies.resolve_issue_labeled,
+                               "an issue got these labels"), checks.IssueLabeledHeld),
+        PredicateKind(BodyKind("pull_merged", "github", bodies.PullMergedFile, bodies.resolve_pull_merged,
+                               "a pull request was merged"), checks.PullMergedHeld),
+    ),
+    secret_patterns=(r"gh[pousr]_[A-Za-z0-9_]+", r"github_pat_[A-Za-z0-9_]+"),
+    agent_accounts=_agent_accounts,
+)

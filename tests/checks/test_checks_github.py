@@ -1,0 +1,135 @@
+"""GitHub state checks and predicates, from a scene file, graded by a real server while
+PyGithub acts as the agent: the reference's examples, each passing and failing."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from github import Auth, Github
+
+from ancha.scene import SceneInvalid, load_scene
+from ancha.world.tools import catalog
+
+SCENE = """\
+name: github-checks
+clock: { start: 2026-03-02T09:00:00Z }
+world:
+  github:
+    users:
+      - { ref: github_laura, login: laura }
+      - { ref: github_ben, login: ben }
+    orgs: [{ login: acme, members: [$github_laura] }]
+    repos:
+      - ref: github_orders
+        name: acme/orders
+        files: { docs/runbook.md: "Restart the pods.\\n", README.md: "orders\\n" }
+        permissions: { $github_ben: write, ancha-agent: write }
+        commits:
+          - { ref: github_good, message: "Known good", files: { app.py: "print('ok')\\n" } }
+          - { ref: github_bad, message: "Bad deploy", files: { app.py: "print('slow')\\n" } }
+        production: $github_bad
+        labels: [bug, p1]
+        issues:
+          - { ref: github_old, title: "Old crash", author: $github_ben, state: closed }
+        pulls:
+          - { ref: github_runbook_pr, title: "Runbook", head: runbook, author: $github_ben }
+        branches: { runbook: { from: main } }
+      - { ref: github_vault, name: acme/vault, private: true }
+checks:
+  - id: runbook_updated
+    state: { github.file_at: [$github_orders, main, docs/runbook.md], contains: "verified health check" }
+  - id: runbook_still_old
+    state: { github.file_at: [$github_orders, default, docs/runbook.md], equals: "Restart the pods.\\n" }
+  - id: good_code_at_commit
+    state: { github.file_at: [$github_orders, $github_good, app.py], contains: "ok" }
+  - id: pr_merged
+    state: { github.pull: { pull: $github_runbook_pr, merged: true } }
+  - id: rolled_back
+    state: { github.production: { repo: $github_orders, commit: $github_good } }
+  - id: issue_filed
+    state: { github.issue: { repo: $github_orders, body_contains: [CSV, export], labels: [bug], state: open, count: 1 } }
+  - id: ben_writes
+    state: { github.permission: { repo: $github_orders, user: $github_ben, is: write } }
+  - id: laura_vault
+    state: { github.permission: { repo: $github_vault, user: $github_laura, is: write } }
+  - id: ben_vault
+    state: { github.permission: { repo: $github_vault, user: $github_ben, is: none } }
+  - id: labeled_after_filing
+    before: [{ called: "POST /repos/*/issues" }, { issue_labeled: { repo: $github_orders, labels: [p1] } }]
+"""
+
+
+@pytest.fixture
+def github_world(tmp_path: Path, make_env: Callable[..., dict[str, Any]], ancha_server: str) -> \
+        Callable[[], dict[str, Any]]:
+    (tmp_path / "scene.yaml").write_text(SCENE)
+    scene = load_scene(tmp_path / "scene.yaml", catalog())
+    context = make_env(scene.model_dump(mode="json", by_alias=True))
+    tool = context["tools"]["github"]
+    context["client"] = Github(auth=Auth.Token(tool["token"]), base_url=tool["url"])
+
+    def grade() -> dict[str, Any]:
+        answer = httpx.post(f"{ancha_server}/envs/{context['env_id']}/checks", timeout=30)
+        assert answer.status_code == 200, answer.text
+        return {r["id"]: r for r in answer.json()["results"]}
+
+    context["grade"] = grade
+    return lambda: context
+
+
+def test_github_checks__the_seeded_world(github_world: Callable[[], dict[str, Any]]) -> None:
+    results = github_world()["grade"]()
+    assert not results["runbook_updated"]["passed"]
+    assert "does not contain it" in results["runbook_updated"]["actual"]
+    assert results["runbook_still_old"]["passed"]
+    assert results["good_code_at_commit"]["passed"]
+    assert not results["pr_merged"]["passed"] and "not merged (open)" in results["pr_merged"]["actual"]
+    assert not results["rolled_back"]["passed"] and "production runs" in results["rolled_back"]["actual"]
+    assert not results["issue_filed"]["passed"]
+    assert "the closest, #1, fails because" in results["issue_filed"]["actual"]
+    assert results["ben_writes"]["passed"]
+    # An org member reads the org's private repositories (the org's base role), no more.
+    assert not results["laura_vault"]["passed"] and results["laura_vault"]["actual"] == "it is read (role read)"
+    assert results["ben_vault"]["passed"] and results["ben_vault"]["actual"] == "it is none (no access)"
+
+
+def test_github_checks__after_the_agent_works(github_world: Callable[[], dict[str, Any]]) -> None:
+    context = github_world()
+    repo = context["client"].get_repo("acme/orders")
+    runbook = repo.get_contents("docs/runbook.md", ref="main")
+    assert not isinstance(runbook, list)
+    repo.update_file("docs/runbook.md", "Runbook fix", "Restart the pods, then run the verified health check.\n",
+                     runbook.sha, branch="main")
+    issue = repo.create_issue(title="CSV exports fail", body="The CSV export button does nothing.",
+                              labels=["bug"])
+    issue.add_to_labels("p1")
+    results = context["grade"]()
+    assert results["runbook_updated"]["passed"], results["runbook_updated"]
+    assert not results["runbook_still_old"]["passed"]
+    assert results["issue_filed"]["passed"], results["issue_filed"]
+    assert results["labeled_after_filing"]["passed"], results["labeled_after_filing"]
+
+
+def test_github_file_at__needs_exactly_one_of_contains_or_equals(tmp_path: Path) -> None:
+    text = SCENE.split("checks:")[0] + (
+        "checks:\n"
+        "  - { id: a, state: { github.file_at: [$github_orders, main, x.md] } }\n"
+        "  - { id: b, state: { github.file_at: [$github_orders, main, x.md], contains: x, equals: y } }\n"
+        "  - { id: c, state: { github.pull: { pull: $github_orders, merged: true } } }\n"
+        "  - { id: d, state: { github.issue: { repo: $github_orders, count: 1, count_gte: 1 } } }\n"
+        "  - { id: e, state: { github.pull: { pull: $github_runbook_pr, merged: true }, contains: x } }\n")
+    (tmp_path / "scene.yaml").write_text(text)
+    with pytest.raises(SceneInvalid) as caught:
+        load_scene(tmp_path / "scene.yaml", catalog())
+    found = [f"{p.path}: {p.message}" for p in caught.value.problems]
+    assert found == [
+        "checks[0].state: github.file_at needs exactly one of contains or equals",
+        "checks[1].state: github.file_at takes one of contains or equals, not both",
+        "checks[2].state.github.pull.pull: $github_orders is a repo, not a pull",
+        "checks[3].state.github.issue.count: count is not used together with count_gte or count_lte",
+        "checks[4].state.contains: only applies with github.file_at",
+    ]
