@@ -252,6 +252,15 @@ def test_merge_pull_request__visible_through_rest(gh):
     assert gh.client.get_repo("acme/orders").get_pull(3).merged
 
 
+def test_merge_pull_request__stale_head_is_refused_and_nothing_merges(gh):
+    needs_rest("PUT", "/repos/acme/orders/pulls/3/merge")
+    pull = orders(gh)["pullRequest"]["id"]
+    errors = failure(gh, """mutation($id: ID!) { mergePullRequest(input: {pullRequestId: $id,
+        expectedHeadOid: "0000000000000000000000000000000000000000"}) { pullRequest { merged } } }""", {"id": pull})
+    assert errors[0].type == "UNPROCESSABLE" and errors[0].path == ["mergePullRequest"]
+    assert not gh.client.get_repo("acme/orders").get_pull(3).merged
+
+
 def test_mutation__without_permission_is_forbidden_and_changes_nothing(gh):
     carol = gh.token_for("carol")
     target = issue_id(gh, 1, "laura/notes")
