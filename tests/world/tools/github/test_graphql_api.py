@@ -230,7 +230,10 @@ def test_add_pull_request_review__visible_through_rest(gh):
     assert [(r.state, r.body, r.user.login) for r in reviews] == [("APPROVED", "Looks good", "ancha-agent")]
 
 
-def test_request_reviews__visible_through_rest(gh):
+def test_request_reviews__visible_through_rest(make_github, github_seed):
+    github_seed["users"].append({"login": "dave"})
+    github_seed["repos"][0]["permissions"]["dave"] = "write"
+    gh = make_github(github_seed)
     needs_rest("POST", "/repos/acme/orders/pulls/3/requested_reviewers")
     pull = orders(gh)["pullRequest"]["id"]
     laura = gh.client.get_user("laura").raw_data["node_id"]
@@ -241,6 +244,21 @@ def test_request_reviews__visible_through_rest(gh):
     assert nodes == [{"requestedReviewer": {"login": "laura"}}]
     users, _teams = gh.client.get_repo("acme/orders").get_pull(3).get_review_requests()
     assert [u.login for u in users] == ["laura"]
+    dave = gh.client.get_user("dave").raw_data["node_id"]
+    request = """mutation($id: ID!, $users: [ID!], $union: Boolean) { requestReviews(input: {pullRequestId: $id,
+        userIds: $users, union: $union}) { clientMutationId } }"""
+    graphql(gh, request, {"id": pull, "users": [dave], "union": True})
+    users, _teams = gh.client.get_repo("acme/orders").get_pull(3).get_review_requests()
+    assert sorted(u.login for u in users) == ["dave", "laura"]
+    graphql(gh, request, {"id": pull, "users": [dave]})  # without union the set is replaced
+    users, _teams = gh.client.get_repo("acme/orders").get_pull(3).get_review_requests()
+    assert [u.login for u in users] == ["dave"]
+    ben = gh.client.get_user("ben").raw_data["node_id"]
+    errors = failure(gh, request, {"id": pull, "users": [ben]})
+    assert errors[0].type == "UNPROCESSABLE"
+    assert errors[0].message == "Review cannot be requested from pull request author."
+    users, _teams = gh.client.get_repo("acme/orders").get_pull(3).get_review_requests()
+    assert [u.login for u in users] == ["dave"]  # a refused request changes nothing
 
 
 def test_merge_pull_request__visible_through_rest(gh):

@@ -70,6 +70,9 @@ def translate(exc: rest_errors.GitHubError, mutation: str, context: Context) -> 
         return NotFound(exc.message if exc.message != "Not Found" else "Could not resolve to a node")
     detail = exc.message
     for error in exc.errors or ():
+        if isinstance(error, str):  # some 422s list plain sentences
+            detail = error
+            break
         if isinstance(error, dict) and error.get("message"):
             detail = str(error["message"])
             break

@@ -221,12 +221,11 @@ def request_reviews(_: Any, info: GraphQLResolveInfo, input: dict[str, Any]) -> 
     users = [a.login for a in _nodes(context, input.get("userIds"), Account)]
     teams = [t.slug for t in _nodes(context, input.get("teamIds"), Team)]
     path = f"{_pull_path(pull)}/requested_reviewers"
-    if not input.get("union"):  # without union the given set replaces the requested one
-        dropped = [a.login for a in pull.requested_reviewers if a.login not in users]
-        if dropped:
-            rest_call(context, "requestReviews", "DELETE", path, {"reviewers": dropped})
-    if users or teams:
+    dropped = [a.login for a in pull.requested_reviewers if a.login not in users]
+    if users or teams:  # first, so that a refused reviewer leaves the requests as they were
         rest_call(context, "requestReviews", "POST", path, {"reviewers": users, "team_reviewers": teams})
+    if dropped and not input.get("union"):  # without union the given set replaces the requested one
+        rest_call(context, "requestReviews", "DELETE", path, {"reviewers": dropped})
     return _payload(input, pullRequest=pull, actor=context.viewer)
 
 
