@@ -10,6 +10,7 @@ from typing import Any
 import click
 
 from ancha.checks.calls import dict_line
+from ancha.results.run_folder import RunFolder, TrialFolder
 
 RUNS_DIR = Path(".ancha") / "runs"
 SNIPPET = 70
@@ -66,7 +67,7 @@ def find_run(run: str, runs_dir: Path | None = None) -> Path:
 
 
 def _looks_like_run(folder: Path) -> bool:
-    return (folder / "summary.json").is_file() or any(folder.glob("*/*/checks.json"))
+    return RunFolder(folder).is_run()
 
 
 def _nearest_runs_dir() -> Path | None:
@@ -97,14 +98,10 @@ def explain_run(run_dir: Path) -> str:
 
 def load_trials(run_dir: Path) -> list[TrialReport]:
     trials: list[TrialReport] = []
-    for path in run_dir.glob("*/*/checks.json"):
-        try:
-            data = json.loads(path.read_text())
-        except (OSError, ValueError) as exc:
-            data = {"verdict": "unreadable", "reason": f"checks.json could not be read: {exc}", "results": []}
-        folder = path.parent
-        trials.append(TrialReport(str(data.get("scene") or folder.parent.name),
-                                  str(data.get("trial") or folder.name), folder, data))
+    for folder in RunFolder(run_dir).graded_trials():
+        data = folder.read_checks()
+        trials.append(TrialReport(str(data.get("scene") or folder.scene), str(data.get("trial") or folder.trial),
+                                  folder.path, data))
     return sorted(trials, key=lambda t: (t.scene, _number(t.trial)))
 
 
@@ -128,7 +125,7 @@ def explain_trial(trial: TrialReport) -> list[str]:
         evidence = result.get("evidence") or []
         if evidence:
             if trace is None:
-                trace = load_trace(trial.folder / "trace.jsonl")
+                trace = TrialFolder(trial.folder).read_trace()
             lines.append("    evidence:")
             for seq in evidence:
                 entry = trace.get(int(seq))
@@ -155,19 +152,8 @@ def evidence_line(entry: dict[str, Any]) -> str:
 
 
 def load_trace(path: Path) -> dict[int, dict[str, Any]]:
-    entries: dict[int, dict[str, Any]] = {}
-    try:
-        text = path.read_text()
-    except OSError:
-        return entries
-    for raw in text.splitlines():
-        try:
-            entry = json.loads(raw)
-        except ValueError:
-            continue
-        if isinstance(entry, dict) and isinstance(entry.get("seq"), int):
-            entries[entry["seq"]] = entry
-    return entries
+    """The entries of a ``trace.jsonl`` by seq."""
+    return TrialFolder(path.parent).read_trace()
 
 
 def _agent_reasons(trial: TrialReport) -> list[str]:

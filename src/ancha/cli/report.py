@@ -3,7 +3,6 @@ so that a release is gated by what the agent did in the simulated worlds."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -11,15 +10,16 @@ import click
 
 from agentos_sdk import AgentOS, AgentOSError
 from ancha.cli.explain import find_run
+from ancha.results.run_folder import RunFolder
 
 
 def evaluation_results(run_dir: Path) -> list[dict[str, Any]]:
     """One evaluation item per judged trial (``scene/trial``); invalid trials are left out,
     as they are of the pass rate."""
     items: list[dict[str, Any]] = []
-    for checks_file in sorted(run_dir.glob("*/*/checks.json")):
-        trial = json.loads(checks_file.read_text())
-        if trial.get("verdict") == "invalid":
+    for folder in RunFolder(run_dir).graded_trials():
+        trial = folder.read_checks()
+        if trial.get("verdict") in ("invalid", "unreadable"):
             continue
         items.append({
             "item": f"{trial['scene']}/{trial['trial']}",

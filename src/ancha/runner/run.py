@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import json
 import os
 import secrets
 import signal
@@ -18,6 +17,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from ancha.config.model import AnchaConfig
 from ancha.errors import AnchaUserError, RunFailed
+from ancha.results.run_folder import RunFolder
 from ancha.runner.control import ControlClient, check_server
 from ancha.runner.report import SceneSummary, print_summary
 from ancha.runner.trial import TrialOutcome, TrialRunner
@@ -111,7 +111,7 @@ async def run_scenes(config: AnchaConfig, scenes: list[Scene], *, inherit_env: b
         "config": _config_record(config),
         "scenes": [s.to_dict() for s in summaries],
     }
-    (run_dir / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
+    RunFolder(run_dir).write_summary(summary)
     print_summary(console, summaries, interrupted, str(run_dir))
     return RunResult(run_id, run_dir, summaries, interrupted, exit_code)
 

@@ -21,6 +21,7 @@ from ancha.checks.judge import (
 from ancha.checks.results import CheckResult, trial_verdict
 from ancha.config.model import AnchaConfig
 from ancha.config.templates import render
+from ancha.results.run_folder import RunFolder, TrialFolder
 from ancha.runner.agents.command import NOT_STARTED_CODES, AgentNotStarted, CommandAgent
 from ancha.runner.agents.environment import ancha_variables, base_environment, template_values
 from ancha.runner.control import ControlClient, ServerError
@@ -49,14 +50,14 @@ class TrialRunner:
         self.inherit_env = inherit_env
 
     async def run(self, scene: Scene, trial: int) -> TrialOutcome:
-        trial_dir = self.run_dir / scene.name / str(trial)
-        (trial_dir / "state").mkdir(parents=True, exist_ok=True)
+        folder = RunFolder(self.run_dir).trial(scene.name, trial).create()
+        trial_dir = folder.path
         timings: dict[str, float] = {}
         started = time.perf_counter()
         try:
             context = await self.control.create_env(scene, trial, self._agent_spec())
         except ServerError as exc:
-            (trial_dir / "agent.log").write_text(f"ancha: {exc}\n")
+            folder.log(f"ancha: {exc}", append=False)
             outcome = TrialOutcome(scene.name, trial, "invalid", str(exc), never_started=True)
             self._write_checks(trial_dir, outcome, [])
             return outcome
@@ -71,8 +72,7 @@ class TrialRunner:
             except (ServerError, httpx.HTTPError) as exc:
                 # The world could not be graded, through no fault of the agent: invalid, and the run goes on.
                 outcome.verdict, outcome.reason = "invalid", f"the trial could not be graded: {exc}"
-                with (trial_dir / "agent.log").open("a") as log:
-                    log.write(f"ancha: {outcome.reason}\n")
+                folder.log(f"ancha: {outcome.reason}")
                 self._write_checks(trial_dir, outcome, [])
         finally:
             if not graded:  # interrupted or failed before grading: do not leave the world behind
@@ -93,10 +93,10 @@ class TrialRunner:
         assert agent_cfg is not None and agent_cfg.command
         values = template_values(context)
         env = base_environment(agent_cfg.pass_env, self.inherit_env)
-        env.update(ancha_variables(context, str((trial_dir / "state").resolve())))
+        env.update(ancha_variables(context, str(TrialFolder(trial_dir).state_dir.resolve())))
         env.update({name: render(value, values) for name, value in agent_cfg.env.items()})
         cwd = agent_cwd(self.config)
-        log_path = trial_dir / "agent.log"
+        log_path = TrialFolder(trial_dir).log_path
         begun = time.perf_counter()
         with log_path.open("wb") as log:
             if agent_cfg.input == "per_event":
@@ -181,9 +181,7 @@ class TrialRunner:
             outcome.reason = "the trial outlived clock.limit; the agent was stopped"
         trace: str = graded["trace"]
         state = json.dumps(graded["state"], indent=1)
-        (trial_dir / "trace.jsonl").write_text(trace)
-        (trial_dir / "records.jsonl").write_text(graded["records"])
-        (trial_dir / "world.json").write_text(state + "\n")
+        TrialFolder(trial_dir).write_world(trace, graded["records"], state)
         try:
             results = await self._judge(scene, context, trace, state, results)
         except JudgeUnavailable as exc:
@@ -212,9 +210,8 @@ class TrialRunner:
 
     @staticmethod
     def _write_checks(trial_dir: Path, outcome: TrialOutcome, results: list[dict[str, Any]]) -> None:
-        body = {"scene": outcome.scene, "trial": outcome.trial, "verdict": outcome.verdict,
-                "status": outcome.status, "reason": outcome.reason, "results": results}
-        (trial_dir / "checks.json").write_text(json.dumps(body, indent=2) + "\n")
+        TrialFolder(trial_dir).write_checks(outcome.scene, outcome.trial, outcome.verdict, outcome.status,
+                                            outcome.reason, results)
 
 
 def _exit_reason(code: int) -> str:

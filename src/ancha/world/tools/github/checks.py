@@ -66,14 +66,11 @@ def _numbered(env: Environment, ref: str, kind: str) -> tuple[Repo, int]:
 def production_sha(env: Environment, repo: Repo) -> str | None:
     """What runs in production: the latest successful deployment to ``production``, else the
     seed's ``production`` (a commit ref, a branch or a SHA)."""
-    try:
-        from ancha.world.tools.github.production import production_sha as deployed
-    except ImportError:  # deployments not served: the seed's production only
-        deployed = None
-    if deployed is not None:
-        sha = deployed(repo)
-        if sha:
-            return str(sha)
+    from ancha.world.tools.github.production import production_sha as deployed
+
+    sha = deployed(repo)
+    if sha:
+        return str(sha)
     if not repo.production or repo.git is None:
         return None
     record = env.refs.get(repo.production)

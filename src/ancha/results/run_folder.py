@@ -1,0 +1,138 @@
+"""The run folder: the one place that writes and reads a run's files.
+
+``.ancha/runs/RUN_ID/`` holds ``summary.json`` and, per trial, ``SCENE/TRIAL/`` with
+``checks.json`` (the verdict and every check result), ``trace.jsonl`` (every API call),
+``records.jsonl`` (the people/process records), ``world.json`` (the final state of every
+tool), ``agent.log`` and the agent's ``state/`` folder. ``ancha run`` writes them;
+``explain``, ``report`` and later the console and CI reports read them through here, so
+the format lives in one module.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+SUMMARY = "summary.json"
+CHECKS = "checks.json"
+TRACE = "trace.jsonl"
+RECORDS = "records.jsonl"
+WORLD = "world.json"
+AGENT_LOG = "agent.log"
+STATE_DIR = "state"
+
+
+class TrialFolder:
+    """``SCENE/TRIAL/`` of a run."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    @property
+    def scene(self) -> str:
+        return self.path.parent.name
+
+    @property
+    def trial(self) -> str:
+        return self.path.name
+
+    @property
+    def log_path(self) -> Path:
+        return self.path / AGENT_LOG
+
+    @property
+    def state_dir(self) -> Path:
+        return self.path / STATE_DIR
+
+    def create(self) -> TrialFolder:
+        self.state_dir.mkdir(parents=True, exist_ok=True)
+        return self
+
+    # --- writing ---------------------------------------------------------------------
+
+    def log(self, text: str, *, append: bool = True) -> None:
+        """A line of Ancha's own in ``agent.log`` (why the agent could not start or was stopped)."""
+        with self.log_path.open("a" if append else "w") as log:
+            log.write(text if text.endswith("\n") else text + "\n")
+
+    def write_world(self, trace: str, records: str, state: str) -> None:
+        """What the server kept of the trial: the trace and records (JSONL) and the final state (JSON)."""
+        (self.path / TRACE).write_text(trace)
+        (self.path / RECORDS).write_text(records)
+        (self.path / WORLD).write_text(state if state.endswith("\n") else state + "\n")
+
+    def write_checks(self, scene: str, trial: int, verdict: str | None, status: str | None, reason: str | None,
+                     results: list[dict[str, Any]]) -> None:
+        body = {"scene": scene, "trial": trial, "verdict": verdict, "status": status, "reason": reason,
+                "results": results}
+        (self.path / CHECKS).write_text(json.dumps(body, indent=2) + "\n")
+
+    # --- reading ---------------------------------------------------------------------
+
+    def read_checks(self) -> dict[str, Any]:
+        """``checks.json``; an unreadable one reads as an ``unreadable`` verdict with the reason."""
+        try:
+            data = json.loads((self.path / CHECKS).read_text())
+        except (OSError, ValueError) as exc:
+            return {"verdict": "unreadable", "reason": f"checks.json could not be read: {exc}", "results": []}
+        return data if isinstance(data, dict) else {"verdict": "unreadable", "reason": "checks.json is not an "
+                                                    "object", "results": []}
+
+    def read_trace(self) -> dict[int, dict[str, Any]]:
+        """``trace.jsonl`` entries by seq (lines that cannot be read are left out)."""
+        entries: dict[int, dict[str, Any]] = {}
+        try:
+            text = (self.path / TRACE).read_text()
+        except OSError:
+            return entries
+        for raw in text.splitlines():
+            try:
+                entry = json.loads(raw)
+            except ValueError:
+                continue
+            if isinstance(entry, dict) and isinstance(entry.get("seq"), int):
+                entries[entry["seq"]] = entry
+        return entries
+
+    def read_log(self) -> str:
+        try:
+            return self.log_path.read_text(errors="replace")
+        except OSError:
+            return ""
+
+
+class RunFolder:
+    """``.ancha/runs/RUN_ID/``."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    @property
+    def run_id(self) -> str:
+        return self.path.resolve().name
+
+    def create(self) -> RunFolder:
+        self.path.mkdir(parents=True, exist_ok=True)
+        return self
+
+    def trial(self, scene: str, trial: int | str) -> TrialFolder:
+        return TrialFolder(self.path / scene / str(trial))
+
+    def graded_trials(self) -> list[TrialFolder]:
+        """Every trial with a ``checks.json``, by scene then trial number."""
+        folders = [TrialFolder(p.parent) for p in self.path.glob(f"*/*/{CHECKS}")]
+        return sorted(folders, key=lambda t: (t.scene, int(t.trial) if t.trial.isdigit() else 0, t.trial))
+
+    def is_run(self) -> bool:
+        return (self.path / SUMMARY).is_file() or any(self.path.glob(f"*/*/{CHECKS}"))
+
+    def write_summary(self, summary: dict[str, Any]) -> None:
+        (self.path / SUMMARY).write_text(json.dumps(summary, indent=2) + "\n")
+
+    def read_summary(self) -> dict[str, Any] | None:
+        try:
+            data = json.loads((self.path / SUMMARY).read_text())
+        except (OSError, ValueError):
+            return None
+        return data if isinstance(data, dict) else None
