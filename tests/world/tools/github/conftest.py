@@ -30,7 +30,8 @@ SEED: dict[str, Any] = {
         {"ref": "gh_carol", "login": "carol"},
     ],
     "orgs": [{"login": "acme", "members": ["gh_ben", "github_agent"], "admins": ["gh_laura"],
-              "teams": [{"name": "Backend", "members": ["gh_ben"], "repos": {"orders": "maintain"}}]}],
+              "teams": [{"name": "Backend", "members": ["gh_ben"], "repos": {"orders": "maintain"}},
+                        {"name": "Support", "members": ["github_agent"]}]}],
     "repos": [
         {"ref": "orders", "name": "acme/orders", "private": True, "description": "Order service",
          "files": {"README.md": "# orders\n"}, "branches": {"fix-exports": {"from": "main"}},

@@ -14,8 +14,11 @@ from ancha.world.tools.github.models.users import Account, role_rank
 from ancha.world.tools.github.models.wire import HTML, JSONDict, iso, node_id
 
 if TYPE_CHECKING:
+    from ancha.world.tools.github.models.checks import CheckRun, CommitStatus
+    from ancha.world.tools.github.models.deployments import Deployment
     from ancha.world.tools.github.models.issues import Issue, IssueEvent, Label, Milestone
     from ancha.world.tools.github.models.pulls import Pull
+    from ancha.world.tools.github.models.releases import Release
 
 _URL_TEMPLATES = (
     ("archive_url", "/{archive_format}{/ref}"), ("assignees_url", "/assignees{/user}"),
@@ -84,8 +87,13 @@ class Repo:
         """Branch name -> protection settings (the seed's ``GitHubProtection`` or a dict)."""
         self.production: str | None = None
         """What runs in production (a branch, commit ref or SHA), as seeded or last deployed."""
+        self.deployments: dict[int, Deployment] = {}
+        self.statuses: dict[str, list[CommitStatus]] = {}
+        """Commit sha -> its statuses, oldest first."""
+        self.check_runs: dict[int, CheckRun] = {}
+        self.releases: dict[int, Release] = {}
         self.extra: dict[str, Any] = {}
-        """Room for other families' state (deployments, statuses, check runs, releases)."""
+        """Room for other families' state."""
 
     @property
     def full_name(self) -> str:

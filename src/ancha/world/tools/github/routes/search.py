@@ -109,6 +109,13 @@ _SORTS = {"comments": lambda i: len(i.comments), "created": lambda i: i.created_
           "updated": lambda i: i.updated_at}
 
 
+def _item(call: Call, issue: Issue) -> dict[str, Any]:
+    item = {**issue.to_dict(call.base), "score": 1.0}
+    if item["body"] is None:
+        del item["body"]  # the search item schema types body as a string: an empty one is left out
+    return item
+
+
 @route("GET", "/search/issues", resource="search",
        partial="lexical only; no reactions/interactions sorts, date-range or number qualifiers, text_matches")
 def search_issues_and_pull_requests(call: Call) -> dict[str, Any]:
@@ -138,7 +145,7 @@ def search_issues_and_pull_requests(call: Call) -> dict[str, Any]:
     sort = call.query.get("sort", "")
     order = call.q_enum("order", ("asc", "desc"), "desc")
     found.sort(key=_SORTS.get(sort, _SORTS["updated"]), reverse=order == "desc")
-    items = [{**i.to_dict(call.base), "score": 1.0} for i in call.page(found)]
+    items = [_item(call, i) for i in call.page(found)]
     body: dict[str, Any] = {"total_count": len(found), "incomplete_results": False, "items": items,
                             "search_type": "lexical"}
     if call.query.get("search_type") in ("semantic", "hybrid"):
