@@ -7,6 +7,7 @@ from typing import Any
 from ancha.scene.sections import BodyKind, WorldSection
 from ancha.world.tools.github import check_bodies as bodies
 from ancha.world.tools.github import checks
+from ancha.world.tools.github.delivery import start_delivery
 from ancha.world.tools.github.replica import GitHubReplica
 from ancha.world.tools.github.scene_file import GitHubFile, build_world
 from ancha.world.tools.seam import PredicateKind, StateKind, ToolSpec
@@ -25,6 +26,7 @@ TOOL = ToolSpec(
     name="github",
     world=WorldSection("github", GitHubFile, build_world),
     replica=GitHubReplica,
+    delivery=start_delivery,
     checks=(
         _state("github.file_at", bodies.FileAtFile, bodies.resolve_file_at, checks.file_at, checks.REF_EVENTS,
                "a file's text at a revision", {"contains": str, "equals": str}),
