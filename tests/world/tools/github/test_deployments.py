@@ -151,3 +151,12 @@ def test_deployment_events_published(gh: GH) -> None:
     assert kinds == [("deployment_created", deployment["id"]), ("deployment_status_created", deployment["id"])]
     mine = [e for e in seen if e.type.startswith("deployment")]
     assert mine[1].data["state"] == "success" and mine[0].data["sha"] == _main(gh)
+
+
+def test_production_sha__seeded_commit_ref(make_github: Callable[..., GH], github_seed: dict[str, Any]) -> None:
+    repo = github_seed["repos"][0]
+    repo["commits"] = [{"ref": "hotfix", "branch": "fix-exports", "message": "Hotfix", "files": {"h.py": "1\n"}}]
+    repo["production"] = "hotfix"
+    gh = make_github(github_seed)
+    tip = gh.raw("GET", "/repos/acme/orders/branches/fix-exports").json()["commit"]["sha"]
+    assert production_sha(_repo(gh)) == tip

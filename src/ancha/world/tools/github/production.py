@@ -143,7 +143,9 @@ def production_sha(repo: Repo) -> str | None:
     git = repo.git
     resolve = getattr(git, "resolve", None)
     if callable(resolve):
-        sha = resolve(repo.production)
-        if isinstance(sha, str):
-            return sha
+        # A branch, tag or SHA; else a seeded commit's ref, with or without its ``$``.
+        for name in (repo.production, "$" + repo.production.removeprefix("$")):
+            sha = resolve(name)
+            if isinstance(sha, str):
+                return sha
     return None
