@@ -14,10 +14,10 @@ from __future__ import annotations
 
 import json
 import os
+import select
 import shutil
 import subprocess
 import tempfile
-import time
 from pathlib import Path
 from typing import IO, Any
 
@@ -98,10 +98,10 @@ class Emulate:
             ["node", str(folder / "start.mjs"), self.service, str(self.port), self._seed_file.name],
             cwd=folder, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
             preexec_fn=(lambda: os.sched_setaffinity(0, cpus)) if cpus else None)
-        deadline = time.monotonic() + timeout
         assert self._proc.stdout is not None
-        line = self._proc.stdout.readline()  # the starter prints one line once it listens
-        if not line.startswith("ready") or time.monotonic() > deadline:
+        readable, _, _ = select.select([self._proc.stdout], [], [], timeout)
+        line = self._proc.stdout.readline() if readable else ""  # the starter prints one line once it listens
+        if not line.startswith("ready"):
             err = self._proc.stderr.read() if self._proc.stderr else ""
             self.stop()
             raise RuntimeError(f"emulate did not start: {line!r} {err[-2000:]}")
