@@ -36,6 +36,19 @@ def shop(make_github: Callable[..., GH], github_seed: dict[str, Any]) -> GH:
     return make_github(shop_seed(github_seed))
 
 
+def test_merge__deletes_the_head_when_the_repo_says_so(make_github: Callable[..., GH],
+                                                      github_seed: dict[str, Any]) -> None:
+    gh = make_github(shop_seed(github_seed))
+    repo = gh.replica.state.repo("acme", "shop")
+    admin = gh.token_for("laura")
+    assert gh.raw("PATCH", "/repos/acme/shop", token=admin, json={"delete_branch_on_merge": True}).status_code == 200
+    repo.delete_branch_on_merge = True  # whether or not the repos route takes the setting
+    _open(gh)
+    assert gh.raw("PUT", "/repos/acme/shop/pulls/1/merge", json={}).status_code == 200
+    assert gh.raw("GET", "/repos/acme/shop/branches/feature").status_code == 404
+    assert gh.raw("GET", "/repos/acme/shop/pulls/1").json()["head"]["ref"] == "feature"
+
+
 def _open(gh: GH, head: str = "feature", title: str = "Checkout") -> dict[str, Any]:
     answer = gh.raw("POST", "/repos/acme/shop/pulls", json={"title": title, "head": head, "base": "main",
                                                            "body": "Adds checkout"})
@@ -44,18 +57,21 @@ def _open(gh: GH, head: str = "feature", title: str = "Checkout") -> dict[str, A
 
 
 def test_create_pull__shape_numbers_and_issue_side(shop: GH, matches_spec: Callable[..., None]) -> None:
+    answer = shop.raw("POST", "/repos/acme/shop/pulls", json={"title": "Clash", "head": "acme:clash", "base": "main"})
+    matches_spec("POST", "/repos/{owner}/{repo}/pulls", answer.json(), 201)
+    shop.raw("PATCH", "/repos/acme/shop/pulls/1", json={"state": "closed"})
     pull = shop.client.get_repo("acme/shop").create_pull(title="Checkout", body="Adds checkout", head="feature",
                                                          base="main")
-    assert pull.number == 1 and pull.head.ref == "feature" and pull.base.ref == "main"
-    got = shop.raw("GET", "/repos/acme/shop/pulls/1").json()
+    assert pull.number == 2 and pull.head.ref == "feature" and pull.base.ref == "main"
+    got = shop.raw("GET", "/repos/acme/shop/pulls/2").json()
     matches_spec("GET", "/repos/{owner}/{repo}/pulls/{pull_number}", got)
     assert got["commits"] == 2 and got["changed_files"] == 2 and got["additions"] == 2 and got["deletions"] == 1
     assert got["mergeable"] is True and got["mergeable_state"] == "clean" and got["merged"] is False
     assert got["head"]["sha"] == shop.raw("GET", "/repos/acme/shop/branches/feature").json()["commit"]["sha"]
-    issue = shop.raw("GET", "/repos/acme/shop/issues/1").json()
+    issue = shop.raw("GET", "/repos/acme/shop/issues/2").json()
     assert issue["title"] == "Checkout" and "pull_request" in issue
     following = shop.raw("POST", "/repos/acme/shop/issues", json={"title": "Next"}).json()
-    assert following["number"] == 2
+    assert following["number"] == 3
 
 
 def test_create_pull__github_refusals(shop: GH) -> None:
@@ -85,7 +101,7 @@ def test_list_pulls__filters_and_link(shop: GH, matches_spec: Callable[..., None
     assert sorted(p.number for p in kit) == [1, 2]
 
 
-def test_update_pull__title_close_reopen(shop: GH) -> None:
+def test_update_pull__title_close_reopen(shop: GH, matches_spec: Callable[..., None]) -> None:
     _open(shop)
     pull = shop.client.get_repo("acme/shop").get_pull(1)
     pull.edit(title="Checkout v2", state="closed")
@@ -93,6 +109,7 @@ def test_update_pull__title_close_reopen(shop: GH) -> None:
     assert shop.raw("GET", "/repos/acme/shop/issues/1").json()["state"] == "closed"
     reopened = shop.raw("PATCH", "/repos/acme/shop/pulls/1", json={"state": "open"})
     assert reopened.json()["state"] == "open"
+    matches_spec("PATCH", "/repos/{owner}/{repo}/pulls/{pull_number}", reopened.json())
     assert shop.raw("PATCH", "/repos/acme/shop/pulls/1", json={"base": "nope"}).status_code == 422
 
 

@@ -72,6 +72,7 @@ def test_review_comments__create_reply_list(orders: GH, matches_spec: Callable[.
     assert "+b = 2" in answer.json()["diff_hunk"]
     reply = orders.raw("POST", f"{PULL}/comments/{answer.json()['id']}/replies", json={"body": "Because"})
     assert reply.status_code == 201 and reply.json()["in_reply_to_id"] == answer.json()["id"]
+    matches_spec("POST", "/repos/{owner}/{repo}/pulls/{pull_number}/comments/{comment_id}/replies", reply.json(), 201)
     pull = orders.client.get_repo("acme/orders").get_pull(3)
     commit = orders.client.get_repo("acme/orders").get_commit(head)
     pull.create_review_comment("And here", commit, "exports.py", line=1)
@@ -110,6 +111,9 @@ def test_requested_reviewers__request_list_remove(orders: GH, matches_spec: Call
     laura = orders.as_user("laura")
     laura.get_repo("acme/orders").get_pull(3).create_review(body="ok", event="APPROVE")
     assert orders.raw("GET", f"{PULL}/requested_reviewers").json()["users"] == []  # reviewing answers the request
+    requested = orders.raw("POST", f"{PULL}/requested_reviewers", json={"reviewers": ["carol"]})
+    matches_spec("POST", "/repos/{owner}/{repo}/pulls/{pull_number}/requested_reviewers", requested.json(), 201)
+    orders.raw("DELETE", f"{PULL}/requested_reviewers", json={"reviewers": ["carol"]})
     orders.kit.rest.pulls.request_reviewers("acme", "orders", 3, data={"reviewers": ["carol"]})
     removed = orders.raw("DELETE", f"{PULL}/requested_reviewers", json={"reviewers": ["carol"]})
     assert removed.status_code == 200 and removed.json()["requested_reviewers"] == []

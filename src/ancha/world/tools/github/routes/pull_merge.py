@@ -90,6 +90,19 @@ def _message(call: Call, pull: Pull, git: RepoGit, method: str) -> str:
     return f"{title}\n\n{text}" if text else title
 
 
+def _delete_head(call: Call, pull: Pull, git: RepoGit) -> None:
+    """The repository's ``delete_branch_on_merge``: the head branch goes, unless another
+    open pull still uses it."""
+    if any(p is not pull and p.issue.state == "open" and pull.head in (p.head, p.base)
+           for p in pull.repo.pulls.values()):
+        return
+    try:
+        git.delete_ref("refs/heads/" + pull.head, expected=pull.head_sha, actor=call.actor)
+    except (LookupError, RefError):
+        return  # moved or gone since the merge: GitHub leaves it too
+    changes.log(call, pull.issue, "head_ref_deleted", call.now())
+
+
 @route("PUT", "/repos/{owner}/{repo}/pulls/{pull_number}/merge")
 def pulls_merge(call: Call) -> dict[str, Any]:
     repo, git = repo_git(call, need="write")
@@ -115,4 +128,6 @@ def pulls_merge(call: Call) -> dict[str, Any]:
     repo.pushed_at = at
     changes.publish(call, "pull_merged", issue, merge_commit_sha=sha, base=pull.base, head=pull.head,
                     merge_method=method)
+    if repo.delete_branch_on_merge and pull.head != git.default_branch:
+        _delete_head(call, pull, git)
     return {"sha": sha, "merged": True, "message": "Pull Request successfully merged"}
