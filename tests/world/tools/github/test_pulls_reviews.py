@@ -84,6 +84,10 @@ def test_review_comments__create_reply_list(orders: GH, matches_spec: Callable[.
     off = orders.raw("POST", f"{PULL}/comments", json={"body": "x", "commit_id": head, "path": "README.md",
                                                        "line": 1})
     assert off.status_code == 422
+    far = orders.raw("POST", f"{PULL}/comments", json={"body": "x", "commit_id": head, "path": "exports.py",
+                                                       "line": 40})
+    assert far.status_code == 422
+    assert far.json()["errors"][0]["message"] == "pull_request_review_thread.line must be part of the diff"
     got = orders.raw("GET", f"/repos/acme/orders/pulls/comments/{answer.json()['id']}").json()
     matches_spec("GET", "/repos/{owner}/{repo}/pulls/comments/{comment_id}", got)
 
@@ -94,6 +98,14 @@ def test_review_with_comments(orders: GH) -> None:
     assert answer.status_code == 200, answer.text
     inline = orders.raw("GET", f"{PULL}/reviews/{answer.json()['id']}/comments").json()
     assert [c["body"] for c in inline] == ["a?"] and inline[0]["pull_request_review_id"] == answer.json()["id"]
+    assert inline[0]["diff_hunk"] == "@@ -0,0 +1,2 @@\n+a = 1"
+    outside = orders.raw("POST", f"{PULL}/reviews", json={
+        "event": "COMMENT", "comments": [{"path": "exports.py", "line": 9, "body": "?"}]})
+    assert outside.status_code == 422 and outside.json()["errors"] == [
+        "Pull request review thread line must be part of the diff and Pull request review thread diff hunk "
+        "can't be blank"]
+    bare = orders.raw("POST", f"{PULL}/reviews", json={"event": "COMMENT"})
+    assert bare.status_code == 422
 
 
 def test_requested_reviewers__request_list_remove(orders: GH, matches_spec: Callable[..., None]) -> None:

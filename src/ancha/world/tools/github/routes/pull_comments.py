@@ -9,6 +9,7 @@ it answers, on the same path and line.
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from ancha.world.tools.github import changes, errors
@@ -19,6 +20,7 @@ from ancha.world.tools.github.router import route
 from ancha.world.tools.github.routes.pulls import comparison, the_pull
 
 RESOURCE = "PullRequestReviewComment"
+_HUNK = re.compile(r"^@@ -(?P<old>\d+)(?:,\d+)? \+(?P<new>\d+)(?:,\d+)? @@")
 
 
 def _int(data: dict[str, Any], name: str) -> int | None:
@@ -39,9 +41,44 @@ def _text(data: dict[str, Any], name: str) -> str | None:
     return value
 
 
+def hunk_for(patch: str, line: int, side: str) -> str | None:
+    """The diff hunk from its header down to ``line`` (new-file numbering on RIGHT, old on
+    LEFT), or None when the line is not part of the diff."""
+    lines = patch.splitlines()
+    start = 0
+    old = new = 0
+    for i, text in enumerate(lines):
+        match = _HUNK.match(text)
+        if match:
+            start, old, new = i, int(match["old"]), int(match["new"])
+            continue
+        if text.startswith("-"):
+            here, old = (old, old + 1)
+            if side == "LEFT" and here == line:
+                return "\n".join(lines[start:i + 1])
+        elif text.startswith("+"):
+            here, new = (new, new + 1)
+            if side == "RIGHT" and here == line:
+                return "\n".join(lines[start:i + 1])
+        else:
+            if (side == "RIGHT" and new == line) or (side == "LEFT" and old == line):
+                return "\n".join(lines[start:i + 1])
+            old, new = old + 1, new + 1
+    return None
+
+
+class NotInDiff(Exception):
+    """A comment's path or line is not part of the pull's diff (``field`` says which)."""
+
+    def __init__(self, field: str) -> None:
+        super().__init__(field)
+        self.field = field
+
+
 def new_comment(call: Call, pull: Pull, data: dict[str, Any], commit_id: str, review_id: int | None,
                 ) -> ReviewComment:
-    """A comment on a file line of the pull's diff (not stored yet)."""
+    """A comment on a file line of the pull's diff (not stored yet); ``NotInDiff`` when the
+    path or line is not in it."""
     body = _text(data, "body")
     path = _text(data, "path")
     if body is None or not body.strip():
@@ -56,19 +93,23 @@ def new_comment(call: Call, pull: Pull, data: dict[str, Any], commit_id: str, re
     found = comparison(pull)
     change = next((f for f in found.files if f.filename == path), None) if found is not None else None
     if change is None:
-        raise errors.ValidationFailed({"resource": RESOURCE, "code": "invalid",
-                                       "field": "pull_request_review_thread.path", "message": "could not be resolved"})
-    if line is None and position is None and data.get("subject_type") != "file":
+        raise NotInDiff("path")
+    patch = change.patch or ""
+    if position is not None and line is None:
+        if position < 1 or position >= len(patch.splitlines()):
+            raise NotInDiff("line")
+        hunk: str | None = "\n".join(patch.splitlines()[:position + 1])
+    elif line is not None:
+        hunk = hunk_for(patch, line, side)
+        if hunk is None:
+            raise NotInDiff("line")
+    elif data.get("subject_type") == "file":
+        hunk = ""
+    else:
         raise errors.missing_field(RESOURCE, "line")
-    hunk = change.patch or ""
-    if position is not None:
-        hunk = "\n".join(hunk.splitlines()[:position + 1])
-        line = line if line is not None else position
-    if line is not None and line < 1:
-        raise errors.ValidationFailed({"resource": RESOURCE, "code": "invalid",
-                                       "field": "pull_request_review_thread.line", "message": "could not be resolved"})
     return ReviewComment(pull, call.state.ids.next("review_comment"), call.user, body, path, call.now(),
-                         line=line, side=side, commit_id=commit_id, review_id=review_id, diff_hunk=hunk)
+                         line=line if line is not None else position, side=side, commit_id=commit_id,
+                         review_id=review_id, diff_hunk=hunk or "")
 
 
 def _store(call: Call, pull: Pull, comment: ReviewComment) -> Reply:
@@ -144,7 +185,14 @@ def pulls_create_review_comment(call: Call) -> Reply:
     commit_id = call.field_str("commit_id") or pull.head_sha
     if isinstance(repo.git, RepoGit) and repo.git.resolve(commit_id) is None:
         raise errors.ValidationFailed({"resource": RESOURCE, "code": "invalid", "field": "commit_id"})
-    return _store(call, pull, new_comment(call, pull, call.body, commit_id, None))
+    try:
+        comment = new_comment(call, pull, call.body, commit_id, None)
+    except NotInDiff as exc:
+        field = f"pull_request_review_thread.{exc.field}"
+        raise errors.ValidationFailed({"resource": RESOURCE, "code": "custom", "field": field,
+                                       "message": f"{field} " + ("must be part of the diff" if exc.field == "line"
+                                                                 else "could not be resolved")}) from None
+    return _store(call, pull, comment)
 
 
 @route("POST", "/repos/{owner}/{repo}/pulls/{pull_number}/comments/{comment_id}/replies")

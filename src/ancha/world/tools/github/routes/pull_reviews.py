@@ -14,7 +14,7 @@ from ancha.world.tools.github import changes, errors
 from ancha.world.tools.github.call import Call, Reply, created
 from ancha.world.tools.github.models import Account, Pull, Repo, Review, ReviewComment
 from ancha.world.tools.github.router import route
-from ancha.world.tools.github.routes.pull_comments import new_comment
+from ancha.world.tools.github.routes.pull_comments import NotInDiff, new_comment
 from ancha.world.tools.github.routes.pulls import comparison, render, the_pull
 
 EVENTS = {"APPROVE": "APPROVED", "REQUEST_CHANGES": "CHANGES_REQUESTED", "COMMENT": "COMMENTED"}
@@ -37,7 +37,7 @@ def _review(call: Call, pull: Pull) -> Review:
     raise errors.NotFound()
 
 
-def _event(call: Call, pull: Pull, *, required: bool) -> str | None:
+def _event(call: Call, pull: Pull, *, required: bool, inline: bool = False) -> str | None:
     event = call.field_str("event", allow_none=not required)
     if event is None:
         if required:
@@ -50,8 +50,8 @@ def _event(call: Call, pull: Pull, *, required: bool) -> str | None:
         raise refused("Can not request changes on your own pull request")
     if event == "APPROVE" and call.user.key == pull.issue.user.key:
         raise refused("Can not approve your own pull request")
-    if event == "REQUEST_CHANGES" and not body.strip():
-        raise refused("Body is required when using the REQUEST_CHANGES event")
+    if event in ("REQUEST_CHANGES", "COMMENT") and not body.strip() and not (inline or call.body.get("comments")):
+        raise refused(f"Review Body is required when using the {event} event")
     return event
 
 
@@ -97,7 +97,12 @@ def pulls_create_review(call: Call) -> dict[str, Any]:
         raise errors.invalid_request(f"For 'comments', {comments!r} is not an array of objects.")
     review = Review(pull, call.state.ids.next("review"), user, "PENDING", call.field_str("body") or "", None,
                     commit_id)
-    drafted: list[ReviewComment] = [new_comment(call, pull, c, commit_id, review.id) for c in comments]
+    try:
+        drafted: list[ReviewComment] = [new_comment(call, pull, c, commit_id, review.id) for c in comments]
+    except NotInDiff as exc:
+        what = "line must be part of the diff" if exc.field == "line" else "path is invalid"
+        raise refused(f"Pull request review thread {what} and Pull request review thread diff hunk can't be "
+                      "blank") from None
     pull.reviews.append(review)
     for comment in drafted:
         pull.review_comments.append(comment)
@@ -148,7 +153,8 @@ def pulls_submit_review(call: Call) -> dict[str, Any]:
     review = _review(call, pull)
     if review.user.key != call.user.key:
         raise errors.NotFound()
-    event = _event(call, pull, required=True)
+    inline = any(c.review_id == review.id for c in pull.review_comments) or bool(review.body.strip())
+    event = _event(call, pull, required=True, inline=inline)
     if review.state != "PENDING":
         raise refused("Can not submit a non-pending pull request review")
     if "body" in call.body:
