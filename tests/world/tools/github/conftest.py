@@ -55,28 +55,6 @@ SEED: dict[str, Any] = {
 }
 
 
-def _ensure_registered() -> None:
-    """Until the tool seam names GitHub, register the replica for the in-process server
-    (the registry is built once per process, so adding to it here reaches the server)."""
-    try:
-        from ancha.scene.sections import WorldSection
-        from ancha.world.tools import ToolSpec, registry
-    except ImportError:  # the temporary hook in environment.py builds it
-        return
-    built = registry()
-    tools = getattr(built, "tools", built)
-    if "github" in tools:
-        return
-    from ancha.world.tools.github.replica import GitHubReplica
-    from ancha.world.tools.github.seed_model import GitHubWorld
-
-    section = WorldSection("github", GitHubWorld, lambda data, ctx: None)  # type: ignore[arg-type]
-    tools["github"] = ToolSpec(name="github", world=section, replica=GitHubReplica)
-    catalog = getattr(built, "catalog", None)
-    if catalog is not None and hasattr(catalog, "worlds"):
-        catalog.worlds.setdefault("github", section)
-
-
 @dataclass
 class GH:
     context: dict[str, Any]
@@ -130,7 +108,6 @@ def github_seed() -> dict[str, Any]:
 @pytest.fixture
 def make_github(make_env: Callable[..., dict[str, Any]],
                 embedded_server: EmbeddedServer) -> Iterator[Callable[..., GH]]:
-    _ensure_registered()
     clients: list[Github] = []
 
     def make(seed: dict[str, Any] | None = None, trial: int = 1, scene: dict[str, Any] | None = None) -> GH:
