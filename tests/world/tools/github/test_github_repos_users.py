@@ -139,3 +139,19 @@ def test_collaborators__add_and_remove(gh):
     bad = gh.raw("PUT", "/repos/laura/vault/collaborators/carol", token=gh.token_for("laura"),
                  json={"permission": "owner"})
     assert bad.status_code == 422
+
+
+def test_githubkit__orgs_teams_collaborators_milestones(gh):
+    kit = gh.kit.rest
+    assert kit.orgs.get("acme").parsed_data.login == "acme"
+    assert [m.login for m in kit.orgs.list_members("acme", role="admin").parsed_data] == ["laura"]
+    assert kit.teams.get_by_name("acme", "backend").parsed_data.members_count == 1
+    assert kit.repos.get_collaborator_permission_level("acme", "orders", "ben").parsed_data.role_name == "maintain"
+    assert {c.login for c in kit.repos.list_collaborators("acme", "orders").parsed_data} == {
+        "laura", "ben", "ancha-agent"}
+    made = kit.issues.create_milestone("acme", "orders", title="v3", due_on="2026-04-01T00:00:00Z").parsed_data
+    assert made.due_on is not None and made.due_on.isoformat().startswith("2026-04-01")
+    assert [m.title for m in kit.issues.list_milestones("acme", "orders", sort="due_on").parsed_data] == [
+        "v3", "v1.0"]
+    assert [r.full_name for r in kit.repos.list_for_org("acme", sort="full_name", direction="asc").parsed_data] == [
+        "acme/many", "acme/orders"]
