@@ -103,3 +103,18 @@ def test_request__people_tokens_are_traced_with_their_actor(gh):
     token = gh.replica.issue_token("laura", "person:laura")
     assert gh.raw("GET", "/user", token=token).json()["login"] == "laura"
     assert gh.trace()[-1]["actor"] == "person:laura"
+
+
+def test_rate_limit__search_bucket_runs_out_with_403(gh):
+    for _ in range(30):
+        assert gh.raw("GET", "/search/issues", params={"q": "x"}).status_code == 200
+    spent = gh.raw("GET", "/search/issues", params={"q": "x"})
+    assert spent.status_code == 403
+    assert spent.json()["message"].startswith("API rate limit exceeded for user ID ")
+    assert spent.headers["x-ratelimit-remaining"] == "0"
+    assert gh.raw("GET", "/repos/acme/orders").status_code == 200  # the core bucket is separate
+
+
+def test_rate_limit__anonymous_gets_60(gh):
+    answer = gh.raw("GET", "/repos/laura/notes", token=None)
+    assert answer.headers["x-ratelimit-limit"] == "60"
