@@ -34,7 +34,9 @@ def touch(issue: Issue, at: float) -> None:
 
 
 def open_issue(call: Call, issue: Issue) -> None:
-    """Store a new issue (built by the caller) and announce it with its labels and assignees."""
+    """Store a new issue (built by the caller) and announce it with its labels and assignees.
+    For a pull's conversation (``issue.pull`` set) no ``issue_opened`` is published: the pull
+    routes publish ``pull_opened``; its labels and assignees still publish (``is_pull`` True)."""
     repo = issue.repo
     repo.issues[issue.number] = issue
     at = issue.created_at
