@@ -14,10 +14,11 @@ from typing import Any
 import httpx
 import pytest
 
-from ancha.scene.model import Scene
+from ancha.scene.model import MessageSelector, Scene
 from ancha.world.bus import DomainEvent
 from ancha.world.environment import Environment
 from ancha.world.reach import Place
+from ancha.world.selectors import compile_selector
 from ancha.world.tools import registry
 from ancha.world.tools.github.events import domain_event
 from ancha.world.tools.github.reach import GitHubReach, mentioned, review_event
@@ -131,6 +132,8 @@ def test_mention_in_issue_comment__she_answers_with_a_comment_after_her_delay(tr
     revealed = t.records("revealed")
     assert [(r["person"], r["fact"], r["message"]) for r in revealed] == [
         ("laura", "laura.workspace", {"issue": "acme/orders#1", "comment": comments[1].id})]
+    in_issue = compile_selector(MessageSelector.model_validate({"in": "export_bug", "from_person": "laura"}), t.env)
+    assert [in_issue.matches(r.data) for r in t.env.records.of_kind("message")] == [False, True]
     by_laura = [e for e in t.gh.trace() if e["actor"] == "person:laura"]
     assert [(e["method"], e["path"], e["status"]) for e in by_laura] == [
         ("POST", "/repos/acme/orders/issues/1/comments", 201)]
