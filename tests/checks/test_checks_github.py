@@ -58,6 +58,10 @@ checks:
     state: { github.permission: { repo: $github_vault, user: $github_laura, is: write } }
   - id: ben_vault
     state: { github.permission: { repo: $github_vault, user: $github_ben, is: none } }
+  - id: runbook_fixed_fast
+    within:
+      event: { github.file_at: [$github_orders, main, docs/runbook.md], contains: "verified health check" }
+      limit: 30m
   - id: labeled_after_filing
     before: [{ called: "POST /repos/*/issues" }, { issue_labeled: { repo: $github_orders, labels: [p1] } }]
 """
@@ -91,6 +95,7 @@ def test_github_checks__the_seeded_world(github_world: Callable[[], dict[str, An
     assert not results["rolled_back"]["passed"] and "production runs" in results["rolled_back"]["actual"]
     assert not results["issue_filed"]["passed"]
     assert "the closest, #1, fails because" in results["issue_filed"]["actual"]
+    assert not results["runbook_fixed_fast"]["passed"]
     assert results["ben_writes"]["passed"]
     # An org member reads the org's private repositories (the org's base role), no more.
     assert not results["laura_vault"]["passed"] and results["laura_vault"]["actual"] == "it is read (role read)"
@@ -112,6 +117,8 @@ def test_github_checks__after_the_agent_works(github_world: Callable[[], dict[st
     assert not results["runbook_still_old"]["passed"]
     assert results["issue_filed"]["passed"], results["issue_filed"]
     assert results["labeled_after_filing"]["passed"], results["labeled_after_filing"]
+    # The push moved main (a ref_updated event): the file_at milestone was watched and held.
+    assert results["runbook_fixed_fast"]["passed"], results["runbook_fixed_fast"]
 
 
 def test_github_file_at__needs_exactly_one_of_contains_or_equals(tmp_path: Path) -> None:

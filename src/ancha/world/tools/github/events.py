@@ -42,6 +42,8 @@ repo_deleted
 collaborator_added /                  collaborator (login), permission
 collaborator_removed
 issue_locked / issue_unlocked         lock_reason
+ref_updated                           ref (refs/heads/x), before, after (None when created / deleted):
+                                      any ref move (git push, the refs and contents APIs, merges)
 ====================================  ==================================================
 
 Seeding publishes nothing: the seed is the world as it was before the trial.
@@ -61,6 +63,7 @@ EVENT_TYPES = (
     "pull_review_submitted", "pull_review_comment_created", "review_requested", "deployment_created",
     "deployment_status_created", "status_created", "check_run_created", "release_published",
     "repo_created", "repo_edited", "repo_deleted", "collaborator_added", "collaborator_removed",
+    "ref_updated",
 )
 
 

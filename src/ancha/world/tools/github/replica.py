@@ -75,6 +75,8 @@ class GitHubReplica:
         """The replica's public base URL, as last seen on an incoming request."""
         self.token = self.issue_token(self.agent.login, "agent")
         self._requests = 0
+        for repo in self.state.repos.values():
+            self._watch_refs(repo)
 
     # --- Tool ---------------------------------------------------------------------------
 
@@ -262,8 +264,36 @@ class GitHubReplica:
 
     def publish(self, type: str, repo: Repo, who: Account, actor: str, number: int | None = None,
                 is_pull: bool = False, **data: Any) -> None:
+        if type == "repo_created":
+            self._watch_refs(repo)
         self.env.bus.publish(domain_event(type, self.env.clock.now(), repo=repo.full_name, actor=actor,
                                           user=who.login, number=number, is_pull=is_pull, **data))
+
+    def _watch_refs(self, repo: Repo) -> None:
+        """Every ref move of ``repo`` (push, refs and contents APIs, merges) becomes a
+        ``ref_updated`` domain event, so predicates and webhooks see it whatever moved it."""
+        git = repo.git
+        if git is None or not hasattr(git, "on_ref_update"):
+            return
+        previous = git.on_ref_update
+
+        def moved(updates: list[Any]) -> None:
+            if previous is not None:
+                previous(updates)
+            for update in updates:
+                who = self._account_of_actor(update.actor) or repo.owner
+                self.publish("ref_updated", repo, who, update.actor, ref=update.ref, before=update.old,
+                             after=update.new)
+
+        git.on_ref_update = moved
+
+    def _account_of_actor(self, actor: str) -> Account | None:
+        if actor == "agent":
+            return self.agent
+        for caller in self.tokens.values():
+            if caller.actor == actor:
+                return caller.user
+        return None
 
 
 def _matches(header: str, etag: str) -> bool:
