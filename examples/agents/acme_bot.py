@@ -69,6 +69,10 @@ def plan() -> None:
         from triage import run
 
         run(client)
+    elif "runbook" in task:
+        from runbook_fixer import run as fix_runbook
+
+        fix_runbook(client)
     elif "#support" in task:
         answer_support_question()
     elif "#alerts" in task:

@@ -6,11 +6,13 @@ from typing import Any
 
 from ancha.scene.sections import BodyKind, WorldSection
 from ancha.world.tools.github import check_bodies as bodies
-from ancha.world.tools.github import checks
+from ancha.world.tools.github import actions, checks, scene_actions
 from ancha.world.tools.github.delivery import start_delivery
+from ancha.world.tools.github.judge import judge_view
+from ancha.world.tools.github.reach import GitHubReach
 from ancha.world.tools.github.replica import GitHubReplica
 from ancha.world.tools.github.scene_file import GitHubFile, build_world
-from ancha.world.tools.seam import PredicateKind, StateKind, ToolSpec
+from ancha.world.tools.seam import ActionKind, PredicateKind, StateKind, ToolSpec
 
 
 def _agent_accounts(seed: dict[str, Any]) -> list[str]:
@@ -26,6 +28,7 @@ TOOL = ToolSpec(
     name="github",
     world=WorldSection("github", GitHubFile, build_world),
     replica=GitHubReplica,
+    reach=GitHubReach,
     delivery=start_delivery,
     checks=(
         _state("github.file_at", bodies.FileAtFile, bodies.resolve_file_at, checks.file_at, checks.REF_EVENTS,
@@ -45,6 +48,19 @@ TOOL = ToolSpec(
         PredicateKind(BodyKind("pull_merged", "github", bodies.PullMergedFile, bodies.resolve_pull_merged,
                                "a pull request was merged"), checks.PullMergedHeld),
     ),
+    actions=(
+        ActionKind(BodyKind("github.comment", "github", scene_actions.CommentActionFile, scene_actions.resolve_comment,
+                            "comment on an issue or pull request as a user"), actions.comment),
+        ActionKind(BodyKind("github.review", "github", scene_actions.ReviewActionFile, scene_actions.resolve_review,
+                            "review a pull request as a user"), actions.review),
+        ActionKind(BodyKind("github.merge", "github", scene_actions.MergeActionFile, scene_actions.resolve_merge,
+                            "merge a pull request as a user"), actions.merge),
+        ActionKind(BodyKind("github.commit", "github", scene_actions.CommitActionFile, scene_actions.resolve_commit,
+                            "commit files to a branch as a user"), actions.commit),
+        ActionKind(BodyKind("github.issue", "github", scene_actions.IssueActionFile, scene_actions.resolve_issue,
+                            "open an issue as a user"), actions.issue),
+    ),
+    judge_view=judge_view,
     secret_patterns=(r"gh[pousr]_[A-Za-z0-9_]+", r"github_pat_[A-Za-z0-9_]+"),
     agent_accounts=_agent_accounts,
 )
