@@ -3,6 +3,7 @@ PyGithub acts as the agent: the reference's examples, each passing and failing."
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -140,3 +141,80 @@ def test_github_file_at__needs_exactly_one_of_contains_or_equals(tmp_path: Path)
         "checks[3].state.github.issue.count: count is not used together with count_gte or count_lte",
         "checks[4].state.contains: only applies with github.file_at",
     ]
+
+
+PRIORITY_SCENE = """\
+name: priority-before-label
+clock: { start: 2026-03-02T09:00:00Z, limit: 2h }
+world:
+  slack:
+    users: [{ ref: slack_mike, name: mike }]
+    channels: [{ ref: slack_eng, name: eng, members: [$slack_bot, $slack_mike] }]
+  github:
+    users: [{ ref: github_mike, login: mike }]
+    repos:
+      - ref: github_orders
+        name: acme/orders
+        permissions: { github_agent: write }
+        labels: [p1]
+        issues: [{ ref: github_exports, number: 13, title: CSV exports fail, author: $github_mike }]
+people:
+  mike:
+    name: Mike Chen
+    accounts: { slack: $slack_mike, github: $github_mike }
+    listens: [$slack_eng]
+    replies_after: 5m
+    decisions:
+      severity: { asked_by: [severity], options: [p1, p2, p3], chooses: p1, text: "Let's treat it as {option}." }
+checks:
+  - { id: priority_before_label, before: [{ decided: [mike, severity, p1] }, { called: "POST /repos/*/issues/*/labels" }] }
+"""
+
+
+def _priority_world(tmp_path: Path, make_env: Callable[..., dict[str, Any]]) -> dict[str, Any]:
+    (tmp_path / "scene.yaml").write_text(PRIORITY_SCENE)
+    return make_env(load_scene(tmp_path / "scene.yaml", catalog()).model_dump(mode="json", by_alias=True))
+
+
+def _ask_mike_and_wait(context: dict[str, Any]) -> None:
+    from slack_sdk import WebClient
+
+    slack = context["tools"]["slack"]
+    client = WebClient(token=slack["token"], base_url=slack["url"] + "/api/")
+    eng = client.conversations_list()["channels"][0]["id"]
+    client.chat_postMessage(channel=eng, text="mike, what severity should CSV exports failing be?")
+    cursor = "0"
+    feed = httpx.Client(timeout=30, headers={"authorization": f"Bearer {context['events']['token']}"})
+    until = time.monotonic() + 60
+    while time.monotonic() < until:  # waiting on the feed lets the clock jump to Mike's answer
+        body = feed.get(context["events"]["url"], params={"after": cursor, "wait": "20s"}).json()
+        cursor = body["cursor"]
+        if any("p1" in str(e["payload"].get("event", {}).get("text")) for e in body["events"]):
+            return
+    raise AssertionError("Mike never answered")
+
+
+def _label(context: dict[str, Any]) -> None:
+    tool = context["tools"]["github"]
+    Github(auth=Auth.Token(tool["token"]), base_url=tool["url"]).get_repo("acme/orders").get_issue(13) \
+        .add_to_labels("p1")
+
+
+def test_reference_priority_before_label__runs_verbatim_on_github(
+        tmp_path: Path, make_env: Callable[..., dict[str, Any]], ancha_server: str) -> None:
+    context = _priority_world(tmp_path, make_env)
+    _ask_mike_and_wait(context)
+    _label(context)
+    [result] = httpx.post(f"{ancha_server}/envs/{context['env_id']}/checks", timeout=30).json()["results"]
+    assert result["passed"], result
+    assert len(result["evidence"]) == 2, result  # the decision's message, then the labels call
+
+
+def test_reference_priority_before_label__labeling_first_fails(
+        tmp_path: Path, make_env: Callable[..., dict[str, Any]], ancha_server: str) -> None:
+    context = _priority_world(tmp_path, make_env)
+    _label(context)
+    _ask_mike_and_wait(context)
+    [result] = httpx.post(f"{ancha_server}/envs/{context['env_id']}/checks", timeout=30).json()["results"]
+    assert not result["passed"], result
+    assert "POST /repos/*/issues/*/labels" in result["actual"], result

@@ -175,7 +175,8 @@ REFERENCE_CHECKS: list[dict[str, Any]] = [
 
 
 def label_issue(world: World) -> int:
-    """The agent labels a GitHub issue (no GitHub replica yet: the trace entry by hand)."""
+    """The agent labels a GitHub issue (a trace entry by hand: this world has no GitHub; the same
+    check against the real replica is in test_checks_github.py)."""
     entry = world.env.trace.append(
         at=world.env.clock.now(), actor="agent", tool="github", method="POST",
         path="/repos/acme/orders/issues/13/labels", query="", status=200, request=b'{"labels":["p1"]}',
