@@ -87,7 +87,7 @@ class BodyKind:
     description: str = ""
     siblings: dict[str, Any] = field(default_factory=dict)
     """Fields written beside the kind's key rather than inside its body, as the reference
-    writes ``{ github.file_at: [repo, rev, path], contains: "..." }``: name -> annotation.
+    writes ``{ <tool>.file_at: [repo, rev, path], contains: "..." }``: name -> annotation.
     ``resolve`` then gets ``{"value": <the key's value>, <sibling>: ...}``."""
 
     @property

@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from ancha.scene.sections import BodyKind, WorldSection
-from ancha.world.tools.github import check_bodies as bodies
 from ancha.world.tools.github import actions, checks, scene_actions
+from ancha.world.tools.github import check_bodies as bodies
 from ancha.world.tools.github.delivery import start_delivery
 from ancha.world.tools.github.judge import judge_view
 from ancha.world.tools.github.reach import GitHubReach
