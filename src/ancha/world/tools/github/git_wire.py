@@ -20,7 +20,6 @@ from ancha.world.tools.github.models.wire import HTML, JSONDict, node_id
 if TYPE_CHECKING:
     from ancha.world.tools.github.models import GitHubState, Repo, User
 
-RAW = "https://raw.githubusercontent.com"
 MAX_INLINE = 1024 * 1024
 """GitHub inlines file content up to 1 MB; larger files come with ``encoding: none``."""
 _NOREPLY = re.compile(r"^(?:\d+\+)?(?P<login>[^@]+)@users\.noreply\.github\.com$", re.IGNORECASE)
@@ -132,7 +131,9 @@ def content_links(base: str, repo: Repo, path: str, sha: str, ref: str, kind: st
     url = f"{base}/repos/{full}/contents/{quoted}?ref={quote(ref, safe='')}"
     git_url = f"{base}/repos/{full}/git/{'trees' if kind == 'dir' else 'blobs'}/{sha}"
     html_url = f"{HTML}/{full}/{'tree' if kind == 'dir' else 'blob'}/{ref}/{quoted}"
-    download = f"{RAW}/{full}/{ref}/{quoted}" if kind == "file" else None
+    # On the replica's own host (routes/raw_files.py), not raw.githubusercontent.com, so a
+    # client following it stays inside the world.
+    download = f"{base}/raw/{full}/{quote(ref, safe='/')}/{quoted}" if kind == "file" else None
     return {"url": url, "git_url": git_url, "html_url": html_url, "download_url": download,
             "_links": {"self": url, "git": git_url, "html": html_url}}
 

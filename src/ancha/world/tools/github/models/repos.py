@@ -133,6 +133,7 @@ class Repo:
         u = f"{base}/repos/{self.full_name}"
         html = f"{HTML}/{self.full_name}"
         open_count = self.open_issues_count()
+        stars = len(self.extra.get("stargazers", ()))  # models.social; GitHub's watchers count is the stars
         body: JSONDict = {
             "id": self.id, "node_id": self.node_id, "name": self.name, "full_name": self.full_name,
             "private": self.private, "owner": self.owner.simple(base), "html_url": html,
@@ -144,14 +145,14 @@ class Repo:
             "created_at": iso(self.created_at), "updated_at": iso(self.updated_at),
             "pushed_at": iso(self.pushed_at), "git_url": f"git://github.com/{self.full_name}.git",
             "ssh_url": f"git@github.com:{self.full_name}.git", "clone_url": f"{base}/{self.full_name}.git",
-            "svn_url": html, "homepage": self.homepage, "size": 0, "stargazers_count": 0,
-            "watchers_count": 0, "language": None, "has_issues": self.has_issues,
+            "svn_url": html, "homepage": self.homepage, "size": 0, "stargazers_count": stars,
+            "watchers_count": stars, "language": None, "has_issues": self.has_issues,
             "has_projects": self.has_projects, "has_downloads": True, "has_wiki": self.has_wiki,
             "has_pages": False, "has_discussions": self.has_discussions, "forks_count": 0, "mirror_url": None,
             "archived": self.archived, "disabled": False, "open_issues_count": open_count, "license": None,
             "allow_forking": True, "is_template": self.is_template, "web_commit_signoff_required": False,
             "topics": list(self.topics), "visibility": self.visibility, "forks": 0,
-            "open_issues": open_count, "watchers": 0, "default_branch": self.default_branch,
+            "open_issues": open_count, "watchers": stars, "default_branch": self.default_branch,
         })
         if role is not None:
             rank = role_rank(role)
@@ -164,7 +165,9 @@ class Repo:
                 "delete_branch_on_merge": self.delete_branch_on_merge, "allow_update_branch": False,
                 "use_squash_pr_title_as_default": False, "squash_merge_commit_title": "COMMIT_OR_PR_TITLE",
                 "squash_merge_commit_message": "COMMIT_MESSAGES", "merge_commit_title": "MERGE_MESSAGE",
-                "merge_commit_message": "PR_TITLE", "network_count": 0, "subscribers_count": 0,
+                "merge_commit_message": "PR_TITLE", "network_count": 0,
+                "subscribers_count": sum(1 for s in self.extra.get("subscribers", {}).values()
+                                         if s.subscribed and not s.ignored),
             })
             if self.owner.type == "Organization":
                 body["organization"] = self.owner.simple(base)

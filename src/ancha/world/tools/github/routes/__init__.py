@@ -28,6 +28,14 @@ MODULES = (
     "commits",
     "pulls", "pull_comments", "pull_reviews", "pull_merge",
     "statuses", "deployments", "check_runs", "releases",
+    "stars",
+    "protection_parts",
+    "reactions",
+    "org_members",
+    "repo_stats",
+    "raw_files",
+    "accounts",
+    "reference",
 )
 
 

@@ -203,9 +203,3 @@ def repos_replace_all_topics(call: Call) -> dict[str, Any]:
     repo.topics = list(dict.fromkeys(names))
     repo.updated_at = call.now()
     return {"names": list(repo.topics)}
-
-
-@route("GET", "/repos/{owner}/{repo}/languages")
-def repos_list_languages(call: Call) -> dict[str, Any]:
-    call.repo()
-    return {}
