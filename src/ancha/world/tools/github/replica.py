@@ -28,6 +28,7 @@ from ancha.world.tools.github.call import Call, Caller, Reply
 from ancha.world.tools.github.events import domain_event
 from ancha.world.tools.github.headers import RateLimits, api_headers
 from ancha.world.tools.github.models import Account, GitHubState, Repo, User
+from ancha.world.tools.github.models.wire import RawJSON, encode
 from ancha.world.tools.github.router import Route, Router, template_params
 from ancha.world.tools.github.routes import ROUTER
 from ancha.world.tools.github.routes_ledger import DOCS, LEDGER
@@ -194,9 +195,12 @@ class GitHubReplica:
         if isinstance(reply.body, bytes):  # a raw media type (Accept: application/vnd.github.raw)
             kind = headers.pop("content-type", "application/octet-stream")
             return ToolResponse(reply.status, reply.body, kind, headers=headers, actor=self._actor(caller))
-        encoded = _dumps(reply.body).encode()
+        # A cached wire text or page (RawJSON) keeps its bytes and hash; others splice cached texts in as is.
+        kept = reply.body if isinstance(reply.body, RawJSON) else None
+        encoded = kept.utf8() if kept is not None else encode(reply.body).encode()
         if lookup == "GET" and reply.status == 200:
-            etag = 'W/"' + hashlib.sha256(encoded).hexdigest() + '"'
+            digest = kept.sha256() if kept is not None else hashlib.sha256(encoded).hexdigest()
+            etag = 'W/"' + digest + '"'
             headers["etag"] = etag
             if _matches(request.headers.get("if-none-match", ""), etag):
                 self.rates.refund(rate_key, resource)

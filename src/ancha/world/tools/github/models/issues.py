@@ -3,15 +3,26 @@
 A pull request's conversation is an ``Issue`` whose ``pull`` is set; it shares the
 repository's number space, labels, assignees, milestone and comments with the pull,
 and the Issues API lists it with a ``pull_request`` key, exactly as GitHub does.
+
+Issues and comments keep their wire JSON (``wire(base)``), so a page of 100 is a join of
+cached text rather than 100 dicts built and encoded. A cached text is kept with a
+*stamp*, a tuple of everything the JSON shows that can change (own fields, the author's
+login, labels' and the milestone's ``revision``, the milestone's counts, the repository's
+name, ``author_association``), taken afresh on each read: a write anywhere (a route, a
+GraphQL mutation, a scene action) can never leave a stale answer, and there is no
+``touch()`` to forget. Labels and milestones count their own ``revision`` on every
+attribute set; an issue's ``state`` and ``milestone`` setters bump the milestones whose
+counts they change.
 """
 
 from __future__ import annotations
 
+from itertools import count
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
 from ancha.world.tools.github.models.users import Account, User
-from ancha.world.tools.github.models.wire import HTML, JSONDict, iso, node_id
+from ancha.world.tools.github.models.wire import HTML, JSONDict, RawJSON, dumps, iso, node_id
 
 if TYPE_CHECKING:
     from ancha.world.tools.github.models.pulls import Pull
@@ -24,7 +35,27 @@ def reactions(url: str) -> JSONDict:
     return {"url": f"{url}/reactions", "total_count": 0, **dict.fromkeys(REACTIONS, 0)}
 
 
-class Label:
+_REVISIONS = count(1)
+"""Process-wide, so a revision never repeats (not even for a new object at a freed address)."""
+_BASES_KEPT = 4
+"""Wire texts kept per object: one per base URL and shape; more bases than this start afresh."""
+
+
+class Revised:
+    """An object whose ``revision`` changes on every attribute set (what caches of its wire form check)."""
+
+    revision: int
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        object.__setattr__(self, name, value)
+        object.__setattr__(self, "revision", next(_REVISIONS))
+
+    def changed(self) -> None:
+        """Count a change the attributes do not show (a milestone's issue counts)."""
+        object.__setattr__(self, "revision", next(_REVISIONS))
+
+
+class Label(Revised):
     def __init__(self, repo: Repo, id: int, name: str, color: str = "ededed", description: str | None = None,
                  default: bool = False) -> None:
         self.repo = repo
@@ -43,7 +74,7 @@ class Label:
                 "archived_at": None, "archived_by": None}
 
 
-class Milestone:
+class Milestone(Revised):
     def __init__(self, repo: Repo, id: int, number: int, title: str, creator: Account, *,
                  description: str | None = None, state: str = "open", due_on: float | None = None,
                  created_at: float = 0.0) -> None:
@@ -59,11 +90,21 @@ class Milestone:
         self.created_at = created_at
         self.updated_at = created_at
         self.closed_at: float | None = created_at if state == "closed" else None
+        self._counts: tuple[int, int, int, int] = (-1, -1, 0, 0)
+        """(revision, issues in the repository, open, closed) when last counted."""
 
     def counts(self) -> tuple[int, int]:
-        issues = [i for i in self.repo.issues.values() if i.milestone is self]
-        open_count = sum(1 for i in issues if i.state == "open")
-        return open_count, len(issues) - open_count
+        """(open, closed) issues in this milestone; counted afresh only after a change that can move them."""
+        revision, stored, open_count, closed_count = self._counts
+        if revision != self.revision or stored != len(self.repo.issues):
+            issues = [i for i in self.repo.issues.values() if i.milestone is self]
+            open_count = sum(1 for i in issues if i.state == "open")
+            closed_count = len(issues) - open_count
+            object.__setattr__(self, "_counts", (self.revision, len(self.repo.issues), open_count, closed_count))
+        return open_count, closed_count
+
+    def stamp(self) -> tuple[Any, ...]:
+        return self.revision, self.creator.login, self.counts()
 
     def to_dict(self, base: str) -> JSONDict:
         u = f"{base}/repos/{self.repo.full_name}/milestones/{self.number}"
@@ -89,6 +130,22 @@ class IssueComment:
         self.seeded = seeded
         self.actor = actor
         """The trace actor who wrote it: ``agent``, ``person:NAME``, ``world`` (``seed`` when seeded)."""
+        self._wire: dict[str, tuple[tuple[Any, ...], RawJSON]] = {}
+
+    def wire(self, base: str) -> RawJSON:
+        """``to_dict(base)`` as JSON text, kept while nothing it shows changes."""
+        issue = self.issue
+        repo = issue.repo
+        stamp = (self.body, self.updated_at, self.created_at, self.user.login, repo.owner.login, repo.name,
+                 repo.association(self.user), issue.number, issue.pull is None)
+        kept = self._wire.get(base)
+        if kept is not None and kept[0] == stamp:
+            return kept[1]
+        text = RawJSON(dumps(self.to_dict(base)))
+        if len(self._wire) >= _BASES_KEPT:
+            self._wire.clear()
+        self._wire[base] = (stamp, text)
+        return text
 
     def to_dict(self, base: str) -> JSONDict:
         repo = self.issue.repo
@@ -157,8 +214,8 @@ class Issue:
         self.user = user
         self.labels: list[Label] = []
         self.assignees: list[Account] = []
-        self.milestone: Milestone | None = None
-        self.state = "open"
+        self._milestone: Milestone | None = None
+        self._state = "open"
         self.state_reason: str | None = None
         self.locked = False
         self.active_lock_reason: str | None = None
@@ -173,6 +230,55 @@ class Issue:
         self.seeded = seeded
         self.actor = actor
         """The trace actor who opened it (``seed`` for seeded issues)."""
+        self._wire: dict[tuple[str, bool], tuple[tuple[Any, ...], RawJSON]] = {}
+
+    @property
+    def state(self) -> str:
+        """``open`` or ``closed``."""
+        return self._state
+
+    @state.setter
+    def state(self, value: str) -> None:
+        if value != self._state:
+            if self._milestone is not None:
+                self._milestone.changed()  # its open/closed counts move
+            self.repo.extra.pop(_BY_CREATED, None)
+        self._state = value
+
+    @property
+    def milestone(self) -> Milestone | None:
+        return self._milestone
+
+    @milestone.setter
+    def milestone(self, value: Milestone | None) -> None:
+        if value is not self._milestone:
+            for moved in (self._milestone, value):
+                if moved is not None:
+                    moved.changed()
+        self._milestone = value
+
+    def wire(self, base: str, *, single: bool = False) -> RawJSON:
+        """``to_dict(base, single=...)`` as JSON text, kept while nothing it shows changes."""
+        stamp = self._stamp(single)
+        kept = self._wire.get((base, single))
+        if kept is not None and kept[0] == stamp:
+            return kept[1]
+        text = RawJSON(dumps(self.to_dict(base, single=single)))
+        if len(self._wire) >= _BASES_KEPT:
+            self._wire.clear()
+        self._wire[(base, single)] = (stamp, text)
+        return text
+
+    def _stamp(self, single: bool) -> tuple[Any, ...]:
+        """Everything ``to_dict`` shows that can change (ids, numbers and node ids cannot)."""
+        repo, user, milestone, pull = self.repo, self.user, self._milestone, self.pull
+        return (self.title, self.body, self._state, self.state_reason, self.locked, self.active_lock_reason,
+                self.created_at, self.updated_at, self.closed_at, len(self.comments), user.login,
+                repo.owner.login, repo.name, repo.association(user),
+                tuple([label.revision for label in self.labels]), tuple([a.login for a in self.assignees]),
+                milestone.stamp() if milestone is not None else None,
+                (pull.draft, pull.merged_at) if pull is not None else None,
+                (self.closed_by.login if self.closed_by is not None else None) if single else None)
 
     @property
     def is_pull(self) -> bool:
@@ -221,6 +327,38 @@ class Issue:
     def involves(self, user: User) -> bool:
         return (self.user.key == user.key or any(a.key == user.key for a in self.assignees)
                 or self.mentions(user.login) or any(c.user.key == user.key for c in self.comments))
+
+
+_BY_CREATED = "issues.by_created"
+
+
+class _ByCreated:
+    """A repository's issues per (state, descending) sorted by creation time, for the list routes' default
+    order. Valid while the stored issues are the same ones (count and newest number) and no state changed
+    (``Issue.state`` drops it); an issue's ``created_at`` never changes once it is stored."""
+
+    def __init__(self, signature: tuple[int, int | None]) -> None:
+        self.signature = signature
+        self.lists: dict[tuple[str, bool], list[Issue]] = {}
+
+
+def by_created(repo: Repo, state: str, descending: bool) -> list[Issue]:
+    """``sorted`` of the repository's issues in ``state`` (``all`` for any) by ``created_at``, as the
+    filter-then-sort of a list route gives them, at O(1) while nothing moved. Shared: do not change it."""
+    issues = repo.issues
+    signature = (len(issues), next(reversed(issues), None))
+    index = repo.extra.get(_BY_CREATED)
+    if not isinstance(index, _ByCreated) or index.signature != signature:
+        index = repo.extra[_BY_CREATED] = _ByCreated(signature)
+    found = index.lists.get((state, descending))
+    if found is None:
+        picked = [i for i in issues.values() if state == "all" or i.state == state]
+        found = index.lists[(state, descending)] = sorted(picked, key=_created, reverse=descending)
+    return found
+
+
+def _created(issue: Issue) -> float:
+    return issue.created_at
 
 
 def _quote(name: str) -> str:

@@ -8,6 +8,9 @@ inside the replica; ``html_url`` keeps ``https://github.com`` as people see it.
 from __future__ import annotations
 
 import base64
+import hashlib
+import json
+from collections.abc import Iterable
 from datetime import UTC, datetime
 from typing import Any
 
@@ -47,3 +50,44 @@ _SCALE = {"user": 1, "org": 1, "team": 1, "repo": 100, "issue": 1000, "comment":
           "milestone": 10, "event": 10000, "pull": 1000, "review": 2000, "review_comment": 1000,
           "deployment": 200, "deployment_status": 400, "status": 5000, "check_run": 5000,
           "check_suite": 2000, "release": 100}
+
+
+# --- answers as JSON text ---------------------------------------------------------------------
+
+dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
+"""The replica's one JSON encoding (compact, UTF-8 as is); cached fragments use it too."""
+
+
+class RawJSON(str):
+    """JSON text an answer embeds as is: an object's cached wire form, or a page of them.
+
+    A page kept for reuse (an unchanged list answered again) also keeps its UTF-8 bytes and
+    their SHA-256, so an answer repeated costs neither encoding nor hashing again."""
+
+    def utf8(self) -> bytes:
+        cached: bytes | None = self.__dict__.get("_utf8")
+        if cached is None:
+            cached = self.__dict__["_utf8"] = self.encode()
+        return cached
+
+    def sha256(self) -> str:
+        cached: str | None = self.__dict__.get("_sha256")
+        if cached is None:
+            cached = self.__dict__["_sha256"] = hashlib.sha256(self.utf8()).hexdigest()
+        return cached
+
+
+def raw_list(items: Iterable[str]) -> RawJSON:
+    """A JSON array of already-encoded items, byte-identical to ``dumps`` of the decoded list."""
+    return RawJSON("[" + ",".join(items) + "]")
+
+
+def encode(value: Any) -> str:
+    """``dumps(value)``, splicing ``RawJSON`` (the value, or a top-level member or item) as is."""
+    if isinstance(value, RawJSON):
+        return value
+    if isinstance(value, dict) and any(isinstance(item, RawJSON) for item in value.values()):
+        return "{" + ",".join(f"{dumps(key)}:{encode(item)}" for key, item in value.items()) + "}"
+    if isinstance(value, list) and any(isinstance(item, RawJSON) for item in value):
+        return "[" + ",".join(encode(item) for item in value) + "]"
+    return dumps(value)

@@ -7,6 +7,7 @@ from typing import Any
 from ancha.world.tools.github import changes, errors
 from ancha.world.tools.github.call import Call, Reply, created, no_content
 from ancha.world.tools.github.models import IssueComment, Repo
+from ancha.world.tools.github.models.wire import RawJSON, raw_list
 from ancha.world.tools.github.router import route
 
 MAX_BODY = 65536
@@ -37,21 +38,21 @@ def _since(call: Call, comments: list[IssueComment]) -> list[IssueComment]:
 
 
 @route("GET", "/repos/{owner}/{repo}/issues/{issue_number}/comments")
-def issues_list_comments(call: Call) -> list[dict[str, Any]]:
+def issues_list_comments(call: Call) -> RawJSON:
     repo = call.repo()
     issue = call.issue(repo)
-    return [c.to_dict(call.base) for c in call.page(_since(call, issue.comments))]
+    return raw_list(c.wire(call.base) for c in call.page(_since(call, issue.comments)))
 
 
 @route("GET", "/repos/{owner}/{repo}/issues/comments")
-def issues_list_comments_for_repo(call: Call) -> list[dict[str, Any]]:
+def issues_list_comments_for_repo(call: Call) -> RawJSON:
     repo = call.repo()
     sort = call.q_enum("sort", ("created", "updated"), "created")
     direction = call.q_enum("direction", ("asc", "desc"), "asc")
     comments = [c for issue in repo.issues.values() for c in issue.comments]
     comments.sort(key=(lambda c: c.created_at) if sort == "created" else (lambda c: c.updated_at),
                   reverse=direction == "desc")
-    return [c.to_dict(call.base) for c in call.page(_since(call, comments))]
+    return raw_list(c.wire(call.base) for c in call.page(_since(call, comments)))
 
 
 @route("POST", "/repos/{owner}/{repo}/issues/{issue_number}/comments")
@@ -67,8 +68,8 @@ def issues_create_comment(call: Call) -> Reply:
 
 
 @route("GET", "/repos/{owner}/{repo}/issues/comments/{comment_id}")
-def issues_get_comment(call: Call) -> dict[str, Any]:
-    return _comment(call, call.repo()).to_dict(call.base)
+def issues_get_comment(call: Call) -> RawJSON:
+    return RawJSON(_comment(call, call.repo()).wire(call.base))
 
 
 @route("PATCH", "/repos/{owner}/{repo}/issues/comments/{comment_id}")

@@ -11,9 +11,14 @@ from typing import Any
 from ancha.world.tools.github import changes, errors
 from ancha.world.tools.github.call import Call, Reply, created, no_content
 from ancha.world.tools.github.models import Account, Issue, Label, Milestone, Repo
+from ancha.world.tools.github.models.issues import by_created
+from ancha.world.tools.github.models.wire import RawJSON, dumps, raw_list
 from ancha.world.tools.github.router import route
 
 LOCK_REASONS = ("off-topic", "too heated", "resolved", "spam")
+_PAGES = "issues.pages"
+_PAGES_KEPT = 4
+"""Pages of a repository's issue list kept for reuse (each up to 100 issues' text, and its bytes)."""
 _SORTS: dict[str, Callable[[Issue], float]] = {
     "created": lambda i: i.created_at, "updated": lambda i: i.updated_at, "comments": lambda i: len(i.comments)}
 
@@ -76,21 +81,58 @@ def _assignees(call: Call, repo: Repo, resource: str = "Issue") -> list[Account]
     return found
 
 
-def render(call: Call, issue: Issue, *, single: bool = False, with_repo: bool = False) -> dict[str, Any]:
-    body = issue.to_dict(call.base, single=single)
+def render(call: Call, issue: Issue, *, single: bool = False) -> dict[str, Any]:
+    """The issue as a dict: what write routes answer (GraphQL mutations read it)."""
+    return issue.to_dict(call.base, single=single)
+
+
+def _page(call: Call, issues: list[Issue], *, repo: Repo | None = None, with_repo: bool = False) -> RawJSON:
+    """A page of issues as JSON text, joined from each issue's cached wire text. For one repository's
+    list, the last few pages are kept: a page whose items are the very same texts is answered with
+    the text (and bytes and ETag) it had."""
+    base = call.base
+    page = call.page(issues)
     if with_repo:
-        body["repository"] = issue.repo.to_dict(call.base, role=call.role(issue.repo))
+        repos: dict[int, str] = {}  # the repository's JSON depends on the caller's role: never cached
+        items: list[str] = []
+        for issue in page:
+            r = issue.repo
+            if r.id not in repos:
+                repos[r.id] = dumps(r.to_dict(base, role=call.role(r)))
+            items.append(f'{issue.wire(base)[:-1]},"repository":{repos[r.id]}}}')
+        return raw_list(items)
+    texts = [issue.wire(base) for issue in page]
+    if repo is None:
+        return raw_list(texts)
+    kept: dict[tuple[str, str], tuple[list[RawJSON], RawJSON]] = repo.extra.setdefault(_PAGES, {})
+    key = (base, call.raw_query)
+    last = kept.get(key)
+    if last is not None and len(last[0]) == len(texts) and all(a is b for a, b in zip(last[0], texts, strict=True)):
+        return last[1]
+    body = raw_list(texts)
+    if len(kept) >= _PAGES_KEPT:
+        kept.clear()
+    kept[key] = (texts, body)
     return body
 
 
 # --- listing --------------------------------------------------------------------------------
 
 
-def _filtered(call: Call, issues: list[Issue]) -> list[Issue]:
+def _filtered(call: Call, issues: list[Issue] | None, repo: Repo | None = None) -> list[Issue]:
+    """``issues`` (None: all of ``repo``'s) that pass the query's filters, in its order."""
     q = call.query
     state = call.q_enum("state", ("open", "closed", "all"), "open")
     labels = [n.strip().lower() for n in q.get("labels", "").split(",") if n.strip()]
     since = call.q_time("since")
+    sort = call.q_enum("sort", ("created", "updated", "comments"), "created")
+    direction = call.q_enum("direction", ("asc", "desc"), "desc")
+    if issues is None:
+        assert repo is not None
+        if (sort == "created" and not labels and since is None
+                and not any(key in q for key in ("milestone", "assignee", "creator", "mentioned"))):
+            return by_created(repo, state, direction == "desc")  # the default list: kept sorted, O(1)
+        issues = list(repo.issues.values())
     out: list[Issue] = []
     for issue in issues:
         if state != "all" and issue.state != state:
@@ -120,22 +162,20 @@ def _filtered(call: Call, issues: list[Issue]) -> list[Issue]:
         if "mentioned" in q and not issue.mentions(q["mentioned"]):
             continue
         out.append(issue)
-    sort = call.q_enum("sort", ("created", "updated", "comments"), "created")
-    direction = call.q_enum("direction", ("asc", "desc"), "desc")
     return sorted(out, key=_SORTS[sort], reverse=direction == "desc")
 
 
 @route("GET", "/repos/{owner}/{repo}/issues")
-def issues_list_for_repo(call: Call) -> list[dict[str, Any]]:
+def issues_list_for_repo(call: Call) -> RawJSON:
     repo = call.repo()
     for key in ("assignee", "creator", "mentioned"):
         value = call.query.get(key)
         if value and value not in ("none", "*") and call.state.account(value) is None:
             raise errors.ValidationFailed({"value": value, "resource": "Issue", "field": key, "code": "invalid"})
-    return [render(call, i) for i in call.page(_filtered(call, list(repo.issues.values())))]
+    return _page(call, _filtered(call, None, repo), repo=repo)
 
 
-def _mine(call: Call, repos: list[Repo]) -> list[dict[str, Any]]:
+def _mine(call: Call, repos: list[Repo]) -> RawJSON:
     user = call.user
     mode = call.q_enum("filter", ("assigned", "created", "mentioned", "subscribed", "repos", "all"), "assigned")
     picked: list[Issue] = []
@@ -149,11 +189,11 @@ def _mine(call: Call, repos: list[Repo]) -> list[dict[str, Any]]:
                     or (mode == "subscribed" and issue.involves(user))
                     or mode in ("repos", "all")):
                 picked.append(issue)
-    return [render(call, i, with_repo=True) for i in call.page(_filtered(call, picked))]
+    return _page(call, _filtered(call, picked), with_repo=True)
 
 
 @route("GET", "/issues")
-def issues_list(call: Call) -> list[dict[str, Any]]:
+def issues_list(call: Call) -> RawJSON:
     user = call.user
     repos = [r for r in call.state.repos.values() if r.owner.key == user.key or user.key in r.collaborators
              or (user.key in getattr(r.owner, "members", {}))]
@@ -161,13 +201,13 @@ def issues_list(call: Call) -> list[dict[str, Any]]:
 
 
 @route("GET", "/user/issues")
-def issues_list_for_authenticated_user(call: Call) -> list[dict[str, Any]]:
+def issues_list_for_authenticated_user(call: Call) -> RawJSON:
     user = call.user
     return _mine(call, [r for r in call.state.repos.values() if r.owner.key == user.key or user.key in r.collaborators])
 
 
 @route("GET", "/orgs/{org}/issues")
-def issues_list_for_org(call: Call) -> list[dict[str, Any]]:
+def issues_list_for_org(call: Call) -> RawJSON:
     org = call.state.orgs.get(call.params["org"].lower())
     if org is None:
         raise errors.NotFound()
@@ -178,9 +218,9 @@ def issues_list_for_org(call: Call) -> list[dict[str, Any]]:
 
 
 @route("GET", "/repos/{owner}/{repo}/issues/{issue_number}")
-def issues_get(call: Call) -> dict[str, Any]:
+def issues_get(call: Call) -> RawJSON:
     repo = call.repo()
-    return render(call, call.issue(repo), single=True)
+    return RawJSON(call.issue(repo).wire(call.base, single=True))
 
 
 @route("POST", "/repos/{owner}/{repo}/issues")

@@ -15,6 +15,7 @@ from typing import Any
 from ancha.world.tools.github import errors
 from ancha.world.tools.github.call import Call
 from ancha.world.tools.github.models import Issue
+from ancha.world.tools.github.models.wire import dumps, raw_list
 from ancha.world.tools.github.router import route
 
 MAX_QUERY = 256
@@ -109,11 +110,12 @@ _SORTS = {"comments": lambda i: len(i.comments), "created": lambda i: i.created_
           "updated": lambda i: i.updated_at}
 
 
-def _item(call: Call, issue: Issue) -> dict[str, Any]:
+def _item(call: Call, issue: Issue) -> str:
+    if issue.body is not None:
+        return f'{issue.wire(call.base)[:-1]},"score":1.0}}'  # the cached issue text, plus its score
     item = {**issue.to_dict(call.base), "score": 1.0}
-    if item["body"] is None:
-        del item["body"]  # the search item schema types body as a string: an empty one is left out
-    return item
+    del item["body"]  # the search item schema types body as a string: an empty one is left out
+    return dumps(item)
 
 
 @route("GET", "/search/issues", resource="search",
@@ -145,7 +147,7 @@ def search_issues_and_pull_requests(call: Call) -> dict[str, Any]:
     sort = call.query.get("sort", "")
     order = call.q_enum("order", ("asc", "desc"), "desc")
     found.sort(key=_SORTS.get(sort, _SORTS["updated"]), reverse=order == "desc")
-    items = [_item(call, i) for i in call.page(found)]
+    items = raw_list(_item(call, i) for i in call.page(found))
     body: dict[str, Any] = {"total_count": len(found), "incomplete_results": False, "items": items,
                             "search_type": "lexical"}
     if call.query.get("search_type") in ("semantic", "hybrid"):
