@@ -126,6 +126,8 @@ class GitHubReach:
             if user.person:
                 directory.link(TOOL, user.login, user.person.removeprefix("$").rpartition(".")[2])
         self.people = directory.people_on(TOOL)
+        self._conversations: dict[tuple[str, int], tuple[set[str], set[str]]] = {}
+        """(repo, number) -> (logins that wrote there, logins @-mentioned there), lower-case."""
         self._asked_review: set[tuple[str, str]] = set()
         """(``owner/repo#N``, lower-cased login) of review requests made during the trial."""
 
@@ -189,14 +191,13 @@ class GitHubReach:
         return user is not None and self.state.role(repo, user) is not None
 
     def _audience(self, repo: Repo, issue: Issue, writer: str, text: str) -> dict[str, bool]:
+        if not self.people:
+            return {}
         named = mentioned(text)
         owners = {issue.user.login.lower(), *(a.login.lower() for a in issue.assignees)}
         if issue.pull is not None:
             owners.update(r.login.lower() for r in issue.pull.requested_reviewers)
-        earlier = {c.user.login.lower() for c in issue.comments}
-        if issue.pull is not None:
-            earlier.update(r.user.login.lower() for r in issue.pull.reviews)
-            earlier.update(c.user.login.lower() for c in issue.pull.review_comments)
+        earlier, were_mentioned = self._conversation(repo, issue)
         audience: dict[str, bool] = {}
         for person, login in self.people:
             key = login.lower()
@@ -204,9 +205,26 @@ class GitHubReach:
                 continue
             if key in named or key in owners:
                 audience[person] = True
-            elif key in earlier or issue.mentions(login):
+            elif key in earlier or key in were_mentioned:
                 audience[person] = False
+        earlier.add(writer.lower())
+        were_mentioned.update(named)
         return audience
+
+    def _conversation(self, repo: Repo, issue: Issue) -> tuple[set[str], set[str]]:
+        """Who has written in the conversation of ``issue`` and who was @-mentioned there: read
+        once from the issue, then kept as messages arrive, so a message costs O(1) in its length
+        rather than O(the conversation)."""
+        key = (repo.full_name.lower(), issue.number)
+        known = self._conversations.get(key)
+        if known is None:
+            writers = {c.user.login.lower() for c in issue.comments}
+            texts = [issue.body or "", *(c.body for c in issue.comments)]
+            if issue.pull is not None:
+                writers.update(r.user.login.lower() for r in issue.pull.reviews)
+                writers.update(c.user.login.lower() for c in issue.pull.review_comments)
+            known = self._conversations[key] = (writers, {m for t in texts for m in mentioned(t)})
+        return known
 
     def _audience_of_request(self, repo: Repo, writer: str, requested: set[str]) -> dict[str, bool]:
         return {person: True for person, login in self.people
