@@ -127,7 +127,8 @@ def _resolve(clean: dict[str, Any], source: Source, present: set[str], path: Pat
         seed = section.build(seed_data, context)
         if seed is not None:
             world[tool] = body_json(seed)
-    accounts = {tool: catalog.worlds[tool].accounts_kind for tool in world}
+    written = clean.get("world", {})
+    accounts = {tool: section.accounts_kind for tool, section in catalog.worlds.items() if written.get(tool) is not None}
     people = build_people(clean.get("people", {}), source, refs, accounts, catalog.planned_tools)
     resolver = Resolver(source, present, refs, people, catalog)
     rules = build_world_rules(clean.get("world_rules", {}), resolver)

@@ -13,7 +13,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Annotated, Any, ClassVar, Literal
 
-from pydantic import ConfigDict, Field, ValidationError
+from pydantic import ConfigDict, Field, StringConstraints, ValidationError
 
 from ancha.config.validation import Expect, FileModel, join
 from ancha.scene.file_model import RefName, Time
@@ -157,7 +157,8 @@ class ProtectionFile(_File):
 
 class RepoFile(_File):
     ref: RefName | None = None
-    name: Annotated[str, Expect("a repository name such as acme/orders")]
+    name: Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$"),
+                    Expect("a repository name such as acme/orders")]
     private: bool = False
     description: str | None = None
     default_branch: str = "main"
@@ -270,7 +271,7 @@ def build_world(clean: dict[str, Any], ctx: SectionContext) -> GitHubWorld | Non
                 data["permissions"][user] = role
         data["branches"] = {}
         for name, branch in (repo.get("branches") or {}).items():
-            start = (branch or {}).get("from_")
+            start = (branch or {}).get("from_", (branch or {}).get("from"))
             data["branches"][name] = {"from": run.revision(start, join(join(path, "branches"), name) + ".from")
                                       if start else None}
         if repo.get("production"):
