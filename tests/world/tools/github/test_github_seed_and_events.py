@@ -94,3 +94,13 @@ def test_events__people_act_with_their_actor(gh, published):
 def test_events__issues_api_on_a_pull_is_flagged(gh, published):
     gh.client.get_repo("acme/orders").get_issue(3).add_to_labels("p1")
     assert published[-1].type == "issue_labeled" and published[-1].data["is_pull"] is True
+
+
+def test_events__closing_a_pull_through_the_issues_api_publishes_pull_events(gh, published):
+    """Issues and Pulls APIs publish the same events for a pull's state (pull_closed, pull_reopened)."""
+    for api in ("issues", "pulls"):
+        assert gh.raw("PATCH", f"/repos/acme/orders/{api}/3", json={"state": "closed"}).status_code == 200
+        assert gh.raw("PATCH", f"/repos/acme/orders/{api}/3", json={"state": "open"}).status_code == 200
+    kinds = [(e.type, e.data.get("merged")) for e in published]
+    assert kinds == [("pull_closed", False), ("pull_reopened", None)] * 2
+    assert all(e.data["is_pull"] is True and e.data["number"] == 3 for e in published)

@@ -65,3 +65,51 @@ def test_review_comment_and_release_reactions(gh: GH) -> None:
     hooray = gh.raw("POST", path, json={"content": "hooray"})
     assert hooray.status_code == 201
     assert gh.raw("DELETE", f"{path}/{hooray.json()['id']}").status_code == 204
+
+
+ROLLUP_KEYS = ["url", "total_count", "+1", "-1", "laugh", "hooray", "confused", "heart", "rocket", "eyes"]
+
+
+def test_issue_json_shows_the_reaction_rollup(gh: GH) -> None:
+    issue = gh.client.get_repo("acme/orders").get_issue(1)
+    assert gh.raw("GET", "/repos/acme/orders/issues/1").json()["reactions"]["total_count"] == 0  # warm the cache
+    heart = issue.create_reaction("heart")
+    issue.create_reaction("+1")
+    gh.raw("POST", "/repos/acme/orders/issues/1/reactions", json={"content": "heart"}, token=gh.token_for("ben"))
+    assert sorted(r.content for r in issue.get_reactions()) == ["+1", "heart", "heart"]
+    rollup = gh.raw("GET", "/repos/acme/orders/issues/1").json()["reactions"]
+    assert list(rollup) == ROLLUP_KEYS
+    assert rollup["url"].endswith("/repos/acme/orders/issues/1/reactions")
+    assert (rollup["total_count"], rollup["heart"], rollup["+1"], rollup["eyes"]) == (3, 2, 1, 0)
+    listed = gh.raw("GET", "/repos/acme/orders/issues", params={"state": "all"}).json()
+    assert next(i for i in listed if i["number"] == 1)["reactions"] == rollup
+    assert all(i["reactions"]["total_count"] == 0 for i in listed if i["number"] != 1)
+    again = gh.client.get_repo("acme/orders").get_issue(1)
+    assert again.raw_data["reactions"]["total_count"] == 3
+    issue.delete_reaction(heart.id)
+    after = gh.raw("GET", "/repos/acme/orders/issues/1").json()["reactions"]
+    assert (after["total_count"], after["heart"], after["+1"]) == (2, 1, 1)
+
+
+def test_comment_and_review_comment_json_show_the_rollup(gh: GH) -> None:
+    repo = gh.client.get_repo("acme/orders")
+    comment = repo.get_issue(1).get_comments()[0]
+    one = f"/repos/acme/orders/issues/comments/{comment.id}"
+    assert gh.raw("GET", one).json()["reactions"]["total_count"] == 0  # warm the cache
+    made = comment.create_reaction("rocket")
+    shown = gh.raw("GET", one).json()["reactions"]
+    assert list(shown) == ROLLUP_KEYS and (shown["total_count"], shown["rocket"]) == (1, 1)
+    assert shown["url"].endswith(f"{one}/reactions")
+    listed = gh.raw("GET", "/repos/acme/orders/issues/1/comments").json()
+    assert next(c for c in listed if c["id"] == comment.id)["reactions"] == shown
+    assert gh.raw("GET", "/repos/acme/orders/issues/1").json()["reactions"]["total_count"] == 0  # not the issue's
+    comment.delete_reaction(made.id)
+    assert gh.raw("GET", one).json()["reactions"]["total_count"] == 0
+
+    repo.create_file("exports.py", "add exports", "print('csv')\n", branch="fix-exports")
+    head = repo.get_pull(3).head.sha
+    review = gh.raw("POST", "/repos/acme/orders/pulls/3/comments",
+                    json={"body": "nit", "commit_id": head, "path": "exports.py", "line": 1, "side": "RIGHT"}).json()
+    gh.raw("POST", f"/repos/acme/orders/pulls/comments/{review['id']}/reactions", json={"content": "eyes"})
+    shown = gh.raw("GET", f"/repos/acme/orders/pulls/comments/{review['id']}").json()["reactions"]
+    assert (shown["total_count"], shown["eyes"]) == (1, 1)

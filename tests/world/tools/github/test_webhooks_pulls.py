@@ -67,6 +67,20 @@ def test_pull_request_edited_labeled_closed_reopened(shop: Hooks) -> None:
     assert reopened["pull_request"]["state"] == "open"
 
 
+def test_pull_request_closed_reopened__through_the_issues_api(shop: Hooks) -> None:
+    number = _open(shop)["number"]
+    shop.take()
+    closed_issue = shop.as_person("PATCH", f"/repos/acme/shop/issues/{number}", json={"state": "closed"})
+    assert closed_issue["state"] == "closed" and "pull_request" in closed_issue
+    [(kind, closed)] = shop.take()
+    assert (kind, closed["action"], closed["number"]) == ("pull_request", "closed", number)
+    assert closed["pull_request"]["merged"] is False and closed["pull_request"]["state"] == "closed"
+    shop.as_person("PATCH", f"/repos/acme/shop/issues/{number}", json={"state": "open"})
+    [(kind, reopened)] = shop.take()
+    assert (kind, reopened["action"]) == ("pull_request", "reopened")
+    assert reopened["pull_request"]["state"] == "open"
+
+
 def test_pull_request_closed__merged(shop: Hooks) -> None:
     number = _open(shop)["number"]
     shop.take()

@@ -211,8 +211,23 @@ def test_wire_cache__pull_merged_shows_in_the_issue_list(gh):
 
 def test_wire_cache__reaction_on_an_issue(gh):
     assert_fresh(gh)
-    gh.raw("POST", "/repos/acme/orders/issues/1/reactions", json={"content": "heart"})
+    made = gh.raw("POST", "/repos/acme/orders/issues/1/reactions", json={"content": "heart"})
+    assert made.status_code == 201, made.text
     assert_fresh(gh)
+    assert gh.raw("GET", "/repos/acme/orders/issues/1").json()["reactions"]["heart"] == 1
+    gh.raw("DELETE", f"/repos/acme/orders/issues/1/reactions/{made.json()['id']}")
+    assert_fresh(gh)
+    assert gh.raw("GET", "/repos/acme/orders/issues/1").json()["reactions"]["total_count"] == 0
+
+
+def test_wire_cache__reaction_on_a_comment(gh):
+    assert_fresh(gh)
+    comment = _repo(gh, "acme/orders").issues[1].comments[0]
+    assert_fresh_comments(gh, "acme/orders", 1)
+    made = gh.raw("POST", f"/repos/acme/orders/issues/comments/{comment.id}/reactions", json={"content": "eyes"})
+    assert made.status_code == 201, made.text
+    assert_fresh_comments(gh, "acme/orders", 1)
+    assert gh.raw("GET", f"/repos/acme/orders/issues/comments/{comment.id}").json()["reactions"]["eyes"] == 1
 
 
 # --- other answers that splice cached texts ---------------------------------------------------------

@@ -54,7 +54,10 @@ def open_issue(call: Call, issue: Issue) -> None:
 
 
 def set_state(call: Call, issue: Issue, state: str, reason: str | None = None) -> bool:
-    """Close or reopen; False when it already was in that state (only the reason may change)."""
+    """Close or reopen; False when it already was in that state (only the reason may change).
+    Publishes ``issue_closed``/``issue_reopened``, or for a pull ``pull_closed`` (merged False)/
+    ``pull_reopened`` whichever API closed it; a pull closed by merging publishes nothing here
+    (the merge route publishes ``pull_merged``)."""
     at = call.now()
     if issue.state == state:
         if state == "closed" and reason and reason != issue.state_reason:
@@ -70,13 +73,14 @@ def set_state(call: Call, issue: Issue, state: str, reason: str | None = None) -
         log(call, issue, "closed", at, state_reason=issue.state_reason)
         if issue.pull is None:
             publish(call, "issue_closed", issue, state_reason=issue.state_reason)
+        elif not issue.pull.merged:  # a merge publishes its own ``pull_merged``
+            publish(call, "pull_closed", issue, merged=False)
     else:
         issue.closed_at = None
         issue.closed_by = None
         issue.state_reason = "reopened"
         log(call, issue, "reopened", at)
-        if issue.pull is None:
-            publish(call, "issue_reopened", issue)
+        publish(call, "issue_reopened" if issue.pull is None else "pull_reopened", issue)
     return True
 
 

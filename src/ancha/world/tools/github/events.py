@@ -27,7 +27,8 @@ label_deleted                         label (name)
 milestone_created                     milestone (number), title
 pull_opened                           title, head, base, draft
 pull_edited                           changes
-pull_closed                           merged False
+pull_closed                           merged False (closed unmerged, through the Pulls or Issues API)
+pull_reopened                         - (through the Pulls or Issues API)
 pull_merged                           merge_commit_sha, base
 pull_review_submitted                 review_id, state, body
 pull_review_comment_created           comment_id, path, body
@@ -59,8 +60,8 @@ EVENT_TYPES = (
     "issue_opened", "issue_edited", "issue_closed", "issue_reopened", "issue_labeled", "issue_unlabeled",
     "issue_assigned", "issue_unassigned", "issue_comment_created", "issue_comment_edited",
     "issue_comment_deleted", "issue_locked", "issue_unlocked", "label_created", "label_edited",
-    "label_deleted", "milestone_created", "pull_opened", "pull_edited", "pull_closed", "pull_merged",
-    "pull_review_submitted", "pull_review_comment_created", "review_requested", "deployment_created",
+    "label_deleted", "milestone_created", "pull_opened", "pull_edited", "pull_closed", "pull_reopened",
+    "pull_merged", "pull_review_submitted", "pull_review_comment_created", "review_requested", "deployment_created",
     "deployment_status_created", "status_created", "check_run_created", "release_published",
     "repo_created", "repo_edited", "repo_deleted", "collaborator_added", "collaborator_removed",
     "ref_updated",

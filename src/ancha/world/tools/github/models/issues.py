@@ -8,9 +8,9 @@ Issues and comments keep their wire JSON (``wire(base)``), so a page of 100 is a
 cached text rather than 100 dicts built and encoded. A cached text is kept with a
 *stamp*, a tuple of everything the JSON shows that can change (own fields, the author's
 login, labels' and the milestone's ``revision``, the milestone's counts, the repository's
-name, ``author_association``), taken afresh on each read: a write anywhere (a route, a
-GraphQL mutation, a scene action) can never leave a stale answer, and there is no
-``touch()`` to forget. Labels and milestones count their own ``revision`` on every
+name, ``author_association``, the ``reactions`` counts of ``models.reactions``), taken
+afresh on each read: a write anywhere (a route, a GraphQL mutation, a scene action) can
+never leave a stale answer, and there is no ``touch()`` to forget. Labels and milestones count their own ``revision`` on every
 attribute set; an issue's ``state`` and ``milestone`` setters bump the milestones whose
 counts they change.
 """
@@ -21,6 +21,7 @@ from itertools import count
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
+from ancha.world.tools.github.models.reactions import ROLLUP, counts, rollup
 from ancha.world.tools.github.models.users import Account, User
 from ancha.world.tools.github.models.wire import HTML, JSONDict, RawJSON, dumps, iso, node_id
 
@@ -28,11 +29,8 @@ if TYPE_CHECKING:
     from ancha.world.tools.github.models.pulls import Pull
     from ancha.world.tools.github.models.repos import Repo
 
-REACTIONS = ("+1", "-1", "laugh", "hooray", "confused", "heart", "rocket", "eyes")
-
-
-def reactions(url: str) -> JSONDict:
-    return {"url": f"{url}/reactions", "total_count": 0, **dict.fromkeys(REACTIONS, 0)}
+REACTIONS = ROLLUP
+"""The contents of a ``reactions`` rollup, in GitHub's order (``models.reactions.ROLLUP``)."""
 
 
 _REVISIONS = count(1)
@@ -137,7 +135,8 @@ class IssueComment:
         issue = self.issue
         repo = issue.repo
         stamp = (self.body, self.updated_at, self.created_at, self.user.login, repo.owner.login, repo.name,
-                 repo.association(self.user), issue.number, issue.pull is None)
+                 repo.association(self.user), issue.number, issue.pull is None,
+                 counts(repo, ("issue_comment", self.id)))
         kept = self._wire.get(base)
         if kept is not None and kept[0] == stamp:
             return kept[1]
@@ -155,7 +154,8 @@ class IssueComment:
                 "issue_url": f"{base}/repos/{repo.full_name}/issues/{self.issue.number}", "id": self.id,
                 "node_id": self.node_id, "user": self.user.simple(base), "created_at": iso(self.created_at),
                 "updated_at": iso(self.updated_at), "body": self.body,
-                "author_association": repo.association(self.user), "reactions": reactions(u),
+                "author_association": repo.association(self.user),
+                "reactions": rollup(repo, ("issue_comment", self.id), u),
                 "performed_via_github_app": None}
 
 
@@ -277,7 +277,7 @@ class Issue:
                 repo.owner.login, repo.name, repo.association(user),
                 tuple([label.revision for label in self.labels]), tuple([a.login for a in self.assignees]),
                 milestone.stamp() if milestone is not None else None,
-                (pull.draft, pull.merged_at) if pull is not None else None,
+                (pull.draft, pull.merged_at) if pull is not None else None, counts(repo, ("issue", self.id)),
                 (self.closed_by.login if self.closed_by is not None else None) if single else None)
 
     @property
@@ -307,7 +307,7 @@ class Issue:
             "author_association": repo.association(self.user), "type": None,
             "active_lock_reason": self.active_lock_reason, "sub_issues_summary": {
                 "total": 0, "completed": 0, "percent_completed": 0},
-            "body": self.body, "reactions": reactions(u), "timeline_url": f"{u}/timeline",
+            "body": self.body, "reactions": rollup(repo, ("issue", self.id), u), "timeline_url": f"{u}/timeline",
             "performed_via_github_app": None, "state_reason": self.state_reason,
         }
         if self.pull is not None:

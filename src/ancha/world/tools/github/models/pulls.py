@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ancha.world.tools.github.models.issues import Issue, reactions
+from ancha.world.tools.github.models.issues import Issue
+from ancha.world.tools.github.models.reactions import rollup
 from ancha.world.tools.github.models.users import Account
 from ancha.world.tools.github.models.wire import HTML, JSONDict, iso, node_id
 
@@ -79,7 +80,7 @@ class ReviewComment:
             "created_at": iso(self.created_at), "updated_at": iso(self.updated_at), "html_url": html,
             "pull_request_url": pull_url, "author_association": repo.association(self.user),
             "_links": {"self": {"href": u}, "html": {"href": html}, "pull_request": {"href": pull_url}},
-            "reactions": reactions(u), "start_line": None, "original_start_line": None, "start_side": None,
+            "reactions": rollup(repo, ("review_comment", self.id), u), "start_line": None, "original_start_line": None, "start_side": None,
             "line": self.line, "original_line": self.line, "side": self.side, "subject_type": "line",
         }
         if self.in_reply_to is not None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ancha.world.tools.github.models.issues import reactions
+from ancha.world.tools.github.models.reactions import rollup
 from ancha.world.tools.github.models.users import Account
 from ancha.world.tools.github.models.wire import HTML, JSONDict, iso, node_id
 
@@ -41,4 +41,4 @@ class Release:
                 "draft": self.draft, "prerelease": self.prerelease, "immutable": False,
                 "created_at": iso(self.created_at), "published_at": iso(self.published_at),
                 "updated_at": iso(self.updated_at), "author": self.author.simple(base), "assets": [],
-                "reactions": reactions(u)}
+                "reactions": rollup(self.repo, ("release", self.id), u)}

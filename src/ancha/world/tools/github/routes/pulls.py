@@ -236,11 +236,7 @@ def pulls_update(call: Call) -> dict[str, Any]:
         changes.publish(call, "pull_edited", issue, changes={"base": {"ref": {"from": previous}}})
     if state is not None:
         comparison(pull)  # record the shas an open pull has now, before it closes
-        if changes.set_state(call, issue, state):
-            if state == "closed":
-                changes.publish(call, "pull_closed", issue, merged=False)
-            else:
-                changes.publish(call, "pull_edited", issue, changes={"state": {"from": "closed"}})
+        changes.set_state(call, issue, state)  # publishes pull_closed / pull_reopened
     return render(call, pull, full=True)
 
 

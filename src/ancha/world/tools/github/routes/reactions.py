@@ -2,7 +2,8 @@
 
 Anyone who can read a repository may react; reacting again with the same content gives
 the existing reaction back with 200 instead of 201, as GitHub does. A reaction is
-deleted by whoever made it (or a repository admin). State is ``models.reactions``.
+deleted by whoever made it (or a repository admin). State is ``models.reactions``, kept
+per repository; what the subjects' JSON shows as their ``reactions`` rollup follows from it.
 """
 
 from __future__ import annotations
@@ -54,7 +55,7 @@ def _list(call: Call, find: Find, allowed: tuple[str, ...]) -> list[dict[str, An
     repo = call.repo()
     subject = find(call, repo)
     content = call.q_enum("content", allowed, "") if call.query.get("content") else None
-    return [r.to_dict(call.base) for r in call.page(reactions_of(call.state).of(subject, content))]
+    return [r.to_dict(call.base) for r in call.page(reactions_of(repo).of(subject, content))]
 
 
 def _create(call: Call, find: Find, allowed: tuple[str, ...]) -> Reply:
@@ -64,7 +65,7 @@ def _create(call: Call, find: Find, allowed: tuple[str, ...]) -> Reply:
     content = call.field_str("content", resource="Reaction", required=True)
     if content not in allowed:
         raise errors.invalid_request(f"For 'content', \"{content}\" is not one of {', '.join(allowed)}.")
-    reaction, new = reactions_of(call.state).add(subject, user, content, call.now(), call.state.ids.next("reaction"))
+    reaction, new = reactions_of(repo).add(subject, user, content, call.now(), call.state.ids.next("reaction"))
     body = reaction.to_dict(call.base)
     return created(body) if new else Reply(200, body)
 
@@ -73,7 +74,7 @@ def _delete(call: Call, find: Find) -> Reply:
     user = call.user
     repo = call.repo()
     subject = find(call, repo)
-    store = reactions_of(call.state)
+    store = reactions_of(repo)
     reaction = store.find(subject, call.number("reaction_id"))
     if reaction is None:
         raise errors.NotFound()
