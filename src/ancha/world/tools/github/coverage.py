@@ -16,12 +16,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 from pathlib import Path
 
+from ancha.world.tools.vendor import vendor_dir as vendor_folder
+
 LEDGER_PATH = Path(__file__).with_name("routes_ledger.py")
-REPO_ROOT = Path(__file__).resolve().parents[5]
 
 IMPLEMENTED = "implemented"
 PARTIAL = "partial"
@@ -30,9 +30,7 @@ _VERBS = ("get", "post", "put", "patch", "delete")
 
 
 def vendor_dir() -> Path:
-    configured = os.environ.get("ANCHA_VENDOR_DIR")
-    root = Path(configured) if configured else REPO_ROOT.parent / "shared" / "vendor"
-    return root / "github" if (root / "github").is_dir() else root
+    return vendor_folder("github")
 
 
 def vendor_endpoints(folder: Path | None = None) -> list[str]:

@@ -15,14 +15,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 from pathlib import Path
 
 from ancha.world.tools.slack.routes import PARTIAL, ROUTES, UNAUTHENTICATED
+from ancha.world.tools.vendor import vendor_dir as vendor_folder
 
 LEDGER_PATH = Path(__file__).with_name("methods_ledger.py")
-REPO_ROOT = Path(__file__).resolve().parents[5]
 
 IMPLEMENTED = "implemented"
 PARTIAL_STATUS = "partial"
@@ -30,9 +29,7 @@ NOT_IMPLEMENTED = "not_implemented"
 
 
 def vendor_dir() -> Path:
-    configured = os.environ.get("ANCHA_VENDOR_DIR")
-    root = Path(configured) if configured else REPO_ROOT.parent / "shared" / "vendor"
-    return root / "slack" if (root / "slack").is_dir() else root
+    return vendor_folder("slack")
 
 
 def vendor_methods(folder: Path | None = None) -> set[str]:

@@ -14,14 +14,13 @@ building is slower still.
 
 from __future__ import annotations
 
-import os
 import threading
 import time
 from pathlib import Path
 
 from graphql import GraphQLSchema, build_ast_schema, parse
 
-REPO_ROOT = Path(__file__).resolve().parents[6]
+from ancha.world.tools.vendor import vendor_dir
 
 _lock = threading.Lock()
 _schema: GraphQLSchema | None = None
@@ -34,10 +33,7 @@ class SchemaUnavailable(RuntimeError):
 
 def sdl_path() -> Path:
     """Where GitHub's SDL lives: ``$ANCHA_VENDOR_DIR[/github]/schema.graphql``."""
-    configured = os.environ.get("ANCHA_VENDOR_DIR")
-    root = Path(configured) if configured else REPO_ROOT.parent / "shared" / "vendor"
-    folder = root / "github" if (root / "github").is_dir() else root
-    return folder / "schema.graphql"
+    return vendor_dir("github") / "schema.graphql"
 
 
 def build_schema(path: Path | None = None) -> GraphQLSchema:
