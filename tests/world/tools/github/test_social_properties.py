@@ -7,11 +7,10 @@ from __future__ import annotations
 import json
 import re
 from typing import Any
-from urllib.parse import quote
 
-import httpx
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from rest_answers import check_answer, fill_path
 
 from ancha.world.tools.github.router import registered
 from ancha.world.tools.github.routes import load_all
@@ -43,21 +42,6 @@ _ACCEPT = st.sampled_from(["application/vnd.github+json", "application/vnd.githu
 _SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 
 
-def _path(template: str, values: list[str]) -> str:
-    it = iter(values)
-    return re.sub(r"\{[^}]+\}", lambda _: quote(next(it, "x"), safe=""), template)
-
-
-def _check(answer: httpx.Response) -> None:
-    assert answer.status_code != 500, answer.text
-    if answer.status_code in (204, 304):
-        return
-    if answer.status_code == 200 and answer.headers["content-type"].startswith(_TEXT):
-        return
-    body = answer.json()
-    if answer.status_code >= 400:
-        assert isinstance(body, dict) and isinstance(body.get("message"), str), answer.text
-        assert body["status"] == str(answer.status_code), answer.text
 
 
 def test_routes__all_registered() -> None:
@@ -73,8 +57,8 @@ def test_routes__any_input_never_500(gh: GH, route: tuple[str, str], segments: l
     method, template = route
     params = {k: json.dumps(v) if not isinstance(v, str) else v for k, v in query.items()}
     token = "" if who == "agent" else None if who is None else gh.token_for(who)
-    _check(gh.raw(method, _path(template, segments), token=token, json=body if method != "GET" else None,
-                  params=params, headers={"Accept": accept}))
+    check_answer(gh.raw(method, fill_path(template, segments), token=token, json=body if method != "GET" else None,
+                        params=params, headers={"Accept": accept}), _TEXT)
 
 
 @_SETTINGS
@@ -93,5 +77,5 @@ def test_routes__real_objects_any_body_never_500(gh: GH, route: tuple[str, str],
         gh.raw("PUT", "/repos/acme/orders/branches/main/protection", token=laura, json={
             "required_status_checks": {"strict": False, "contexts": ["ci"]}, "enforce_admins": False,
             "required_pull_request_reviews": {"required_approving_review_count": 1}, "restrictions": None})
-    _check(gh.raw(method, path, token=laura, json=body if method != "GET" else None,
-                  params=params))
+    check_answer(gh.raw(method, path, token=laura, json=body if method != "GET" else None,
+                        params=params), _TEXT)
