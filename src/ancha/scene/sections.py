@@ -137,6 +137,8 @@ class Catalog:
     predicates: dict[str, BodyKind] = field(default_factory=dict)
     """Tool predicates that are not state checks (``issue_labeled``, ``pull_merged``)."""
     actions: dict[str, BodyKind] = field(default_factory=dict)
+    effects: dict[str, BodyKind] = field(default_factory=dict)
+    """What a fault's ``effects`` can be (``<tool>.<effect>``)."""
 
     @property
     def tools(self) -> tuple[str, ...]:

@@ -54,6 +54,8 @@ def ancha_variables(context: Mapping[str, Any], state_dir: str) -> dict[str, str
         for key in spec.variables if spec is not None else ("token",):
             if key in creds:
                 env[f"ANCHA_{tool.upper()}_{key.upper()}"] = str(creds[key])
+        if spec is not None:
+            env.update(spec.agent_env)
     return env
 
 

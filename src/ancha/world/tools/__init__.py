@@ -14,9 +14,9 @@ from dataclasses import dataclass
 from functools import cache
 
 from ancha.scene.sections import Catalog
-from ancha.world.tools.seam import ActionKind, PredicateKind, StateKind, ToolSpec
+from ancha.world.tools.seam import ActionKind, EffectKind, PredicateKind, StateKind, ToolSpec
 
-__all__ = ["ActionKind", "PredicateKind", "Registry", "StateKind", "ToolSpec", "catalog", "registry"]
+__all__ = ["ActionKind", "EffectKind", "PredicateKind", "Registry", "StateKind", "ToolSpec", "catalog", "registry"]
 
 
 def _specs() -> list[ToolSpec]:
@@ -34,6 +34,7 @@ class Registry:
     states: dict[str, StateKind]
     predicates: dict[str, PredicateKind]
     actions: dict[str, ActionKind]
+    effects: dict[str, EffectKind]
     catalog: Catalog
     """The tools as scene files see them: what ``load_scene`` validates against."""
 
@@ -51,11 +52,13 @@ def registry() -> Registry:
     states = {k.body.key: k for spec in tools.values() for k in spec.checks}
     predicates = {k.body.key: k for spec in tools.values() for k in spec.predicates}
     actions = {k.body.key: k for spec in tools.values() for k in spec.actions}
-    return Registry(tools, states, predicates, actions, Catalog(
+    effects = {k.body.key: k for spec in tools.values() for k in spec.effects}
+    return Registry(tools, states, predicates, actions, effects, Catalog(
         worlds={name: spec.world for name, spec in tools.items()},
         states={key: kind.body for key, kind in states.items()},
         predicates={key: kind.body for key, kind in predicates.items()},
         actions={key: kind.body for key, kind in actions.items()},
+        effects={key: kind.body for key, kind in effects.items()},
     ))
 
 

@@ -54,6 +54,25 @@ class ActionKind:
     perform: Callable[[Environment, Body], str | None]
 
 
+Release = Callable[[], None]
+"""Ends a fault effect when its fault resolves."""
+
+
+@dataclass(frozen=True, slots=True)
+class EffectKind:
+    """A fault effect (``world_rules.faults[].effects``): what holds while a fault is active.
+
+    ``apply(env, body, fault)`` starts it when the fault (its bare ref) starts, through the
+    replica itself (calls traced with actor ``world``, domain events, notifications), and
+    answers how to end it when the fault resolves: a monitor recovers, a metric returns to
+    its baseline, log lines stop. None when nothing ends with the fault (an incident once
+    triggered stays until someone resolves it).
+    """
+
+    body: BodyKind
+    apply: Callable[[Environment, Body, str], Release | None]
+
+
 @dataclass(frozen=True, slots=True)
 class ToolSpec:
     name: str
@@ -74,6 +93,11 @@ class ToolSpec:
     checks: tuple[StateKind, ...] = ()
     predicates: tuple[PredicateKind, ...] = ()
     actions: tuple[ActionKind, ...] = ()
+    effects: tuple[EffectKind, ...] = ()
+    """What this tool's part of a fault can be (``<tool>.<effect>``)."""
+    agent_env: dict[str, str] = field(default_factory=dict)
+    """Variables every agent of a scene with this tool gets (what its official SDK needs to
+    talk to a replica); the agent's own ``agent.env`` still wins."""
     judge_view: Callable[[dict[str, Any]], str | None] | None = None
     """What the judge sees of this tool's final state (from its snapshot), as text."""
     secret_patterns: tuple[str, ...] = ()
