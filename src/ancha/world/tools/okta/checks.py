@@ -1,0 +1,70 @@
+"""Grading ``okta.user`` on the replica's state (the seed included): the user's status, one
+of several statuses, or whether the user (still) exists. A predicate on it is re-graded
+when a user is created, changes status or is deleted."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from ancha.world.tools.base import StateOutcome
+from ancha.world.tools.okta.check_bodies import UserState
+from ancha.world.tools.okta.events import USER_EVENTS
+
+if TYPE_CHECKING:
+    from ancha.world.environment import Environment
+    from ancha.world.tools.okta.models import User
+    from ancha.world.tools.okta.replica import OktaReplica
+
+EVENTS = USER_EVENTS
+
+
+def _expected(spec: UserState, who: str) -> str:
+    if spec.status is not None:
+        return f"{who} with status {spec.status}"
+    if spec.status_in is not None:
+        return f"{who} with a status in {', '.join(spec.status_in)}"
+    return f"{who} to exist" if spec.exists else f"{who} to no longer exist"
+
+
+def _find(env: Environment, spec: UserState) -> tuple[User | None, str, str | None]:
+    """The user (None when gone), how it reads, and its id when known."""
+    replica: OktaReplica | Any = env.tools.get("okta")
+    if replica is None:
+        return None, spec.login or f"${spec.user}", None
+    if spec.user is not None:
+        try:
+            user_id = env.ref_id(spec.user, "user")
+        except LookupError:
+            return None, f"${spec.user}", None
+        user = replica.state.users.get(user_id)
+        gone = replica.state.deleted.get(user_id)
+        login = user.login if user is not None else gone.login if gone is not None else user_id
+        return user, f"${spec.user} ({login})", user_id
+    user = replica.state.user(spec.login or "")
+    return user, f"Okta user {spec.login}", user.id if user is not None else None
+
+
+def _evidence(env: Environment, user_id: str | None) -> list[int]:
+    """The agent's calls that worked on this user (its path names the id)."""
+    if not user_id:
+        return []
+    return [e.seq for e in env.trace if e.tool == "okta" and e.actor == "agent" and e.worked
+            and e.method != "GET" and user_id in e.path]
+
+
+def evaluate(body: dict[str, Any], env: Environment) -> StateOutcome:
+    spec = UserState.model_validate(body)
+    user, who, user_id = _find(env, spec)
+    expected = _expected(spec, who)
+    actual = "no such user (it does not exist, or was deleted)" if user is None else f"status {user.status}"
+    if spec.status is not None:
+        passed = user is not None and user.status == spec.status
+    elif spec.status_in is not None:
+        passed = user is not None and user.status in spec.status_in
+    else:
+        passed = (user is not None) == bool(spec.exists)
+    explanation = (f"Passed: expected {expected}, and found {actual}." if passed
+                   else f"Failed: expected {expected}; actually {actual}.")
+    if not passed and user is None and spec.status == "DEPROVISIONED":
+        explanation += " Deleting a user is not deactivating it: a deleted user has no status."
+    return StateOutcome(passed, expected, actual, explanation, _evidence(env, user_id))

@@ -1,0 +1,279 @@
+"""OktaReplica: one environment's Okta org behind Okta's Management API (``/api/v1/...``).
+
+Requests carry ``Authorization: SSWS <token>``; the agent's token answers as ``agent``, the
+world's (world-rule actions) as ``world``; anything else is Okta's 401 ``E0000011``. The
+router (``router.py``) picks the handler, the coverage gap (501) or Okta's 404/405.
+Every write publishes a domain event (``events.py``) on the environment's bus.
+
+Refs: seeded users register as ``user`` (id ``00u...``), groups as ``group`` (``00g...``).
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+import string
+from typing import TYPE_CHECKING, Any
+
+from ancha.world.bus import DomainEvent
+from ancha.world.tools.base import ToolRequest, ToolResponse
+from ancha.world.tools.okta import errors
+from ancha.world.tools.okta import events as ev
+from ancha.world.tools.okta.call import Answer, Call
+from ancha.world.tools.okta.models import Group, IdMaker, OktaState, User
+from ancha.world.tools.okta.router import table
+from ancha.world.tools.okta.seed_model import OktaWorld
+
+if TYPE_CHECKING:
+    from ancha.world.environment import Environment
+
+TOOL = "okta"
+JSON = "application/json"
+_dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
+_TOKEN_CHARS = string.ascii_letters + string.digits + "-_"
+RATE_LIMIT = 600
+"""Requests a minute per endpoint family, as Okta's headers report them (never enforced)."""
+PASSWORD_STATUSES = frozenset({"ACTIVE", "RECOVERY", "LOCKED_OUT", "PASSWORD_EXPIRED", "SUSPENDED", "DEPROVISIONED"})
+"""Seeded users in these statuses once set a password."""
+
+
+def new_token() -> str:
+    """An Okta API token's shape: ``00`` and 40 URL-safe characters (random: a token must
+    never work in another environment)."""
+    return "00" + "".join(secrets.choice(_TOKEN_CHARS) for _ in range(40))
+
+
+class OktaReplica:
+    """The Tool for ``world.okta``; ``state`` is what checks read."""
+
+    name = TOOL
+
+    def __init__(self, env: Environment, seed: OktaWorld | dict[str, Any] | None) -> None:
+        self.env = env
+        self.ids = IdMaker(env.rng)
+        self.state = OktaState()
+        self.base_url = f"http://127.0.0.1/envs/{env.id}/okta"
+        self.token = new_token()
+        self.world_token = new_token()
+        self.signing_secret = secrets.token_hex(16)
+        self.tokens = {self.token: "agent", self.world_token: "world"}
+        self._seed(seed if isinstance(seed, OktaWorld) else env.scene.seed(TOOL, OktaWorld) or OktaWorld.parse(seed))
+
+    # --- seeding ------------------------------------------------------------------------
+
+    def _seed(self, seed: OktaWorld) -> None:
+        start = self.env.clock.start
+        everyone = Group(self.ids.make("00g"), "Everyone", "All users in your organization", start - 86400 * 365,
+                         start - 86400 * 365, start - 86400, type="BUILT_IN", seeded=True)
+        self.everyone = everyone.id
+        self.state.add_group(everyone)
+        by_ref: dict[str, Group] = {}
+        for n, seeded in enumerate(seed.groups):
+            at = start - 86400 * 30 + n
+            group = Group(self.ids.make("00g"), seeded.name, seeded.description, at, at, at, ref=seeded.ref,
+                          seeded=True)
+            self.state.add_group(group)
+            if seeded.ref:
+                by_ref[seeded.ref] = group
+                self.env.register_ref(seeded.ref, "group", TOOL, group.id)
+        for n, item in enumerate(seed.users):
+            at = start - 86400 * 20 + n
+            profile = {"firstName": item.first_name, "lastName": item.last_name, "mobilePhone": None,
+                       "secondEmail": None, "login": item.login, "email": item.email or item.login}
+            active = item.status not in ("STAGED",)
+            user = User(self.ids.make("00u"), item.status, profile, at, at, status_changed=at if active else None,
+                        activated=at if item.status not in ("STAGED", "PROVISIONED") else None,
+                        password_changed=at if item.status in PASSWORD_STATUSES else None,
+                        has_password=item.status in PASSWORD_STATUSES, ref=item.ref, seeded=True)
+            self.state.add_user(user)
+            self._join(user, everyone)
+            for pointer in item.groups:
+                member_of = by_ref.get(pointer) or self.state.groups.get(
+                    self.state.by_group_name.get(pointer.casefold(), ""))
+                if member_of is not None:
+                    self._join(user, member_of)
+            if item.ref:
+                self.env.register_ref(item.ref, "user", TOOL, user.id)
+
+    @staticmethod
+    def _join(user: User, group: Group) -> None:
+        user.groups.add(group.id)
+        group.members.add(user.id)
+
+    # --- Tool ---------------------------------------------------------------------------
+
+    def credentials(self) -> dict[str, str]:
+        return {"token": self.token, "signing_secret": self.signing_secret}
+
+    def handle(self, request: ToolRequest) -> ToolResponse:
+        self._base(request)
+        headers = self._rate_headers()
+        actor = "agent"
+        try:
+            actor = self._authenticate(request)
+            found = table().match(request.method, request.path)
+            if found is None:
+                raise errors.PathNotFound()
+            if found.route is None:
+                if found.vendor:
+                    gap = errors.NotImplementedHere(f"{request.method} {found.template}")
+                    return self._error(gap, actor, headers, coverage_gap=True)
+                raise errors.MethodNotSupported()
+            answer: Answer = found.route.handler(Call(self, request, found.params, actor))
+        except errors.OktaError as exc:
+            return self._error(exc, actor, headers)
+        except Exception:  # a bug, never bad input: Okta's own 500 body, and tests see the 500
+            return self._error(errors.OktaError(), actor, headers)
+        headers.update(answer.headers)
+        if answer.body is None:
+            # Okta's 204 has no Content-Type; clients then see HTTP's default. (The official SDK
+            # parses any "application/json" body, even an empty one, before it looks at 204.)
+            return ToolResponse(answer.status, b"", "application/octet-stream", headers=headers, actor=actor)
+        return ToolResponse(answer.status, _dumps(answer.body).encode(), JSON, headers=headers, actor=actor)
+
+    def snapshot(self) -> dict[str, Any]:
+        groups = self.state.groups
+        return {
+            "users": [{**u.to_dict(self.base_url), "ref": u.ref, "seeded": u.seeded,
+                       "groups": sorted(groups[g].name for g in u.groups if g in groups)}
+                      for u in self.state.users.values()],
+            "deleted_users": [{"id": u.id, "login": u.login, "ref": u.ref} for u in self.state.deleted.values()],
+            "groups": [{**g.to_dict(self.base_url), "ref": g.ref, "seeded": g.seeded, "members": sorted(
+                self.state.users[m].login for m in g.members if m in self.state.users)}
+                       for g in groups.values()],
+        }
+
+    def place_label(self, place_id: str) -> str | None:
+        group = self.state.groups.get(place_id)
+        return f"the Okta group {group.name}" if group is not None else None
+
+    # --- plumbing -----------------------------------------------------------------------
+
+    def _authenticate(self, request: ToolRequest) -> str:
+        header = request.headers.get("authorization", "").strip()
+        # The official Python SDK (3.x) sends "SSWS<token>" with no space; Okta accepts both.
+        actor = self.tokens.get(header[4:].strip()) if header[:4].upper() == "SSWS" else None
+        if actor is None:
+            raise errors.InvalidToken()
+        return actor
+
+    def _base(self, request: ToolRequest) -> None:
+        host = request.headers.get("host")
+        if host:
+            proto = request.headers.get("x-forwarded-proto", "http")
+            self.base_url = f"{proto}://{host}/envs/{self.env.id}/okta"
+
+    def _rate_headers(self) -> dict[str, str]:
+        reset = int(self.env.clock.peek()) + 60
+        return {"x-rate-limit-limit": str(RATE_LIMIT), "x-rate-limit-remaining": str(RATE_LIMIT - 1),
+                "x-rate-limit-reset": str(reset)}
+
+    def _error(self, exc: errors.OktaError, actor: str, headers: dict[str, str], *,
+               coverage_gap: bool = False) -> ToolResponse:
+        error_id = "oae" + "".join(secrets.choice(string.ascii_letters + string.digits) for _ in range(22))
+        body = exc.body(error_id)
+        if isinstance(exc, errors.InvalidToken):
+            headers["www-authenticate"] = 'SSWS realm="Okta"'
+        return ToolResponse(exc.status, _dumps(body).encode(), JSON, headers=headers, actor=actor,
+                            coverage_gap=coverage_gap)
+
+    def publish(self, kind: str, actor: str, **data: Any) -> None:
+        self.env.bus.publish(DomainEvent(kind, TOOL, self.env.clock.now(), {**data, "actor": actor}))
+
+    # --- reads --------------------------------------------------------------------------
+
+    def user_or_404(self, id_or_login: str) -> User:
+        user = self.state.user(id_or_login)
+        if user is None:
+            raise errors.ResourceNotFound(id_or_login, "User")
+        return user
+
+    def group_or_404(self, group_id: str) -> Group:
+        group = self.state.groups.get(group_id)
+        if group is None:
+            raise errors.ResourceNotFound(group_id, "UserGroup")
+        return group
+
+    def user_json(self, user: User) -> dict[str, Any]:
+        return user.to_dict(self.base_url)
+
+    def group_json(self, group: Group) -> dict[str, Any]:
+        return group.to_dict(self.base_url)
+
+    # --- writes (each publishes its domain event) ---------------------------------------
+
+    def create_user(self, profile: dict[str, Any], status: str, has_password: bool, actor: str) -> User:
+        now = self.env.clock.now()
+        user = User(self.ids.make("00u"), status, profile, now, now,
+                    status_changed=now if status != "STAGED" else None,
+                    activated=now if status == "ACTIVE" else None,
+                    password_changed=now if has_password else None, has_password=has_password)
+        self.state.add_user(user)
+        self._join(user, self.state.groups[self.everyone])
+        self.publish(ev.USER_CREATED, actor, user=user.id, login=user.login, status=status)
+        return user
+
+    def update_user(self, user: User, profile: dict[str, Any] | None, password: bool, actor: str) -> None:
+        now = self.env.clock.now()
+        if profile is not None:
+            old = user.login
+            user.profile = profile
+            if user.login.casefold() != old.casefold():
+                self.state.relogin(user, old)
+        if password:
+            user.has_password = True
+            user.password_changed = now
+        user.last_updated = now
+        self.publish(ev.USER_UPDATED, actor, user=user.id, login=user.login)
+
+    def set_status(self, user: User, status: str, operation: str, actor: str) -> None:
+        before = user.status
+        now = self.env.clock.now()
+        user.status = status
+        user.last_updated = now
+        if before != status:
+            user.status_changed = now
+        if status == "ACTIVE" and user.activated is None:
+            user.activated = now
+        if before != status:
+            self.publish(ev.USER_STATUS_CHANGED, actor, user=user.id, login=user.login, **{"from": before},
+                         to=status, operation=operation)
+
+    def delete_user(self, user: User, actor: str) -> None:
+        self.state.remove_user(user)
+        self.publish(ev.USER_DELETED, actor, user=user.id, login=user.login)
+
+    def create_group(self, name: str, description: str | None, actor: str) -> Group:
+        now = self.env.clock.now()
+        group = Group(self.ids.make("00g"), name, description, now, now, now)
+        self.state.add_group(group)
+        self.publish(ev.GROUP_CREATED, actor, group=group.id, name=name)
+        return group
+
+    def update_group(self, group: Group, name: str, description: str | None, actor: str) -> None:
+        old = group.name
+        group.name, group.description = name, description
+        group.last_updated = self.env.clock.now()
+        if old != name:
+            self.state.rename_group(group, old)
+        self.publish(ev.GROUP_UPDATED, actor, group=group.id, name=name)
+
+    def delete_group(self, group: Group, actor: str) -> None:
+        self.state.remove_group(group)
+        self.publish(ev.GROUP_DELETED, actor, group=group.id, name=group.name)
+
+    def add_member(self, group: Group, user: User, actor: str) -> None:
+        if user.id in group.members:
+            return
+        self._join(user, group)
+        group.last_membership_updated = self.env.clock.now()
+        self.publish(ev.GROUP_MEMBER_ADDED, actor, group=group.id, name=group.name, user=user.id, login=user.login)
+
+    def remove_member(self, group: Group, user: User, actor: str) -> None:
+        if user.id not in group.members:
+            return
+        group.members.discard(user.id)
+        user.groups.discard(group.id)
+        group.last_membership_updated = self.env.clock.now()
+        self.publish(ev.GROUP_MEMBER_REMOVED, actor, group=group.id, name=group.name, user=user.id,
+                     login=user.login)

@@ -1,0 +1,110 @@
+"""``world.okta`` as written in a scene file, and how it becomes ``OktaWorld``.
+
+Refs: ``users[].ref`` declares a ``user``, ``groups[].ref`` a ``group`` (both of tool
+``okta``). A user's ``groups`` name groups by ``$ref`` or by name; logins and group names
+are unique (Okta refuses duplicates), and every problem is reported with its path.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, ClassVar
+
+from pydantic import ConfigDict, Field, StringConstraints
+
+from ancha.config.validation import Expect, FileModel, join
+from ancha.scene.file_model import RefName
+from ancha.scene.refs import Declared
+from ancha.scene.sections import SectionContext
+from ancha.world.tools.okta.seed_model import STATUSES, OktaWorld, Status
+
+TOOL = "okta"
+Login = Annotated[str, StringConstraints(min_length=1, max_length=100), Expect("a login such as dana@acme.com")]
+GroupName = Annotated[str, StringConstraints(min_length=1, max_length=255), Expect("a group name such as Engineering")]
+GroupPointer = Annotated[str, Expect("a group ref such as $okta_eng, or a group's name")]
+
+
+class _File(FileModel):
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+
+class UserFile(_File):
+    unsupported_fields: ClassVar[dict[str, str]] = {
+        "person": "link the user from its person instead: people.<name>.accounts.okta: $ref"}
+    ref: RefName | None = None
+    login: Login
+    email: str | None = None
+    first_name: str | None = None
+    last_name: str | None = None
+    status: Annotated[Status, Expect("one of " + ", ".join(STATUSES))] = "ACTIVE"
+    groups: list[GroupPointer] = Field(default_factory=list)
+
+
+class GroupFile(_File):
+    ref: RefName | None = None
+    name: GroupName
+    description: str | None = None
+
+
+class OktaFile(_File):
+    users: list[UserFile] = Field(default_factory=list)
+    groups: list[GroupFile] = Field(default_factory=list)
+
+
+def build_world(clean: dict[str, Any], ctx: SectionContext) -> OktaWorld | None:
+    """``world.okta``: declare every ref, check logins and names are unique, resolve groups."""
+    base = ctx.path
+    ok = True
+    groups = [(i, g) for i, g in enumerate(clean.get("groups") or []) if g is not None]
+    users = [(i, u) for i, u in enumerate(clean.get("users") or []) if u is not None]
+    names: dict[str, int] = {}
+    for i, group in groups:
+        path = f"{base}.groups[{i}]"
+        if isinstance(group.get("ref"), str):
+            ctx.refs.declare(group["ref"], Declared("group", ctx.source.line_of(f"{path}.ref"), tool=TOOL),
+                             ctx.source.reporter(f"{path}.ref"))
+        name = str(group.get("name") or "")
+        key = name.casefold()
+        if key in names:
+            ctx.source.add(f"{path}.name", f"duplicate group name {name!r}",
+                           f"groups[{names[key]}] has it already; Okta group names are unique")
+            ok = False
+        elif key == "everyone":
+            ctx.source.add(f"{path}.name", "Everyone is Okta's built-in group",
+                           "every user is in it already; give this group another name")
+            ok = False
+        names.setdefault(key, i)
+    logins: dict[str, int] = {}
+    for i, user in users:
+        path = f"{base}.users[{i}]"
+        if isinstance(user.get("ref"), str):
+            ctx.refs.declare(user["ref"], Declared("user", ctx.source.line_of(f"{path}.ref"), tool=TOOL),
+                             ctx.source.reporter(f"{path}.ref"))
+        login = str(user.get("login") or "")
+        if login.casefold() in logins:
+            ctx.source.add(f"{path}.login", f"duplicate login {login!r}",
+                           f"users[{logins[login.casefold()]}] has it already; Okta logins are unique")
+            ok = False
+        logins.setdefault(login.casefold(), i)
+    resolved_users = []
+    for i, user in users:
+        path = f"{base}.users[{i}]"
+        member_of: list[str] = []
+        for j, pointer in enumerate(user.get("groups") or []):
+            where = join(f"{path}.groups", j)
+            if pointer.startswith("$"):
+                group_ref = ctx.refs.resolve(pointer, "group", ctx.source.reporter(where), tool=TOOL)
+                if group_ref is None:
+                    ok = False
+                    continue
+                member_of.append(group_ref)
+            elif pointer.casefold() in names:
+                member_of.append(pointer)
+            else:
+                known = ", ".join(str(g.get("name")) for _, g in groups) or "none"
+                ctx.source.add(where, f"no group named {pointer!r}",
+                               f"name a group of world.okta.groups ({known}) or its $ref")
+                ok = False
+        resolved_users.append({**user, "groups": member_of})
+    if not ok:
+        return None
+    return OktaWorld.model_validate({"users": resolved_users, "groups": [g for _, g in groups]})

@@ -1,0 +1,34 @@
+"""Okta, as one tool of the world: everything Ancha needs to know about it, in one object."""
+
+from __future__ import annotations
+
+from ancha.scene.sections import BodyKind, WorldSection
+from ancha.world.tools.okta import actions, checks
+from ancha.world.tools.okta import check_bodies as bodies
+from ancha.world.tools.okta.judge import judge_view
+from ancha.world.tools.okta.replica import OktaReplica
+from ancha.world.tools.okta.scene_file import OktaFile, build_world
+from ancha.world.tools.seam import ActionKind, StateKind, ToolSpec
+
+TOOL = ToolSpec(
+    name="okta",
+    world=WorldSection("okta", OktaFile, build_world),
+    replica=OktaReplica,
+    variables=("token",),
+    templates=("url", "token", "signing_secret"),
+    checks=(
+        StateKind(BodyKind("okta.user", "okta", bodies.UserStateFile, bodies.resolve_user_state,
+                           "an Okta user's status (status, status_in) or existence (exists), "
+                           "by $ref or login", bodies.SIBLINGS),
+                  checks.evaluate, checks.EVENTS),
+    ),
+    actions=(
+        ActionKind(BodyKind("okta.user", "okta", bodies.UserActionFile, bodies.resolve_user_action,
+                            "move an Okta user to a status through its lifecycle operations: {user: $ref or login, "
+                            "status}; or {login, email, first_name, last_name, status, groups}, creating the user "
+                            "when missing; groups are added"), actions.perform),
+    ),
+    agent_env={"OKTA_TESTING_TESTINGDISABLEHTTPSCHECK": "true"},
+    judge_view=judge_view,
+    secret_patterns=(r"\b00[A-Za-z0-9_-]{40}\b",),
+)
