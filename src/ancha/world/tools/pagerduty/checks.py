@@ -1,0 +1,90 @@
+"""Grading ``pagerduty.incident`` on the replica's state (also its predicate form).
+
+``acknowledged_within`` / ``resolved_within`` count from the incident's creation to the
+first acknowledgment / resolution made during the trial, by anyone (seeded statuses
+are not "real": a seeded resolved incident has no resolution time).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from ancha.durations import format_duration
+from ancha.world.tools.base import StateOutcome
+from ancha.world.tools.pagerduty.check_bodies import IncidentCheck
+from ancha.world.tools.pagerduty.events import STATE_EVENTS
+
+if TYPE_CHECKING:
+    from ancha.world.environment import Environment
+    from ancha.world.tools.pagerduty.models import Incident
+    from ancha.world.tools.pagerduty.replica import PagerDutyReplica
+
+INCIDENT_EVENTS = STATE_EVENTS
+
+
+def _expected(spec: IncidentCheck) -> str:
+    which = f"incident ${spec.ref}" if spec.ref else f"the first incident of ${spec.service}"
+    parts = []
+    if spec.status:
+        parts.append(f"{spec.status}")
+    if spec.assigned_to is not None:
+        parts.append("assigned to exactly " + (", ".join(f"${u}" for u in spec.assigned_to) or "nobody"))
+    if spec.acknowledged_within is not None:
+        parts.append(f"acknowledged within {format_duration(spec.acknowledged_within)}")
+    if spec.resolved_within is not None:
+        parts.append(f"resolved within {format_duration(spec.resolved_within)}")
+    return f"{which} {', '.join(parts)}"
+
+
+def _outcome(passed: bool, expected: str, actual: str) -> StateOutcome:
+    explanation = (f"Passed: expected {expected}, and found {actual}." if passed
+                   else f"Failed: expected {expected}; actually {actual}.")
+    return StateOutcome(passed, expected, actual, explanation, [])
+
+
+def select(env: Environment, spec: IncidentCheck) -> Incident | None:
+    """The incident a check names (LookupError when its ref names nothing here)."""
+    replica: PagerDutyReplica | None = env.tools.get("pagerduty")  # type: ignore[assignment]
+    if replica is None:
+        raise LookupError("the world has no PagerDuty")
+    if spec.ref is not None:
+        return replica.state.incidents.get(env.ref_id(spec.ref, "incident"))
+    service = env.ref_id(str(spec.service), "service")
+    return next((i for i in replica.state.created if i.service.id == service), None)
+
+
+def evaluate(body: dict[str, Any], env: Environment) -> StateOutcome:
+    spec = IncidentCheck.model_validate(body)
+    expected = _expected(spec)
+    try:
+        incident = select(env, spec)
+    except LookupError as exc:
+        return _outcome(False, expected, str(exc))
+    if incident is None:
+        return _outcome(False, expected, f"${spec.service} has no incident" if spec.service
+                        else f"${spec.ref} no longer exists")
+    label = f"#{incident.number} {incident.title!r}"
+    found: list[str] = []
+    misses: list[str] = []
+    if spec.status is not None:
+        (found if incident.status == spec.status else misses).append(f"it is {incident.status}")
+    if spec.assigned_to is not None:
+        wanted = {env.refs[u].id for u in spec.assigned_to if u in env.refs}
+        have = {u.id for u in incident.assignees}
+        names = ", ".join(f"${u.ref}" if u.ref else u.name for u in incident.assignees) or "nobody"
+        (found if have == wanted and len(wanted) == len(spec.assigned_to) else misses).append(
+            f"it is assigned to {names}")
+    for name, at, verb in (("acknowledged_within", incident.first_acknowledged_at, "acknowledged"),
+                           ("resolved_within", incident.first_resolved_at, "resolved")):
+        limit = getattr(spec, name)
+        if limit is None:
+            continue
+        if at is None:
+            misses.append(f"it was never {verb} during the trial")
+            continue
+        took = at - incident.created_at
+        (found if took <= limit else misses).append(f"it was {verb} {format_duration(max(took, 0.0))} "
+                                                     "after it was created")
+    if misses:
+        return _outcome(False, expected, f"incident {label}: " + "; ".join(misses))
+    return _outcome(True, expected, f"incident {label}: " + "; ".join(found))

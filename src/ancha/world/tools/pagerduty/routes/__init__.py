@@ -1,0 +1,12 @@
+"""PagerDuty REST API v2 handlers, one module per resource family."""
+
+from __future__ import annotations
+
+from ancha.world.tools.pagerduty.router import ROUTES, Route
+
+
+def load_all() -> list[Route]:
+    """Every served route (importing the modules registers them)."""
+    from ancha.world.tools.pagerduty.routes import directory, incidents, oncalls  # noqa: F401
+
+    return list(ROUTES)

@@ -1,0 +1,268 @@
+"""``world.pagerduty`` as written in a scene file, and how it becomes ``PagerDutyWorld``.
+
+Refs: ``agent.ref`` and ``users[].ref`` declare users (kind ``user``), ``schedules[].ref``
+schedules, ``escalation_policies[].ref`` escalation policies, ``services[].ref``
+services and ``incidents[].ref`` incidents. Layer users and incident assignees are user
+refs; rule targets are user or schedule refs. Durations (``rotation: 1w``, ``delay:
+15m``) take weeks too; seed times are ISO or offsets from clock.start.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime
+from typing import Annotated, Any, ClassVar, Literal
+
+from pydantic import ConfigDict, Field, ValidationError
+
+from ancha.config.validation import Expect, FileModel, join
+from ancha.durations import parse_duration
+from ancha.scene.file_model import Ref, RefName, Time
+from ancha.scene.refs import Declared
+from ancha.scene.sections import SectionContext
+from ancha.scene.sources import parse_time
+from ancha.world.tools.pagerduty.seed_model import PagerDutyWorld
+
+TOOL = "pagerduty"
+WEEK = 7 * 86400.0
+Duration = Annotated[str, Expect("a duration such as 15m, 12h or 1w")]
+UserRef = Annotated[str, Expect("a user ref such as $pd_laura")]
+
+
+def parse_span(text: str) -> float:
+    """A duration that may start with weeks (``1w``, ``2w3d``), in seconds."""
+    match = re.fullmatch(r"\s*(?:(\d+)w)?(.*?)\s*", str(text))
+    if match is None or (not match.group(1) and not match.group(2)):
+        raise ValueError(f"expected a duration such as 15m, 12h or 1w, got {text!r}")
+    weeks = int(match.group(1) or 0) * WEEK
+    rest = match.group(2)
+    return weeks + (parse_duration(rest) if rest else 0.0)
+
+
+class _File(FileModel):
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+
+class AgentFile(_File):
+    ref: RefName = "pagerduty_agent"
+    name: str = "Ancha Agent"
+    email: str = "ancha-agent@acme.test"
+
+
+class UserFile(_File):
+    unsupported_fields: ClassVar[dict[str, str]] = {
+        "person": "link the user from its person instead: people.<name>.accounts.pagerduty: $ref"}
+    ref: RefName | None = None
+    name: str
+    email: Annotated[str, Expect("an e-mail address such as laura@acme.test")]
+    role: Literal["admin", "limited_user", "observer", "owner", "read_only_user", "restricted_access",
+                  "read_only_limited_user", "user"] = "user"
+    time_zone: str = "Etc/UTC"
+
+
+class LayerFile(_File):
+    users: list[UserRef]
+    rotation: Duration = "1w"
+    start: Time | None = None
+
+
+class ScheduleFile(_File):
+    ref: RefName | None = None
+    name: str
+    time_zone: str = "Etc/UTC"
+    description: str | None = None
+    layers: list[LayerFile] = Field(default_factory=list)
+
+
+class RuleFile(_File):
+    delay: Duration = "30m"
+    targets: list[Annotated[str, Expect("a user or schedule ref such as $pd_primary")]]
+
+
+class PolicyFile(_File):
+    ref: RefName | None = None
+    name: str
+    description: str | None = None
+    num_loops: Annotated[int, Field(ge=0, le=9)] = 0
+    rules: list[RuleFile] = Field(default_factory=list)
+
+
+class ServiceFile(_File):
+    ref: RefName | None = None
+    name: str
+    description: str | None = None
+    escalation_policy: Ref | None = None
+    integration_key: Annotated[str, Expect("32 hex digits, the Events API v2 routing key")] | None = None
+
+
+class NoteFile(_File):
+    content: str
+    from_: UserRef | None = Field(default=None, alias="from")
+    at: Time | None = None
+
+
+class IncidentFile(_File):
+    ref: RefName | None = None
+    service: Ref
+    title: str
+    urgency: Literal["high", "low"] = "high"
+    status: Literal["triggered", "acknowledged", "resolved"] = "triggered"
+    assigned_to: list[UserRef] | None = None
+    at: Time | None = None
+    notes: list[NoteFile | str] = Field(default_factory=list)
+    incident_key: str | None = None
+    priority: Literal["P1", "P2", "P3", "P4", "P5"] | None = None
+
+
+class PagerDutyFile(_File):
+    agent: AgentFile = Field(default_factory=AgentFile)
+    users: list[UserFile] = Field(default_factory=list)
+    schedules: list[ScheduleFile] = Field(default_factory=list)
+    escalation_policies: list[PolicyFile] = Field(default_factory=list)
+    services: list[ServiceFile] = Field(default_factory=list)
+    incidents: list[IncidentFile] = Field(default_factory=list)
+
+
+# --- resolving -------------------------------------------------------------------------
+
+
+class _Resolution:
+    def __init__(self, ctx: SectionContext) -> None:
+        self.ctx = ctx
+        self.ok = True
+
+    def problem(self, path: str, message: str, hint: str | None = None) -> None:
+        self.ctx.source.add(path, message, hint)
+        self.ok = False
+
+    def declare(self, name: object, kind: str, path: str) -> None:
+        if isinstance(name, str):
+            self.ctx.refs.declare(name, Declared(kind, self.ctx.source.line_of(path), 0, {}, tool=TOOL),
+                                  self.ctx.source.reporter(path))
+
+    def ref(self, value: Any, kind: str | tuple[str, ...], path: str) -> str | None:
+        name = self.ctx.refs.resolve(value, kind, self.ctx.source.reporter(path), tool=TOOL)
+        self.ok = self.ok and name is not None
+        return name
+
+    def time(self, value: Any, path: str) -> datetime | None:
+        if value is None:
+            return None
+        try:
+            return parse_time(value, self.ctx.start)
+        except (ValueError, OverflowError) as exc:
+            self.problem(path, str(exc), "write an ISO time, or -3d for three days before clock.start")
+            return None
+
+    def span(self, value: Any, path: str, positive: bool = True) -> float:
+        try:
+            seconds = parse_span(value)
+        except ValueError as exc:
+            self.problem(path, str(exc), "for example 30m, 12h or 1w")
+            return 0.0
+        if positive and seconds <= 0:
+            self.problem(path, f"must be longer than zero, got {value!r}", "for example 1w")
+        return seconds
+
+
+def _items(clean: dict[str, Any], field: str) -> list[tuple[int, dict[str, Any]]]:
+    return [(i, item) for i, item in enumerate(clean.get(field) or []) if isinstance(item, dict)]
+
+
+def build_world(clean: dict[str, Any], ctx: SectionContext) -> PagerDutyWorld | None:
+    """``world.pagerduty``: declare every ref, then resolve refs, times and durations."""
+    run = _Resolution(ctx)
+    base = ctx.path
+    agent = clean.get("agent") or {}
+    run.declare(agent.get("ref", "pagerduty_agent"), "user", f"{base}.agent.ref")
+    kinds = (("users", "user"), ("schedules", "schedule"), ("escalation_policies", "escalation_policy"),
+             ("services", "service"), ("incidents", "incident"))
+    for field, kind in kinds:
+        for i, item in _items(clean, field):
+            run.declare(item.get("ref"), kind, f"{base}.{field}[{i}].ref")
+    emails: dict[str, str] = {str(agent.get("email", "ancha-agent@acme.test")).lower(): f"{base}.agent"}
+    users = []
+    for i, user in _items(clean, "users"):
+        email = str(user.get("email", "")).lower()
+        if email in emails:
+            run.problem(f"{base}.users[{i}].email", f"{user.get('email')} is already the e-mail of {emails[email]}",
+                        "PagerDuty user e-mails are unique")
+        emails[email] = f"{base}.users[{i}]"
+        users.append(user)
+    schedules = []
+    for i, schedule in _items(clean, "schedules"):
+        path = f"{base}.schedules[{i}]"
+        layers = []
+        for j, layer in enumerate(schedule.get("layers") or []):
+            where = f"{path}.layers[{j}]"
+            if not layer.get("users"):
+                run.problem(f"{where}.users", "a layer needs at least one user", "for example users: [$pd_laura]")
+            layers.append({"users": [run.ref(u, "user", join(f"{where}.users", k))
+                                     for k, u in enumerate(layer.get("users") or [])],
+                           "rotation": run.span(layer.get("rotation", "1w"), f"{where}.rotation"),
+                           "start": run.time(layer.get("start"), f"{where}.start")})
+        schedules.append({**schedule, "layers": layers})
+    policies = []
+    for i, policy in _items(clean, "escalation_policies"):
+        path = f"{base}.escalation_policies[{i}]"
+        if not policy.get("rules"):
+            run.problem(f"{path}.rules", "an escalation policy needs at least one rule",
+                        "for example rules: [{delay: 15m, targets: [$pd_primary]}]")
+        rules = []
+        for j, rule in enumerate(policy.get("rules") or []):
+            where = f"{path}.rules[{j}]"
+            if not rule.get("targets"):
+                run.problem(f"{where}.targets", "a rule needs at least one target", "user or schedule refs")
+            rules.append({"delay": run.span(rule.get("delay", "30m"), f"{where}.delay"),
+                          "targets": [run.ref(t, ("user", "schedule"), join(f"{where}.targets", k))
+                                      for k, t in enumerate(rule.get("targets") or [])]})
+        policies.append({**policy, "rules": rules})
+    services = []
+    keys: dict[str, str] = {}
+    for i, service in _items(clean, "services"):
+        path = f"{base}.services[{i}]"
+        data = dict(service)
+        if service.get("escalation_policy") is not None:
+            data["escalation_policy"] = run.ref(service["escalation_policy"], "escalation_policy",
+                                                f"{path}.escalation_policy")
+        elif not policies:
+            run.problem(f"{path}.escalation_policy", "a service needs an escalation policy, and the seed has none",
+                        "declare one under escalation_policies and name it here")
+        key = service.get("integration_key")
+        if key is not None:
+            if not re.fullmatch(r"[0-9A-Za-z]{32}", key):
+                run.problem(f"{path}.integration_key", f"expected 32 hex digits, got {key!r}",
+                            "for example 0123456789abcdef0123456789abcdef, or leave it out to have one made")
+            elif key in keys:
+                run.problem(f"{path}.integration_key", f"{key} is already the key of {keys[key]}",
+                            "integration keys are unique")
+            keys[key] = path
+        services.append(data)
+    incidents = []
+    for i, incident in _items(clean, "incidents"):
+        path = f"{base}.incidents[{i}]"
+        data = dict(incident)
+        data["service"] = run.ref(incident.get("service"), "service", f"{path}.service")
+        if incident.get("assigned_to") is not None:
+            data["assigned_to"] = [run.ref(u, "user", join(f"{path}.assigned_to", k))
+                                   for k, u in enumerate(incident["assigned_to"])]
+        data["at"] = run.time(incident.get("at"), f"{path}.at")
+        notes = []
+        for j, note in enumerate(incident.get("notes") or []):
+            note = {"content": note} if isinstance(note, str) else dict(note)
+            author = note.pop("from_", note.pop("from", None))
+            notes.append({"content": note.get("content", ""), "at": run.time(note.get("at"), f"{path}.notes[{j}].at"),
+                          "from": run.ref(author, "user", f"{path}.notes[{j}].from") if author else None})
+        data["notes"] = notes
+        incidents.append(data)
+    if not run.ok:
+        return None
+    world = {"agent": agent, "users": users, "schedules": schedules, "escalation_policies": policies,
+             "services": services, "incidents": incidents}
+    try:
+        return PagerDutyWorld.model_validate(world)
+    except ValidationError as exc:
+        error = exc.errors()[0]
+        where = join(base, ".".join(str(p) for p in error["loc"]))
+        ctx.source.add(where, error["msg"].removeprefix("Value error, "), "see the pagerduty seed in scenes.md")
+        return None

@@ -1,0 +1,141 @@
+"""Build an account from a scene's ``world.pagerduty``: ids, rotations, policies, history.
+
+Ids come from the trial's RNG, so the same scene and trial give the same account.
+Seeded incidents without ``at`` are spaced an hour apart before clock.start; their
+assignees default to whoever the service's policy pages first at that time. Seeded
+incidents are history: they are not paged or escalated during the trial (their
+``first_acknowledged_at`` / ``first_resolved_at`` stay unset until someone acts).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ancha.world.tools.pagerduty.lifecycle import IncidentDesk
+from ancha.world.tools.pagerduty.models import (
+    COLORS,
+    EscalationPolicy,
+    Incident,
+    Layer,
+    LogEntry,
+    Note,
+    Priority,
+    Rule,
+    Schedule,
+    Service,
+    User,
+)
+from ancha.world.tools.pagerduty.seed_model import PagerDutyWorld
+from ancha.world.tools.pagerduty.state import PagerDutyState
+
+if TYPE_CHECKING:
+    from ancha.world.environment import Environment
+
+SPACING_S = 3600
+PRIORITIES = (("P1", "Critical: whole service down"), ("P2", "High: a major feature is broken"),
+              ("P3", "Moderate: degraded"), ("P4", "Low: minor impact"), ("P5", "Informational"))
+
+
+def seed_state(env: Environment, world: PagerDutyWorld, desk: IncidentDesk) -> tuple[PagerDutyState, User]:
+    """The account and the agent's own user."""
+    state = desk.state
+    start = env.clock.start
+    owners = env.scene.accounts("pagerduty")
+    agent = User(desk.new_id(), world.agent.name, world.agent.email, role="admin", ref=world.agent.ref)
+    state.add_user(agent)
+    env.register_ref(world.agent.ref, "user", "pagerduty", agent.id)
+    users: dict[str, User] = {world.agent.ref: agent}
+    for i, seeded in enumerate(world.users):
+        user = User(desk.new_id(), seeded.name, seeded.email, role=seeded.role, time_zone=seeded.time_zone,
+                    color=COLORS[i % len(COLORS)], ref=seeded.ref, person=owners.get(seeded.ref or "", seeded.person))
+        state.add_user(user)
+        if seeded.ref:
+            users[seeded.ref] = user
+        env.register_ref(seeded.ref, "user", "pagerduty", user.id)
+    for name, description in PRIORITIES:
+        priority = Priority(desk.new_id(), name, description)
+        state.priorities[priority.id] = priority
+    schedules: dict[str, Schedule] = {}
+    for seeded_schedule in world.schedules:
+        layers = [Layer(desk.new_id(), [_get(users, u, "schedule layer user") for u in layer.users],
+                        layer.rotation, layer.start.timestamp() if layer.start else start - 7 * 86400)
+                  for layer in seeded_schedule.layers]
+        schedule = Schedule(desk.new_id(), seeded_schedule.name, layers, seeded_schedule.time_zone,
+                            seeded_schedule.description or "", seeded_schedule.ref)
+        state.schedules[schedule.id] = schedule
+        if seeded_schedule.ref:
+            schedules[seeded_schedule.ref] = schedule
+        env.register_ref(seeded_schedule.ref, "schedule", "pagerduty", schedule.id)
+    policies: dict[str, EscalationPolicy] = {}
+    first_policy: EscalationPolicy | None = None
+    for seeded_policy in world.escalation_policies:
+        rules = [Rule(desk.new_id(), rule.delay,
+                      [users[t] if t in users else _get(schedules, t, "escalation rule target") for t in rule.targets])
+                 for rule in seeded_policy.rules]
+        policy = EscalationPolicy(desk.new_id(), seeded_policy.name, rules, seeded_policy.num_loops,
+                                  seeded_policy.description or "", seeded_policy.ref)
+        state.policies[policy.id] = policy
+        first_policy = first_policy or policy
+        if seeded_policy.ref:
+            policies[seeded_policy.ref] = policy
+        env.register_ref(seeded_policy.ref, "escalation_policy", "pagerduty", policy.id)
+    services: dict[str, Service] = {}
+    for seeded_service in world.services:
+        chosen = policies[seeded_service.escalation_policy] if seeded_service.escalation_policy else first_policy
+        if chosen is None:  # a seed built by hand: a policy paging the agent
+            chosen = first_policy = EscalationPolicy(desk.new_id(), "Default", [Rule(desk.new_id(), 1800, [agent])])
+            state.policies[chosen.id] = chosen
+        service = Service(desk.new_id(), seeded_service.name, chosen,
+                          seeded_service.integration_key or env.random_hex(32), desk.new_id(),
+                          start - 90 * 86400, seeded_service.description or "", seeded_service.ref)
+        state.add_service(service)
+        if seeded_service.ref:
+            services[seeded_service.ref] = service
+        env.register_ref(seeded_service.ref, "service", "pagerduty", service.id)
+    _seed_incidents(env, world, desk, state, users, services, agent)
+    return state, agent
+
+
+def _seed_incidents(env: Environment, world: PagerDutyWorld, desk: IncidentDesk, state: PagerDutyState,
+                    users: dict[str, User], services: dict[str, Service], agent: User) -> None:
+    start = env.clock.start
+    undated = sum(1 for i in world.incidents if i.at is None)
+    priorities = {p.name: p for p in state.priorities.values()}
+    base = desk.base
+    for n, seeded in enumerate(world.incidents):
+        service = _get(services, seeded.service, "incident service")
+        if seeded.at is not None:
+            at = seeded.at.timestamp()
+        else:
+            undated -= 1
+            at = start - SPACING_S * (undated + 1)
+        incident = Incident(desk.new_id(), n + 1, seeded.title, service, service.policy, at,
+                            seeded.incident_key or env.random_hex(32), urgency=seeded.urgency, status=seeded.status,
+                            ref=seeded.ref, seeded=True, actor="seed", updated_at=at, last_status_change_at=at,
+                            priority=priorities.get(seeded.priority or ""))
+        assignees = ([_get(users, u, "incident assignee") for u in seeded.assigned_to]
+                     if seeded.assigned_to is not None else service.policy.users_at(1, at))
+        incident.assignments = [(u, at) for u in assignees]
+        incident.last_status_change_by = service.reference(base)
+        entry = LogEntry(desk.new_id("R", 14), "trigger_log_entry", incident, at, service.reference(base),
+                         {"type": "api"}, "Triggered through the API.")
+        state.add_log_entry(entry)
+        if seeded.status != "triggered":
+            who = assignees[0] if assignees else None
+            incident.last_status_change_by = who.reference(base) if who else service.reference(base)
+            incident.acknowledgements = [(who, at)] if seeded.status == "acknowledged" else []
+            if seeded.status == "resolved":
+                incident.resolved_at = at
+        for note in seeded.notes:
+            author = users.get(note.from_ or "") or (assignees[0] if assignees else agent)
+            incident.notes.append(Note(desk.new_id("P", 14), note.content, author,
+                                       note.at.timestamp() if note.at else at, seeded=True, actor="seed"))
+        state.add_incident(incident)
+        env.register_ref(seeded.ref, "incident", "pagerduty", incident.id)
+
+
+def _get(found: dict[str, Service] | dict[str, User] | dict[str, Schedule], ref: str, where: str):  # type: ignore[no-untyped-def]
+    if ref not in found:
+        known = ", ".join(sorted(found)) or "none"
+        raise ValueError(f"pagerduty {where}: {ref!r} names nothing here (known: {known})")
+    return found[ref]

@@ -1,0 +1,54 @@
+"""PagerDuty, as one tool of the world: everything Ancha needs to know about it, in one object."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ancha.scene.sections import BodyKind, WorldSection
+from ancha.world.tools.pagerduty import actions, checks, scene_actions
+from ancha.world.tools.pagerduty.check_bodies import SIBLINGS, IncidentSelectorFile, resolve_incident
+from ancha.world.tools.pagerduty.delivery import start_delivery
+from ancha.world.tools.pagerduty.judge import judge_view
+from ancha.world.tools.pagerduty.reach import PagerDutyReach
+from ancha.world.tools.pagerduty.replica import PagerDutyReplica
+from ancha.world.tools.pagerduty.scene_file import PagerDutyFile, build_world
+from ancha.world.tools.seam import ActionKind, EffectKind, StateKind, ToolSpec
+
+
+def _agent_accounts(seed: dict[str, Any]) -> list[str]:
+    return [str((seed.get("agent") or {}).get("ref") or "pagerduty_agent")]
+
+
+def _action(key: str, file_model: Any, resolve: Any, about: str) -> BodyKind:
+    return BodyKind(key, "pagerduty", file_model, resolve, about)
+
+
+TOOL = ToolSpec(
+    name="pagerduty",
+    world=WorldSection("pagerduty", PagerDutyFile, build_world, accounts_kind="user"),
+    replica=PagerDutyReplica,
+    variables=("token", "from_email", "routing_key"),
+    templates=("url", "token", "signing_secret", "from_email", "routing_key", "routing_keys"),
+    reach=PagerDutyReach,
+    delivery=start_delivery,
+    checks=(
+        StateKind(BodyKind("pagerduty.incident", "pagerduty", IncidentSelectorFile, resolve_incident,
+                           "one incident's status, assignees and response times", SIBLINGS),
+                  checks.evaluate, checks.INCIDENT_EVENTS),
+    ),
+    actions=(
+        ActionKind(_action("pagerduty.trigger", scene_actions.TriggerFile, scene_actions.resolve_trigger,
+                           "trigger an incident on a service"), actions.trigger),
+        ActionKind(_action("pagerduty.acknowledge", scene_actions.IncidentActionFile,
+                           scene_actions.resolve_incident_action, "acknowledge an incident"), actions.acknowledge),
+        ActionKind(_action("pagerduty.resolve", scene_actions.IncidentActionFile,
+                           scene_actions.resolve_incident_action, "resolve an incident"), actions.resolve),
+    ),
+    effects=(
+        EffectKind(_action("pagerduty.trigger", scene_actions.TriggerFile, scene_actions.resolve_trigger,
+                           "trigger one incident when the fault starts"), actions.trigger_effect),
+    ),
+    judge_view=judge_view,
+    secret_patterns=(r"u\+[A-Za-z0-9_-]{18}", r"(?<![0-9a-f])[0-9a-f]{32}(?![0-9a-f])"),
+    agent_accounts=_agent_accounts,
+)

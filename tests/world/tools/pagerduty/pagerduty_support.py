@@ -1,0 +1,171 @@
+"""Helpers for the PagerDuty replica's tests: the seed, the official ``pagerduty`` clients
+pointed at a replica, in-process environments driven on the simulated clock, and the
+vendor's OpenAPI response schemas."""
+
+from __future__ import annotations
+
+import copy
+import json
+from dataclasses import dataclass
+from functools import cache
+from typing import Any
+
+import httpx
+import httpx2
+import jsonschema
+import pagerduty
+
+from ancha.scene.model import Scene
+from ancha.world.environment import Environment
+from ancha.world.tools.base import ToolRequest, ToolResponse
+from ancha.world.tools.pagerduty.coverage import vendor_dir
+
+START = "2026-03-02T09:00:00Z"
+ORDERS_KEY = "0123456789abcdef0123456789abcdef"
+BILLING_KEY = "fedcba9876543210fedcba9876543210"
+
+SEED: dict[str, Any] = {
+    "agent": {"ref": "pagerduty_agent", "name": "Ancha Agent", "email": "ancha-agent@acme.test"},
+    "users": [
+        {"ref": "pd_laura", "name": "Laura Diaz", "email": "laura@acme.test"},
+        {"ref": "pd_ben", "name": "Ben Okafor", "email": "ben@acme.test"},
+        {"ref": "pd_mike", "name": "Mike Chen", "email": "mike@acme.test"},
+    ],
+    "schedules": [
+        {"ref": "pd_primary", "name": "Orders primary",
+         "layers": [{"users": ["pd_laura", "pd_ben"], "rotation": 604800.0, "start": "2026-02-23T09:00:00Z"}]},
+    ],
+    "escalation_policies": [
+        {"ref": "pd_orders_policy", "name": "Orders", "rules": [
+            {"delay": 600.0, "targets": ["pd_primary"]},
+            {"delay": 900.0, "targets": ["pd_mike"]},
+        ]},
+    ],
+    "services": [
+        {"ref": "pagerduty_orders", "name": "Orders API", "escalation_policy": "pd_orders_policy",
+         "integration_key": ORDERS_KEY},
+        {"ref": "pagerduty_billing", "name": "Billing", "escalation_policy": "pd_orders_policy",
+         "integration_key": BILLING_KEY},
+    ],
+    "incidents": [
+        {"ref": "pd_old", "service": "pagerduty_orders", "title": "Disk full on db-1", "status": "resolved",
+         "at": "2026-03-01T09:00:00Z", "notes": [{"content": "Cleaned up old WAL files", "from": "pd_ben"}]},
+        {"ref": "pd_open", "service": "pagerduty_billing", "title": "Invoices delayed", "urgency": "low",
+         "at": "2026-03-02T08:00:00Z", "assigned_to": ["pd_ben"]},
+    ],
+}
+
+
+class Loopback(httpx2.HTTPTransport):
+    """The official clients insist on https:// base URLs; the test server speaks http on
+    loopback. This transport sends their requests there unchanged but for the scheme."""
+
+    def handle_request(self, request: httpx2.Request) -> httpx2.Response:
+        request.url = request.url.copy_with(scheme="http")
+        return super().handle_request(request)
+
+
+def secure(url: str) -> str:
+    return url.replace("http://", "https://", 1)
+
+
+@dataclass
+class PD:
+    context: dict[str, Any]
+    url: str
+    token: str
+    from_email: str
+    client: pagerduty.RestApiV2Client
+    env: Environment
+
+    @property
+    def replica(self) -> Any:
+        return self.env.tools["pagerduty"]
+
+    def raw(self, method: str, path: str, token: str | None = "", **kwargs: Any) -> httpx.Response:
+        headers = dict(kwargs.pop("headers", {}))
+        if token is not None:
+            headers.setdefault("Authorization", f"Token token={token or self.token}")
+        return httpx.request(method, f"{self.url}{path}", headers=headers, timeout=10, **kwargs)
+
+    def events(self, routing_key: str = ORDERS_KEY) -> pagerduty.EventsApiV2Client:
+        return pagerduty.EventsApiV2Client(routing_key, base_url=secure(self.url), transport=Loopback())
+
+    def ref(self, name: str) -> str:
+        return self.env.refs[name].id
+
+
+def rest_client(url: str, token: str, from_email: str | None) -> pagerduty.RestApiV2Client:
+    return pagerduty.RestApiV2Client(token, default_from=from_email, base_url=secure(url), transport=Loopback())
+
+
+# --- in-process environments on the simulated clock ------------------------------------------
+
+
+def build_env(seed: dict[str, Any] | None = None, people: dict[str, Any] | None = None, trial: int = 1,
+              **scene: Any) -> Environment:
+    model = Scene.model_validate({"name": "pagerduty-test", "clock": {"start": START, "limit": 86400},
+                                  "world": {"pagerduty": copy.deepcopy(SEED if seed is None else seed)},
+                                  "people": people or {}, **scene})
+    return Environment("env-pd", model, trial)
+
+
+def call(env: Environment, method: str, path: str, body: Any = None, query: str = "", token: str | None = None,
+         from_email: str | None = "ancha-agent@acme.test") -> ToolResponse:
+    replica: Any = env.tools["pagerduty"]
+    headers = {"authorization": f"Token token={token or replica.token}", "content-type": "application/json"}
+    if from_email:
+        headers["from"] = from_email
+    raw = json.dumps(body).encode() if body is not None else b""
+    return env.dispatch("pagerduty", ToolRequest(method, path, query, headers, raw))
+
+
+def advance(env: Environment, seconds: float) -> None:
+    """Move simulated time forward by ``seconds``, running what falls due on the way."""
+    target = env.clock.peek() + seconds
+    while True:
+        upcoming = env.scheduler.next_at()
+        if upcoming is None or upcoming > target:
+            break
+        env.clock.advance_to(upcoming)
+        env.timekeeper.run_due()
+    env.clock.advance_to(target)
+    env.timekeeper.run_due()
+
+
+# --- the vendor's response schemas ------------------------------------------------------------
+
+
+@cache
+def _spec() -> dict[str, Any]:
+    return dict(json.loads((vendor_dir() / "rest-openapiv3.json").read_text()))
+
+
+def _nullable(schema: Any) -> Any:
+    if isinstance(schema, dict):
+        out = {k: _nullable(v) for k, v in schema.items() if k not in ("nullable", "example", "examples")}
+        if schema.get("nullable"):
+            return {"anyOf": [out, {"type": "null"}]}
+        return out
+    if isinstance(schema, list):
+        return [_nullable(v) for v in schema]
+    return schema
+
+
+def assert_schema(method: str, template: str, status: int, body: Any) -> None:
+    """``body`` validates against the vendor's response schema of ``method template``."""
+    spec = _spec()
+    response = spec["paths"][template][method.lower()]["responses"][str(status)]
+    if "$ref" in response:
+        response = _resolve(spec, response["$ref"])
+    schema = response["content"]["application/json"]["schema"]
+    document = {**_nullable(spec), "$ref": "#/x"}
+    document["x"] = _nullable(schema)
+    jsonschema.validate(body, document)
+
+
+def _resolve(spec: dict[str, Any], ref: str) -> Any:
+    node: Any = spec
+    for part in ref.lstrip("#/").split("/"):
+        node = node[part.replace("~1", "/")]
+    return node
