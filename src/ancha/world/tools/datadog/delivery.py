@@ -1,0 +1,78 @@
+"""What the agent hears from Datadog: monitor notifications, on the event feed.
+
+Every monitor state change that is not silenced by an active downtime is pushed as
+``{"service": "datadog", "type": <type>, "at", "payload"}``, where type is
+``monitor.alert`` (to Alert), ``monitor.warn``, ``monitor.no_data`` or
+``monitor.recovered`` (to OK), and the payload is the body Datadog's webhook integration
+sends with its default payload (``id``, ``last_updated``, ``event_type``, ``title``,
+``date``, ``org``, ``body``) plus ``alert_transition`` (Triggered, Warn, No Data,
+Recovered), ``alert_id``, ``alert_status``, ``alert_title``, ``alert_scope``, ``link``,
+``priority`` and ``tags``.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from ancha.world.bus import DomainEvent
+from ancha.world.tools.base import Tool
+from ancha.world.tools.datadog.monitors import ORG_ID, Monitor
+from ancha.world.tools.datadog.records import APP_URL
+from ancha.world.tools.datadog.replica import DatadogReplica
+
+if TYPE_CHECKING:
+    from ancha.world.environment import Environment
+
+FEED_TYPES = {"Alert": "monitor.alert", "Warn": "monitor.warn", "No Data": "monitor.no_data", "OK": "monitor.recovered"}
+TRANSITIONS = {"Alert": "Triggered", "Warn": "Warn", "No Data": "No Data", "OK": "Recovered"}
+ORG_NAME = "Acme"
+
+
+def webhook_payload(monitor: Monitor, event_id: int, before: str, after: str, at: float) -> dict[str, Any]:
+    """Datadog's webhook notification body for one transition of ``monitor``."""
+    transition = TRANSITIONS[after]
+    if after == "Alert" and before == "Alert":
+        transition = "Re-Triggered"
+    parsed = monitor.parsed
+    scope = ",".join(parsed.metric.scope) if parsed and parsed.metric.scope else "*"
+    title = f"[{transition}] {monitor.name}"
+    status = (f"{parsed.metric.name} over {scope} crossed {parsed.op} {parsed.threshold:g} on "
+              f"{parsed.aggregation} during the last {int(parsed.window // 60)}m." if parsed else
+              f"{monitor.name} is {after}")
+    ms = str(int(at * 1000))
+    return {
+        "id": str(event_id), "last_updated": ms, "event_type": f"{monitor.type.replace(' ', '_')}_monitor",
+        "title": title, "date": ms, "org": {"id": str(ORG_ID), "name": ORG_NAME}, "body": monitor.message,
+        "alert_transition": transition, "alert_id": str(monitor.id), "alert_status": status,
+        "alert_title": f"{monitor.name}", "alert_scope": scope, "alert_query": monitor.query,
+        "alert_type": {"Alert": "error", "Warn": "warning", "No Data": "warning", "OK": "success"}[after],
+        "link": f"{APP_URL}/event/event?id={event_id}",
+        "priority": "normal", "alert_priority": f"P{monitor.priority}" if monitor.priority else None,
+        "tags": ",".join(monitor.tags),
+    }
+
+
+class DatadogDelivery:
+    service = "datadog"
+
+    def __init__(self, env: Environment, replica: DatadogReplica) -> None:
+        self.env = env
+        self.replica = replica
+        env.bus.subscribe("monitor_state_changed", self._on_change)
+
+    def _on_change(self, event: DomainEvent) -> None:
+        data = event.data
+        if not data.get("notify"):
+            return
+        monitor = self.replica.state.monitors.get(data["monitor"])
+        if monitor is None:
+            return
+        payload = webhook_payload(monitor, data["event"], data["from"], data["to"], event.at)
+        self.env.feed.push({"service": self.service, "type": FEED_TYPES[data["to"]],
+                            "at": self.env.clock.isoformat(event.at), "payload": payload})
+
+
+def start_delivery(env: Environment, replica: Tool) -> None:
+    """Subscribe the agent's event feed to this world's Datadog monitors."""
+    if isinstance(replica, DatadogReplica):
+        DatadogDelivery(env, replica)

@@ -1,0 +1,226 @@
+"""Logs: the seeded lines (indexed once per scene, shared by its trials), lines added during
+a trial (the intake API, world rules, faults' log streams), and search over both.
+
+The seeded index holds the lines sorted by time with posting lists (positions, ascending)
+per service, status and host. A search bisects the time range, starts from the smallest
+posting list the query's exact terms allow, tests each candidate in sort order and stops
+once a page is full, so its cost follows the page, not the number of lines. Lines added
+during a trial are few and kept sorted by (time, seq) beside it; the two are merged.
+
+A fault's ``datadog.log`` effect is a stream: its lines are at ``start + k * every`` until
+the fault resolves, materialized when logs are read (never by timers on the clock).
+"""
+
+from __future__ import annotations
+
+import base64
+import bisect
+import json
+import struct
+from collections import defaultdict
+from dataclasses import dataclass
+from typing import Any
+
+from ancha.world.tools.datadog.log_query import LogLine, Match, normal_status
+from ancha.world.tools.datadog.wire import iso_millis_z
+
+ADDED_SEQ = 1 << 40
+"""Seqs of lines added during a trial start here (seeded lines use their position)."""
+MAX_STREAM_LINES = 100_000
+"""A stream stops materializing past this many lines (a fault left on for a very long time)."""
+
+
+def log_id(line: LogLine) -> str:
+    """A stable id in Datadog's shape (base64 of the time and the sequence)."""
+    if line._id is None:
+        raw = struct.pack(">QQ", int(line.at * 1000), line.seq)
+        line._id = "AQAAAZ" + base64.urlsafe_b64encode(raw).decode().rstrip("=")
+    return line._id
+
+
+def wire(line: LogLine) -> dict[str, Any]:
+    """The v2 ``Log`` object."""
+    attributes: dict[str, Any] = {"attributes": line.attributes, "message": line.message, "service": line.service,
+                                  "status": line.status, "tags": line.tags, "timestamp": iso_millis_z(line.at)}
+    if line.host is not None:
+        attributes["host"] = line.host
+    return {"id": log_id(line), "type": "log", "attributes": attributes}
+
+
+def _line(item: dict[str, Any], seq: int) -> LogLine:
+    return LogLine(float(item["at"]), seq, str(item.get("service") or ""), str(item.get("status") or "info"),
+                   item.get("host"), str(item.get("message") or ""), item.get("attributes") or {},
+                   list(item.get("tags") or []), item.get("ref"))
+
+
+class SeededLogs:
+    """The seed's lines, sorted by time, with posting lists; never changed after building."""
+
+    def __init__(self, logs: list[dict[str, Any]]) -> None:
+        order = sorted(range(len(logs)), key=lambda i: float(logs[i]["at"]))
+        self.lines: list[LogLine] = [_line(logs[i], pos) for pos, i in enumerate(order)]
+        self.times: list[float] = [line.at for line in self.lines]
+        postings: dict[tuple[str, str], list[int]] = defaultdict(list)
+        for pos, line in enumerate(self.lines):
+            postings[("service", line.service.lower())].append(pos)
+            postings[("status", line.status)].append(pos)
+            if line.host is not None:
+                postings[("host", line.host.lower())].append(pos)
+        self.postings = dict(postings)
+        self.by_ref = {line.ref: line for line in self.lines if line.ref}
+
+    def __len__(self) -> int:
+        return len(self.lines)
+
+    def candidates(self, hints: list[tuple[str, str]], lo: int, hi: int, ascending: bool) -> Any:
+        """Positions in [lo, hi) worth testing, in sort order."""
+        best: list[int] | None = None
+        for hint in hints:
+            posting = self.postings.get(hint, [])
+            if best is None or len(posting) < len(best):
+                best = posting
+        if best is None:
+            return range(lo, hi) if ascending else range(hi - 1, lo - 1, -1)
+        a, b = bisect.bisect_left(best, lo), bisect.bisect_left(best, hi)
+        return (best[i] for i in (range(a, b) if ascending else range(b - 1, a - 1, -1)))
+
+
+@dataclass(slots=True)
+class LogStream:
+    """A fault's log effect: lines at ``start + k * every`` until ``end``."""
+
+    key: str
+    service: str
+    status: str
+    message: str
+    every: float
+    start: float
+    host: str | None = None
+    attributes: dict[str, Any] | None = None
+    end: float | None = None
+    emitted: int = 0
+
+
+def encode_cursor(key: tuple[float, int]) -> str:
+    return base64.urlsafe_b64encode(json.dumps({"after": [key[0], key[1]]}).encode()).decode().rstrip("=")
+
+
+def decode_cursor(text: str) -> tuple[float, int] | None:
+    try:
+        data = json.loads(base64.urlsafe_b64decode(text + "=" * (-len(text) % 4)))
+        at, seq = data["after"]
+        return float(at), int(seq)
+    except (ValueError, KeyError, TypeError):
+        return None
+
+
+class LogStore:
+    """One trial's logs: the shared seeded index plus what the trial added."""
+
+    def __init__(self, seeded: SeededLogs) -> None:
+        self.seeded = seeded
+        self.added: list[LogLine] = []
+        self._added_keys: list[tuple[float, int]] = []
+        self.streams: list[LogStream] = []
+        self._next_seq = ADDED_SEQ
+
+    def add(self, item: dict[str, Any]) -> LogLine:
+        line = _line(item, self._next_seq)
+        self._next_seq += 1
+        i = bisect.bisect_right(self._added_keys, line.key)
+        self._added_keys.insert(i, line.key)
+        self.added.insert(i, line)
+        return line
+
+    def start_stream(self, stream: LogStream) -> None:
+        self.streams.append(stream)
+
+    def stop_stream(self, key: str, at: float) -> None:
+        for stream in self.streams:
+            if stream.key == key and stream.end is None:
+                self._materialize(stream, at)
+                stream.end = at
+
+    def catch_up(self, now: float) -> None:
+        """Materialize every stream's lines due by ``now``."""
+        for stream in self.streams:
+            self._materialize(stream, now)
+
+    def _materialize(self, stream: LogStream, now: float) -> None:
+        limit = now if stream.end is None else min(now, stream.end)
+        while stream.emitted < MAX_STREAM_LINES:
+            at = stream.start + stream.emitted * stream.every
+            if at > limit or (stream.end is not None and at >= stream.end):
+                break
+            item: dict[str, Any] = {"at": at, "service": stream.service, "status": stream.status,
+                                    "message": stream.message, "attributes": dict(stream.attributes or {}),
+                                    "tags": [f"service:{stream.service}"]}
+            if stream.host:
+                item["host"] = stream.host
+            self.add(item)
+            stream.emitted += 1
+
+    def search(self, match: Match, hints: list[tuple[str, str]], start: float, end: float, ascending: bool,
+               limit: int, after: tuple[float, int] | None = None) -> tuple[list[LogLine], tuple[float, int] | None]:
+        """Up to ``limit`` matching lines with start <= at <= end in time order (ties by seq),
+        after the cursor ``after``; and the cursor of the next page (None: no more)."""
+        want = limit + 1
+        seeded = self._search_seeded(match, hints, start, end, ascending, want, after)
+        added = self._search_added(match, start, end, ascending, want, after)
+        merged = sorted(seeded + added, key=lambda line: line.key, reverse=not ascending)[:want]
+        if len(merged) > limit:
+            page = merged[:limit]
+            return page, page[-1].key
+        return merged, None
+
+    def _search_seeded(self, match: Match, hints: list[tuple[str, str]], start: float, end: float,
+                       ascending: bool, want: int, after: tuple[float, int] | None) -> list[LogLine]:
+        index = self.seeded
+        times = index.times
+        lo, hi = bisect.bisect_left(times, start), bisect.bisect_right(times, end)
+        if after is not None:
+            # Seeded keys (time, position) grow with the position; added lines sort after
+            # every seeded line of the same time.
+            at, seq = after
+            if seq < ADDED_SEQ:
+                lo, hi = (max(lo, seq + 1), hi) if ascending else (lo, min(hi, seq))
+            else:
+                edge = bisect.bisect_right(times, at)
+                lo, hi = (max(lo, edge), hi) if ascending else (lo, min(hi, edge))
+        found: list[LogLine] = []
+        if lo >= hi:
+            return found
+        lines = index.lines
+        for pos in index.candidates(hints, lo, hi, ascending):
+            line = lines[pos]
+            if match(line):
+                found.append(line)
+                if len(found) >= want:
+                    break
+        return found
+
+    def _search_added(self, match: Match, start: float, end: float, ascending: bool, want: int,
+                      after: tuple[float, int] | None) -> list[LogLine]:
+        keys = self._added_keys
+        lo, hi = bisect.bisect_left(keys, (start, -1)), bisect.bisect_right(keys, (end, 1 << 62))
+        if after is not None:
+            if ascending:
+                lo = max(lo, bisect.bisect_right(keys, after))
+            else:
+                hi = min(hi, bisect.bisect_left(keys, after))
+        found: list[LogLine] = []
+        order = range(lo, hi) if ascending else range(hi - 1, lo - 1, -1)
+        for i in order:
+            line = self.added[i]
+            if match(line):
+                found.append(line)
+                if len(found) >= want:
+                    break
+        return found
+
+    def by_ref(self, ref: str) -> LogLine | None:
+        return self.seeded.by_ref.get(ref)
+
+
+__all__ = ["LogLine", "LogStore", "LogStream", "SeededLogs", "decode_cursor", "encode_cursor", "normal_status",
+           "wire"]

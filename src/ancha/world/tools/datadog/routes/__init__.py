@@ -1,0 +1,15 @@
+"""The served routes, one module per Datadog API family; ``load_all`` registers them."""
+
+from __future__ import annotations
+
+
+def load_all() -> None:
+    from ancha.world.tools.datadog.routes import (  # noqa: F401
+        dashboards,
+        downtimes,
+        events,
+        logs,
+        metrics,
+        monitors,
+        world,
+    )

@@ -1,0 +1,53 @@
+"""Datadog, as one tool of the world: everything Ancha needs to know about it, in one object."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ancha.scene.sections import BodyKind, WorldSection
+from ancha.world.tools.datadog import actions, checks, scene_actions
+from ancha.world.tools.datadog import check_bodies as bodies
+from ancha.world.tools.datadog.delivery import start_delivery
+from ancha.world.tools.datadog.judge import judge_view
+from ancha.world.tools.datadog.replica import DatadogReplica
+from ancha.world.tools.datadog.scene_file import DatadogFile, build_world
+from ancha.world.tools.seam import ActionKind, EffectKind, StateKind, ToolSpec
+
+
+def _kind(key: str, file_model: Any, resolve: Any, about: str, siblings: dict[str, Any] | None = None) -> BodyKind:
+    return BodyKind(key, "datadog", file_model, resolve, about, siblings or {})
+
+
+TOOL = ToolSpec(
+    name="datadog",
+    world=WorldSection("datadog", DatadogFile, build_world),
+    replica=DatadogReplica,
+    variables=("token", "api_key", "app_key"),
+    templates=("url", "token", "signing_secret", "api_key", "app_key", "webhook_token"),
+    delivery=start_delivery,
+    checks=(
+        StateKind(_kind("datadog.monitor", bodies.MonitorCheckFile, bodies.resolve_monitor_check,
+                        "a monitor's current state", bodies.MONITOR_SIBLINGS),
+                  checks.monitor_state, checks.MONITOR_EVENTS),
+        StateKind(_kind("datadog.downtime", bodies.DowntimeCheckFile, bodies.resolve_downtime_check,
+                        "an active downtime on one monitor"), checks.downtime, checks.DOWNTIME_EVENTS),
+    ),
+    actions=(
+        ActionKind(_kind("datadog.monitor", scene_actions.MonitorActionFile, scene_actions.resolve_monitor_action,
+                         "set a monitor's state"), actions.set_monitor),
+        ActionKind(_kind("datadog.event", scene_actions.EventActionFile, scene_actions.resolve_event_action,
+                         "post an event"), actions.post_event),
+        ActionKind(_kind("datadog.log", scene_actions.LogActionFile, scene_actions.resolve_log_action,
+                         "send one log line"), actions.send_log),
+    ),
+    effects=(
+        EffectKind(_kind("datadog.monitor", scene_actions.MonitorEffectFile, scene_actions.resolve_monitor_effect,
+                         "a monitor holds a state while the fault is active"), actions.monitor_effect),
+        EffectKind(_kind("datadog.metric", scene_actions.MetricEffectFile, scene_actions.resolve_metric_effect,
+                         "a metric reads a value while the fault is active"), actions.metric_effect),
+        EffectKind(_kind("datadog.log", scene_actions.LogEffectFile, scene_actions.resolve_log_effect,
+                         "log lines at a rate while the fault is active"), actions.log_effect),
+    ),
+    judge_view=judge_view,
+    secret_patterns=(r"\b[0-9a-f]{32}\b", r"\b[0-9a-f]{40}\b"),
+)
