@@ -32,13 +32,14 @@ class Event:
     _line: LogLine | None = None
 
     def v1(self) -> dict[str, Any]:
-        return {
+        out = {
             "id": self.id, "id_str": str(self.id), "title": self.title, "text": self.text,
             "date_happened": int(self.at), "alert_type": self.alert_type, "priority": self.priority,
             "host": self.host, "device_name": self.device_name, "tags": list(self.tags),
             "source_type_name": self.source_type_name or ("Monitor Alert" if self.monitor_id else "My Apps"),
             "url": f"/event/event?id={self.id}", "payload": "{}",
         }
+        return {k: v for k, v in out.items() if v is not None or k == "priority"}
 
     def v2(self) -> dict[str, Any]:
         inner: dict[str, Any] = {
@@ -51,6 +52,7 @@ class Event:
         }
         if self.monitor_id is not None:
             inner["monitor_id"] = self.monitor_id
+        inner = {k: v for k, v in inner.items() if v is not None}
         return {"id": str(self.id), "type": "event",
                 "attributes": {"attributes": inner, "message": self.text, "tags": list(self.tags),
                                "timestamp": iso_millis_z(self.at)}}
@@ -60,7 +62,9 @@ class Event:
         if self._line is None:
             attributes: dict[str, Any] = {"title": self.title, "alert_type": self.alert_type,
                                           "priority": self.priority, "source": self.source_type_name}
-            self._line = LogLine(self.at, self.id, self.source_type_name or "", self.alert_type, self.host,
+            service = next((t.partition(":")[2] for t in self.tags if t.startswith("service:")),
+                           self.source_type_name or "")
+            self._line = LogLine(self.at, self.id, service, self.alert_type, self.host,
                                  f"{self.title}\n{self.text}", attributes, list(self.tags))
         return self._line
 

@@ -117,6 +117,10 @@ class DatadogReplica:
         return None
 
     def handle(self, request: ToolRequest) -> ToolResponse:
+        host = request.headers.get("host")
+        if host:  # links (logs' next page) point where the caller reached us
+            proto = request.headers.get("x-forwarded-proto", "http")
+            self.base_url = f"{proto}://{host}/envs/{self.env.id}/datadog"
         served, vendor = tables()
         path = request.path.split("?", 1)[0]
         found = served.match(request.method, path)

@@ -28,7 +28,7 @@ def query_metrics(call: Call) -> Reply:
     if points:
         series.append({
             "aggr": query.space, "metric": query.name, "display_name": query.name, "expression": text,
-            "scope": query.scope_text, "tag_set": list(query.scope), "unit": None, "query_index": 0,
+            "scope": query.scope_text, "tag_set": list(query.scope), "query_index": 0,
             "interval": interval, "length": len(points), "start": int(points[0][0]),
             "end": int(points[-1][0] + interval * 1000 - 1), "pointlist": points,
         })
