@@ -106,7 +106,9 @@ class Group:
             "lastMembershipUpdated": okta_time(self.last_membership_updated),
             "objectClass": ["okta:user_group"],
             "type": self.type,
-            "profile": {"name": self.name, "description": self.description},
+            # The vendor's OktaUserGroupProfile has no null description: it is left out.
+            "profile": {"name": self.name, **({"description": self.description} if self.description is not None
+                                              else {})},
             "_links": {
                 "logo": [{"name": "medium", "href": "https://op1static.oktacdn.com/assets/img/logos/groups/"
                           "okta-medium.30ce6d4085dff29412984e4c191bc874.png", "type": "image/png"},
