@@ -144,6 +144,6 @@ class PagerDutyReach:
             return None
         status, answer = self.person.call(person, user, "POST", f"/incidents/{place.container}/notes",
                                           {"note": {"content": text}})
-        if status != 201 or not isinstance(answer, dict):
+        if status != 200 or not isinstance(answer, dict):
             return None
         return {"incident": place.container, "note": answer["note"]["id"]}

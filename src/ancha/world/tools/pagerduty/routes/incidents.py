@@ -223,6 +223,7 @@ def list_notes(call: Call) -> dict[str, Any]:
 
 @route("POST", "/incidents/{id}/notes")
 def create_note(call: Call) -> tuple[int, dict[str, Any]]:
+    """200, as PagerDuty's OpenAPI description documents it."""
     by = call.requester()
     incident = call.incident()
     note = call.body().get("note")
@@ -232,7 +233,7 @@ def create_note(call: Call) -> tuple[int, dict[str, Any]]:
     if len(content) > 25000:
         raise InvalidInput("Content is too long (maximum is 25000 characters).")
     created = call.desk.annotate(incident, content, by, call.actor)
-    return 201, {"note": created.to_dict(call.base)}
+    return 200, {"note": created.to_dict(call.base)}
 
 
 def _log_page(call: Call, entries: list[Any]) -> dict[str, Any]:
