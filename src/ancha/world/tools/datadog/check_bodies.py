@@ -69,5 +69,13 @@ def resolve_downtime_check(data: dict[str, Any], path: str, resolver: Resolver) 
     monitor = _monitor(resolver, data.get("monitor"), join(path, "monitor"))
     if monitor is None:
         return None
-    bounds = {name: parse_duration(data[name]) for name in ("remaining_gte", "duration_lte") if data.get(name)}
+    bounds: dict[str, float] = {}
+    for name in ("remaining_gte", "duration_lte"):
+        if data.get(name) is None:
+            continue
+        try:
+            bounds[name] = parse_duration(str(data[name]))
+        except ValueError as exc:
+            resolver.add(join(path, name), str(exc), "for example 10m")
+            return None
     return DowntimeCheck(monitor=monitor, reject_active_unsafe=bool(data.get("reject_active_unsafe")), **bounds)

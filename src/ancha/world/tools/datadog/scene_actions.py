@@ -169,7 +169,11 @@ def resolve_metric_effect(data: dict[str, Any], path: str, resolver: Resolver) -
 def resolve_log_effect(data: dict[str, Any], path: str, resolver: Resolver) -> LogEffect | None:
     if data.get("service") is None or data.get("message") is None:
         return None
-    every = parse_duration(data.get("every") or "1m")
+    try:
+        every = parse_duration(str(data.get("every") or "1m"))
+    except ValueError as exc:
+        resolver.add(join(path, "every"), str(exc), "for example every: 30s")
+        return None
     if every < 1:
         resolver.add(join(path, "every"), "a log stream emits at most one line a second", "for example every: 30s")
         return None

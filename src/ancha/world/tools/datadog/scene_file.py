@@ -189,7 +189,7 @@ def _downtime(item: dict[str, Any], run: _Resolution, path: str) -> dict[str, An
                                        tool=TOOL)
         run.ok = run.ok and monitor is not None
     tags = item.get("monitor_tags")
-    if (monitor is None) == (tags is None) and run.ok:
+    if (item.get("monitor") is None) == (tags is None):
         run.ctx.source.add(path, "a downtime targets either one monitor or monitor_tags",
                            'write monitor: $my_monitor, or monitor_tags: ["*"] for every monitor')
         run.ok = False
