@@ -7,7 +7,6 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
-from conftest import DD, T0
 from datadog_api_client.exceptions import ApiException, NotFoundException
 from datadog_api_client.v1.api.dashboards_api import DashboardsApi
 from datadog_api_client.v1.api.events_api import EventsApi as EventsV1
@@ -36,6 +35,8 @@ from datadog_api_client.v2.model.metric_intake_type import MetricIntakeType
 from datadog_api_client.v2.model.metric_payload import MetricPayload
 from datadog_api_client.v2.model.metric_point import MetricPoint
 from datadog_api_client.v2.model.metric_series import MetricSeries
+
+from conftest import DD, T0
 
 NOW = datetime.fromtimestamp(T0, UTC)
 

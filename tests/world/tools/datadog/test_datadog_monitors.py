@@ -6,12 +6,13 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from conftest import DD
 from datadog_api_client.exceptions import ApiException, ForbiddenException, NotFoundException
 from datadog_api_client.v1.api.monitors_api import MonitorsApi
 from datadog_api_client.v1.model.monitor import Monitor
 from datadog_api_client.v1.model.monitor_type import MonitorType
 from datadog_api_client.v1.model.monitor_update_request import MonitorUpdateRequest
+
+from conftest import DD
 
 QUERY = "avg(last_5m):avg:orders.latency.p99{*} > 2000"
 

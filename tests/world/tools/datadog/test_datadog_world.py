@@ -8,14 +8,13 @@ import copy
 import time
 from typing import Any
 
-from conftest import SEED, START, T0
-
 from ancha.scene.model import Scene
 from ancha.world.environment import Environment
 from ancha.world.tools.datadog import actions, checks
 from ancha.world.tools.datadog.judge import judge_view
 from ancha.world.tools.datadog.replica import DatadogReplica
 from ancha.world.tools.datadog.state import DatadogState
+from conftest import SEED, START, T0
 
 
 def _env(seed: dict[str, Any] | None = None) -> Environment:
