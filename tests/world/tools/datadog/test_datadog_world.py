@@ -201,7 +201,7 @@ def test_judge_view__monitors_downtimes_and_posted_events() -> None:
 
 
 def test_hundred_thousand_seeded_logs__index_once_and_search_fast() -> None:
-    logs = [{"service": f"svc{i % 20}", "status": ("error", "info", "warn")[i % 3], "message": f"line {i}",
+    logs: list[dict[str, Any]] = [{"service": f"svc{i % 20}", "status": ("error", "info", "warn")[i % 3], "message": f"line {i}",
              "at": T0 - 100_000 + i, "host": f"h{i % 50}", "attributes": {"http": {"status_code": 200 + i % 400}},
              "tags": []} for i in range(100_000)]
     started = time.perf_counter()
