@@ -16,7 +16,7 @@ reassigning, escalating by hand or a snooze ending starts it afresh.
 
 from __future__ import annotations
 
-import string
+import base64
 from typing import TYPE_CHECKING, Any
 
 from ancha.world.bus import DomainEvent
@@ -35,7 +35,6 @@ if TYPE_CHECKING:
     from ancha.world.tools.pagerduty.state import PagerDutyState
 
 TOOL = "pagerduty"
-_ALNUM = string.digits + string.ascii_uppercase
 
 
 class IncidentDesk:
@@ -50,12 +49,10 @@ class IncidentDesk:
     # --- ids and time -------------------------------------------------------------------
 
     def new_id(self, prefix: str = "P", length: int = 7) -> str:
-        n = self.env.rng.getrandbits(64)
-        chars = []
-        for _ in range(length - len(prefix)):
-            n, digit = divmod(n, 36)
-            chars.append(_ALNUM[digit])
-        return prefix + "".join(chars)
+        """A PagerDuty-style id (``PXPGF42``) from the trial's RNG: upper-case letters and digits."""
+        size = length - len(prefix)
+        raw = self.env.rng.getrandbits(5 * size + 8).to_bytes((5 * size + 15) // 8, "big")
+        return prefix + base64.b32encode(raw).decode()[:size]
 
     def now(self) -> float:
         return self.env.clock.now()
