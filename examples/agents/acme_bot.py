@@ -73,6 +73,10 @@ def plan() -> None:
         from runbook_fixer import run as fix_runbook
 
         fix_runbook(client)
+    elif "Offboard" in task:
+        from offboarder import run as offboard
+
+        offboard(client, task)
     elif "#support" in task:
         answer_support_question()
     elif "#alerts" in task:

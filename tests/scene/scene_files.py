@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from functools import cache
 from pathlib import Path
 
 import pytest
 
 from ancha.errors import Problem
 from ancha.scene import Scene, SceneInvalid, load_scene
+from ancha.scene.sections import Catalog
 from ancha.world.tools import catalog
 from ancha.world.tools.slack.scene_models import SlackWorld
 
@@ -36,10 +38,22 @@ def scene_of(folder: Path, text: str) -> Scene:
     return load_scene(write_scene(folder, text), catalog())
 
 
-def problems_of(folder: Path, text: str) -> list[Problem]:
+def problems_of(folder: Path, text: str, tools: Catalog | None = None) -> list[Problem]:
     with pytest.raises(SceneInvalid) as info:
-        load_scene(write_scene(folder, text), catalog())
+        load_scene(write_scene(folder, text), tools or catalog())
     return info.value.problems
+
+
+@cache
+def slack_only() -> Catalog:
+    """A build with Slack alone: every other tool the reference names is still to come."""
+    full = catalog()
+
+    def kept(kinds: dict) -> dict:
+        return {k: v for k, v in kinds.items() if v.tool in ("slack", "world")}
+
+    return Catalog(worlds={"slack": full.worlds["slack"]}, states=kept(full.states),
+                   predicates=kept(full.predicates), actions=kept(full.actions), effects=kept(full.effects))
 
 
 def messages(problems: list[Problem]) -> list[str]:

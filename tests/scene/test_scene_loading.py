@@ -5,7 +5,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
-from scene_files import SLACK, messages, problems_of, scene_of, slack_seed, write_scene
+from scene_files import SLACK, messages, problems_of, scene_of, slack_only, slack_seed, write_scene
 
 from ancha.scene import Scene, SceneInvalid, load_scene, load_scenes
 from ancha.world.tools import catalog
@@ -117,11 +117,11 @@ def test_messages_file_missing__problem(tmp_path: Path) -> None:
     assert found[0].path == "world.slack.messages_file" and found[0].message.startswith("no such file")
 
 
-def test_not_supported_yet__sections_refused(tmp_path: Path) -> None:
-    found = problems_of(tmp_path, "world_rules: {faults: []}\n"
-                        "world:\n  datadog: {}\n  pagerduty: {}\n  okta: {}\n")
+def test_not_supported_yet__sections_of_tools_not_in_the_build_refused(tmp_path: Path) -> None:
+    found = problems_of(tmp_path, "world:\n  github: {}\n  datadog: {}\n  pagerduty: {}\n  okta: {}\n",
+                        slack_only())
     assert messages(found) == [f"{p}: not supported yet" for p in (
-        "world_rules.faults", "world.datadog", "world.pagerduty", "world.okta")]
+        "world.github", "world.datadog", "world.pagerduty", "world.okta")]
     assert all(p.hint and "later version" in p.hint for p in found)
 
 
@@ -169,11 +169,11 @@ def test_load_scenes__glob_matching_nothing_is_a_problem(tmp_path: Path) -> None
 
 def test_load_scenes__problems_of_all_scenes_at_once(tmp_path: Path) -> None:
     write_scene(tmp_path / "scenes", "bogus: 1\n", "a")
-    write_scene(tmp_path / "scenes", "world_rules: {faults: []}\n", "b")
+    write_scene(tmp_path / "scenes", "world_rules: {evnts: []}\n", "b")
     with pytest.raises(SceneInvalid) as info:
         load_scenes(["scenes/**/scene.yaml"], tmp_path, catalog())
     assert [(p.file, p.path) for p in info.value.problems] == [
-        ("scenes/a/scene.yaml", "bogus"), ("scenes/b/scene.yaml", "world_rules.faults")]
+        ("scenes/a/scene.yaml", "bogus"), ("scenes/b/scene.yaml", "world_rules.evnts")]
     assert info.value.render().count("fix the scene file:") == 2
 
 

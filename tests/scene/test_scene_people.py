@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from scene_files import PEOPLE, PEOPLE_WORLD, SLACK, messages, problems_of, scene_of, slack_seed
+from scene_files import PEOPLE, PEOPLE_WORLD, SLACK, messages, problems_of, scene_of, slack_only, slack_seed
 
 from ancha.scene import Scene
 from ancha.scene.model import AwayWindow, Decision, Fact
@@ -81,8 +81,8 @@ def test_away__must_end_after_it_starts(tmp_path: Path) -> None:
     ]
 
 
-def test_accounts__slack_must_be_a_user_and_others_later(tmp_path: Path) -> None:
-    found = problems_of(tmp_path, _person("accounts: { slack: $slack_support, pagerduty: $pd_p }"))
+def test_accounts__slack_must_be_a_user_and_tools_not_in_the_build_later(tmp_path: Path) -> None:
+    found = problems_of(tmp_path, _person("accounts: { slack: $slack_support, pagerduty: $pd_p }"), slack_only())
     assert messages(found) == ["people.p.accounts.slack: $slack_support is a channel, not a user",
                                "people.p.accounts.pagerduty: not supported yet"]
     assert found[1].hint is not None and "later version" in found[1].hint

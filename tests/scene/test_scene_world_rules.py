@@ -3,7 +3,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from scene_files import PEOPLE, messages, problems_of, scene_of
+from scene_files import PEOPLE, messages, problems_of, scene_of, slack_only
 
 from ancha.scene.model import MessageSelector, Predicate
 
@@ -86,17 +86,11 @@ def test_actions__refs_checked_and_same_channel(tmp_path: Path) -> None:
     ]
 
 
-@pytest.mark.parametrize("kind", ["datadog.monitor", "pagerduty.trigger",
-                                  "okta.user"])
-def test_actions_of_later_tools__not_supported_yet(tmp_path: Path, kind: str) -> None:
-    found = problems_of(tmp_path, _events(f"    - {{ at: 1m, do: [{{ {kind}: {{ x: 1 }} }}] }}\n"))
+@pytest.mark.parametrize("kind", ["datadog.monitor", "pagerduty.trigger", "okta.user", "github.comment"])
+def test_actions_of_tools_not_in_the_build__not_supported_yet(tmp_path: Path, kind: str) -> None:
+    found = problems_of(tmp_path, _events(f"    - {{ at: 1m, do: [{{ {kind}: {{ x: 1 }} }}] }}\n"), slack_only())
     assert messages(found) == [f"world_rules.events[0].do[0].{kind}: not supported yet"]
     assert found[0].hint is not None and "later version" in found[0].hint
-
-
-def test_faults__not_supported_yet(tmp_path: Path) -> None:
-    found = problems_of(tmp_path, PEOPLE + "world_rules:\n  faults: [{ ref: f }]\n  events: []\n")
-    assert messages(found) == ["world_rules.faults: not supported yet"]
 
 
 def test_world_rules__omitted_means_no_events(tmp_path: Path) -> None:

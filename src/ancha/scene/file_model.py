@@ -22,8 +22,6 @@ Ref = Annotated[str, Field(description="$name or $kind.name")]
 Time = Annotated[datetime | str, Expect("an ISO time such as 2026-01-05T09:00:00Z or an offset such as -3d")]
 Patterns = Annotated[str | list[str], Expect('a pattern such as "POST /api/chat.postMessage", or a list of them')]
 
-_LATER = "{} is built in a later version of Ancha; remove it to run this scene now"
-_LATER_FAULTS = {"fault_resolved": _LATER.format("the fault_resolved check")}
 
 Person = Annotated[str, Expect("a person such as laura, $laura or $person.laura")]
 FactName = Annotated[str, Expect("a fact such as laura.workspace")]
@@ -132,7 +130,7 @@ def scene_file_model(catalog: Catalog) -> type[FileModel]:
     planned = catalog.planned_tools
     world = _model("WorldFile", {tool: (section.file_model | None, None) for tool, section in catalog.worlds.items()},
                    Planned(planned, "the {name} world"), "One section per tool: its seed.")
-    state = _model("StateFile", _kinds(catalog.states), Planned(planned, "the {name} state check", _LATER_FAULTS),
+    state = _model("StateFile", _kinds(catalog.states), Planned(planned, "the {name} state check"),
                    "A condition on the final world; exactly one kind.")
     predicate = _model("PredicateFile", {
         "called": (Annotated[str, Expect('a pattern such as "POST /api/chat.postMessage"')] | None, None),
@@ -146,8 +144,7 @@ def scene_file_model(catalog: Catalog) -> type[FileModel]:
         "all": (list["PredicateFile"] | None, None),  # type: ignore[name-defined]  # noqa: F821
         "any": (list["PredicateFile"] | None, None),  # type: ignore[name-defined]  # noqa: F821
         "not_": ("PredicateFile | None", Field(default=None, alias="not")),
-    }, Planned(planned, "the {name} predicate", {
-        **_LATER_FAULTS, "fault_resolved": _LATER.format("the fault_resolved predicate")}),
+    }, Planned(planned, "the {name} predicate"),
         "A condition on the world, timestamped the first time it holds; exactly one field.")
     predicate.model_rebuild(_types_namespace={"PredicateFile": predicate})
     within = _model("WithinFile", {
@@ -180,8 +177,21 @@ def scene_file_model(catalog: Catalog) -> type[FileModel]:
         "unless": (predicate | None, None),
         "do": (list[action], ...),  # type: ignore[valid-type]
     })
-    rules = _model("WorldRulesFile", {"events": (list[event], Field(default_factory=list))},  # type: ignore[valid-type]
-                   {"faults": _LATER.format("world_rules.faults")})
+    effect = _model("EffectFile", _kinds(catalog.effects), Planned(planned, "the {name} effect"),
+                    "One effect of a fault; exactly one kind.")
+    starts = _model("StartsFile", {"after": (predicate, ...)})
+    fault = _model("FaultFile", {
+        "ref": (RefName, ...),
+        "starts": (Annotated[Offset | starts, Expect(  # type: ignore[valid-type]
+            "a duration from clock.start such as 0s or 10m, or { after: <predicate> }")],
+                   Field(default="0s", description="when the fault starts; default 0s")),
+        "effects": (list[effect], ...),  # type: ignore[valid-type]
+        "resolved_when": (predicate, Field(..., description="the predicate that ends the fault")),
+    }, doc="A living-world fault: effects hold from starts until resolved_when first holds.")
+    rules = _model("WorldRulesFile", {
+        "events": (list[event], Field(default_factory=list)),  # type: ignore[valid-type]
+        "faults": (list[fault], Field(default_factory=list)),  # type: ignore[valid-type]
+    })
     return _model("SceneFile", {
         "name": (str | None, None),
         "description": (str, ""),

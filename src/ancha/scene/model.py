@@ -151,8 +151,26 @@ class EventRule(_Model):
     do: list[Action] = Field(default_factory=list)
 
 
+Effect = dict[str, dict[str, Any]]
+"""One fault effect: exactly one key, the kind a tool registered (``<tool>.<effect>``),
+holding the tool's resolved body as JSON."""
+
+
+class FaultRule(_Model):
+    """A living-world fault: effects that hold from ``starts`` until ``resolved_when``."""
+
+    ref: str
+    at: float | None = None
+    """Seconds after clock.start (``starts: 5m``); None when it starts ``after`` a predicate."""
+    after: Predicate | None = None
+    """``starts: { after: <predicate> }``: the fault starts when it first holds."""
+    effects: list[Effect] = Field(default_factory=list)
+    resolved_when: Predicate
+
+
 class WorldRules(_Model):
     events: list[EventRule] = Field(default_factory=list)
+    faults: list[FaultRule] = Field(default_factory=list)
 
 
 CHECK_KINDS = ("trace", "state", "judge", "revealed", "knows", "told", "decided", "message", "never", "before",

@@ -257,7 +257,7 @@ class Resolver:
     def _refused(self, path: str) -> set[str]:
         """Keys at ``path`` refused as built in a later version (already reported)."""
         planned = self.catalog.planned_tools
-        return {k for k in self._written_keys(path) if k == "fault_resolved" or k.split(".", 1)[0] in planned}
+        return {k for k in self._written_keys(path) if k.split(".", 1)[0] in planned}
 
     def predicates(self, items: list[dict[str, Any] | None], path: str, least: int) -> list[Predicate] | None:
         """A list of at least ``least`` predicates (``all``/``any``: 1; ``before``: 2), all valid, or None."""

@@ -7,7 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 KINDS = ("user", "channel", "message", "repo", "commit", "pull", "issue", "fault", "monitor", "service",
-         "escalation_policy", "schedule", "incident", "dashboard", "event", "log", "person")
+         "escalation_policy", "schedule", "incident", "dashboard", "event", "log", "group", "person")
 _POINTER = re.compile(r"^\$(?:([A-Za-z_]+)\.)?([A-Za-z0-9_]+)$")
 
 Report = Callable[[str, str | None], None]

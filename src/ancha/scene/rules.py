@@ -1,4 +1,5 @@
-"""world_rules.events: things that happen on their own, at a time or after a milestone."""
+"""world_rules: events (things that happen on their own, at a time or after a milestone) and
+faults (effects that keep part of the world broken until a predicate holds)."""
 
 from __future__ import annotations
 
@@ -6,14 +7,56 @@ from typing import Any
 
 from ancha.config.validation import join
 from ancha.durations import parse_duration, parse_signed_offset
-from ancha.scene.model import Action, EventRule, WorldRules
+from ancha.scene.model import Action, Effect, EventRule, FaultRule, WorldRules
 from ancha.scene.predicates import Resolver
+from ancha.scene.refs import Declared
+from ancha.scene.sections import BodyKind
 
 
 def build_world_rules(clean: dict[str, Any], resolver: Resolver) -> WorldRules:
+    faults_data = [(i, data) for i, data in enumerate(clean.get("faults", [])) if data is not None]
+    # Every fault ref first: events, other faults and checks may name any of them.
+    for i, data in faults_data:
+        if data.get("ref"):
+            path = f"world_rules.faults[{i}].ref"
+            resolver.refs.declare(data["ref"], Declared("fault", resolver.source.line_of(path), i),
+                                  resolver.source.reporter(path))
     events = [_event(data, f"world_rules.events[{i}]", resolver)
               for i, data in enumerate(clean.get("events", [])) if data is not None]
-    return WorldRules(events=[e for e in events if e is not None])
+    faults = [_fault(data, f"world_rules.faults[{i}]", resolver) for i, data in faults_data]
+    return WorldRules(events=[e for e in events if e is not None], faults=[f for f in faults if f is not None])
+
+
+def _fault(data: dict[str, Any], path: str, resolver: Resolver) -> FaultRule | None:
+    if "ref" not in data or "effects" not in data or "resolved_when" not in data:
+        return None  # missing or invalid: already reported
+    at: float | None = None
+    after = None
+    starts = data.get("starts", "0s")
+    if isinstance(starts, str):
+        try:
+            at = parse_signed_offset(starts)
+        except ValueError:
+            resolver.add(join(path, "starts"), f"expected a duration from clock.start such as 10m, got {starts!r}",
+                         "an offset from clock.start such as 0s or 10m, or { after: <predicate> }")
+            return None
+    elif isinstance(starts, dict):
+        after = resolver.predicate(starts.get("after"), join(join(path, "starts"), "after"))
+        if after is None:
+            return None
+    else:
+        return None  # invalid: already reported
+    if not data["effects"]:
+        resolver.add(join(path, "effects"), "needs at least one effect",
+                     f"effects: {', '.join(resolver.catalog.effects) or 'none in this build'}")
+        return None
+    effects = [_keyed(e, join(join(path, "effects"), j), resolver, resolver.catalog.effects, "an effect", "effects")
+               for j, e in enumerate(data["effects"])]
+    resolved_when = resolver.predicate(data["resolved_when"], join(path, "resolved_when"))
+    if resolved_when is None or None in effects:
+        return None
+    return FaultRule(ref=data["ref"], at=at, after=after, effects=[e for e in effects if e],
+                     resolved_when=resolved_when)
 
 
 def _event(data: dict[str, Any], path: str, resolver: Resolver) -> EventRule | None:
@@ -49,16 +92,21 @@ def _event(data: dict[str, Any], path: str, resolver: Resolver) -> EventRule | N
 
 
 def _action(data: dict[str, Any] | None, path: str, resolver: Resolver) -> Action | None:
+    return _keyed(data, path, resolver, resolver.catalog.actions, "an action", "actions")
+
+
+def _keyed(data: dict[str, Any] | None, path: str, resolver: Resolver, known: dict[str, BodyKind], what: str,
+           plural: str) -> Action | Effect | None:
+    """One action or effect: exactly one of the ``known`` kinds, its body resolved by its tool."""
     if data is None:
         return None
-    actions = resolver.catalog.actions
-    kinds = [k for k in actions if join(path, k) in resolver.present] + sorted(resolver._refused(path))
+    kinds = [k for k in known if join(path, k) in resolver.present] + sorted(resolver._refused(path))
     if len(kinds) != 1:
-        resolver.add(path, "an action needs a kind" if not kinds else
-                     f"an action has exactly one kind, got {', '.join(kinds)}",
-                     f"actions: {', '.join(actions)}; write one action per list item")
+        resolver.add(path, f"{what} needs a kind" if not kinds else
+                     f"{what} has exactly one kind, got {', '.join(kinds)}",
+                     f"{plural}: {', '.join(known) or 'none in this build'}; write one per list item")
         return None
-    kind = actions.get(kinds[0])
+    kind = known.get(kinds[0])
     if kind is None:
         return None  # refused as built later: already reported
     body = resolver.body(kind, data.get(kind.attribute), join(path, kind.key))

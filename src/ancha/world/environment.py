@@ -12,6 +12,7 @@ from ancha.durations import parse_duration
 from ancha.scene.model import Scene
 from ancha.world.bus import Bus, DomainEvent
 from ancha.world.clock import SimClock
+from ancha.world.faults import Faults
 from ancha.world.feed import EventFeed
 from ancha.world.people import People
 from ancha.world.predicates import PredicateWatcher, register_scene_predicates
@@ -40,7 +41,8 @@ class Environment:
     Built in this order: tools (seeded), people (subscribed to the tools' events), the
     event feed's delivery, the predicate watcher (every predicate of the checks and
     rules), then the trial starts: owners know their facts, world events are
-    scheduled. Time moves by ``timekeeper`` (``ticker.py``): the server starts a
+    scheduled, faults due at the start take effect and the others are scheduled.
+    Time moves by ``timekeeper`` (``ticker.py``): the server starts a
     ``Ticker`` task per environment with ``start_ticker()``.
     """
 
@@ -100,8 +102,10 @@ class Environment:
                 deliver(self, tool)
         self.predicates: PredicateWatcher = register_scene_predicates(self)
         self.world_events = WorldEvents(self)
+        self.faults = Faults(self)
         self.people.start()
         self.world_events.start()
+        self.faults.start()
         self.scheduler.on_change = self._wake
         self.feed.on_change = self._agent_changed
 

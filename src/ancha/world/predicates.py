@@ -403,6 +403,8 @@ class PredicateWatcher:
         self._listeners: dict[str, list[CompiledPredicate]] = {}
         """event type -> leaves (``record_added`` leaves are under ``record_added:<kind>``)."""
         self._watched: dict[str, list[OnHold]] = {}
+        self._next_hold: dict[str, list[OnHold]] = {}
+        """key -> callbacks waiting for the predicate to hold again (``when_holds``)."""
         self._subscribed: set[str] = set()
         self.evaluations = 0
         """How many times a leaf looked at an event (for tests and benchmarks)."""
@@ -422,6 +424,17 @@ class PredicateWatcher:
             callbacks.append(on_hold)
             if node.first_held is not None:
                 on_hold(node.first_held)
+
+    def when_holds(self, predicate: Predicate, callback: OnHold) -> None:
+        """Call ``callback(at)`` once, the next time ``predicate`` holds: right away if it holds
+        now (a fault waiting for its resolution, whatever happened before it started)."""
+        node = self._node(predicate)
+        if node.key not in self._watched:
+            self.watch(predicate)
+        if node.holds:
+            callback(self.env.clock.now())
+            return
+        self._next_hold.setdefault(node.key, []).append(callback)
 
     def compiled(self, predicate: Predicate) -> CompiledPredicate | None:
         return self._nodes.get(predicate.key())
@@ -484,6 +497,10 @@ class PredicateWatcher:
                 self._record(node, node.first_held)
                 for callback in tuple(self._watched[node.key]):
                     callback(node.first_held)
+        if changed and self._next_hold:
+            for key in [k for k in self._next_hold if self._nodes[k].holds]:
+                for callback in self._next_hold.pop(key):
+                    callback(event.at)
 
     def _propagate(self, changed: list[CompiledPredicate], at: float, fresh: list[CompiledPredicate]) -> None:
         """Recompute the composites above ``changed``, lowest first, so that each one sees
@@ -532,6 +549,8 @@ def scene_predicates(env: Environment) -> list[Predicate]:
                 found.append(check.within.of)
     for rule in env.scene.world_rules.events:
         found.extend(p for p in (rule.after, rule.unless) if p is not None)
+    for fault in env.scene.world_rules.faults:
+        found.extend(p for p in (fault.after, fault.resolved_when) if p is not None)
     return found
 
 

@@ -20,10 +20,13 @@ __all__ = ["ActionKind", "EffectKind", "PredicateKind", "Registry", "StateKind",
 
 
 def _specs() -> list[ToolSpec]:
+    from ancha.world.tools.datadog.spec import TOOL as datadog
     from ancha.world.tools.github.spec import TOOL as github
+    from ancha.world.tools.okta.spec import TOOL as okta
+    from ancha.world.tools.pagerduty.spec import TOOL as pagerduty
     from ancha.world.tools.slack.spec import TOOL as slack
 
-    return [slack, github]
+    return [slack, github, datadog, pagerduty, okta]
 
 
 @dataclass(frozen=True)
@@ -48,8 +51,10 @@ class Registry:
 @cache
 def registry() -> Registry:
     """The registry of this build (built once)."""
+    from ancha.world.fault_resolved import FAULT_RESOLVED
+
     tools = {spec.name: spec for spec in _specs()}
-    states = {k.body.key: k for spec in tools.values() for k in spec.checks}
+    states = {FAULT_RESOLVED.body.key: FAULT_RESOLVED, **{k.body.key: k for spec in tools.values() for k in spec.checks}}
     predicates = {k.body.key: k for spec in tools.values() for k in spec.predicates}
     actions = {k.body.key: k for spec in tools.values() for k in spec.actions}
     effects = {k.body.key: k for spec in tools.values() for k in spec.effects}
