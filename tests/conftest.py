@@ -2,13 +2,32 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterator
 from typing import Any
 
 import httpx
 import pytest
 
+from ancha.runner.agents.environment import trust_variables
 from ancha.server.embedded import EmbeddedServer
+from ancha.server.tls import local_tls
+
+
+@pytest.fixture(scope="session", autouse=True)
+def trusts_the_servers_ca(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """Clients in the tests trust the embedded servers' TLS listener as agents do: through
+    SSL_CERT_FILE naming the usual roots plus this process's CA (every server shares it)."""
+    bundle = tmp_path_factory.mktemp("tls") / "ca-bundle.pem"
+    variables = trust_variables({"tls": {"ca_pem": local_tls().ca_pem}}, bundle, os.environ)
+    saved = {name: os.environ.get(name) for name in variables}
+    os.environ.update(variables)
+    yield
+    for name, value in saved.items():
+        if value is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = value
 
 
 @pytest.fixture(scope="session")

@@ -73,6 +73,10 @@ def plan() -> None:
         from runbook_fixer import run as fix_runbook
 
         fix_runbook(client)
+    elif "on call" in task:
+        from incident_responder import run as respond
+
+        respond(client)
     elif "Offboard" in task:
         from offboarder import run as offboard
 

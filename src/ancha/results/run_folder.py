@@ -20,6 +20,7 @@ TRACE = "trace.jsonl"
 RECORDS = "records.jsonl"
 WORLD = "world.json"
 AGENT_LOG = "agent.log"
+CA_BUNDLE = "ca-bundle.pem"
 STATE_DIR = "state"
 
 
@@ -44,6 +45,11 @@ class TrialFolder:
     @property
     def state_dir(self) -> Path:
         return self.path / STATE_DIR
+
+    @property
+    def ca_bundle_path(self) -> Path:
+        """The certificates the agent trusts: the usual roots plus the server's own CA."""
+        return self.path / CA_BUNDLE
 
     def create(self) -> TrialFolder:
         self.state_dir.mkdir(parents=True, exist_ok=True)

@@ -23,7 +23,12 @@ from ancha.config.model import AnchaConfig
 from ancha.config.templates import render
 from ancha.results.run_folder import RunFolder, TrialFolder
 from ancha.runner.agents.command import NOT_STARTED_CODES, AgentNotStarted, CommandAgent
-from ancha.runner.agents.environment import ancha_variables, base_environment, template_values
+from ancha.runner.agents.environment import (
+    ancha_variables,
+    base_environment,
+    template_values,
+    trust_variables,
+)
 from ancha.runner.control import ControlClient, ServerError
 from ancha.scene.model import Scene
 
@@ -93,7 +98,9 @@ class TrialRunner:
         assert agent_cfg is not None and agent_cfg.command
         values = template_values(context)
         env = base_environment(agent_cfg.pass_env, self.inherit_env)
-        env.update(ancha_variables(context, str(TrialFolder(trial_dir).state_dir.resolve())))
+        folder = TrialFolder(trial_dir)
+        env.update(ancha_variables(context, str(folder.state_dir.resolve())))
+        env.update(trust_variables(context, folder.ca_bundle_path.resolve(), env))
         env.update({name: render(value, values) for name, value in agent_cfg.env.items()})
         cwd = agent_cwd(self.config)
         log_path = TrialFolder(trial_dir).log_path

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hmac
 import json
+from dataclasses import dataclass
 from typing import Any
 
 from starlette.applications import Starlette
@@ -30,10 +31,21 @@ def _error(status: int, message: str, hint: str | None = None) -> JSONResponse:
     return JSONResponse(body, status_code=status)
 
 
+@dataclass(frozen=True, slots=True)
+class SecureListener:
+    """The server's TLS listener: tools whose SDK only talks https are handed out there."""
+
+    origin: str
+    """``https://HOST:PORT``."""
+    ca_pem: str
+    """The certificate authority agents must trust for it."""
+
+
 class ControlAPI:
-    def __init__(self, registry: Registry, key: str | None) -> None:
+    def __init__(self, registry: Registry, key: str | None, tls: SecureListener | None = None) -> None:
         self.registry = registry
         self.key = key
+        self.tls = tls
 
     # --- helpers ----------------------------------------------------------------------
 
@@ -62,8 +74,13 @@ class ControlAPI:
     def context(self, request: Request, env: Environment) -> dict[str, Any]:
         base = str(request.base_url).rstrip("/") + f"/envs/{env.id}"
         tools: dict[str, Any] = {}
+        specs = env.registry.tools
         for name, tool in env.tools.items():
-            tools[name] = {"url": f"{base}/{name}", **tool.credentials()}
+            url = f"{base}/{name}"
+            if self.tls is not None and specs[name].secure:
+                url = f"{self.tls.origin}/envs/{env.id}/{name}"
+            tools[name] = {"url": url, **tool.credentials()}
+        extra: dict[str, Any] = {} if self.tls is None else {"tls": {"ca_pem": self.tls.ca_pem}}
         return {
             "env_id": env.id,
             "scene": env.scene.name,
@@ -75,6 +92,7 @@ class ControlAPI:
             "done_url": f"{base}/done",
             "context_url": f"{base}/context",
             "trial_token": env.trial_token,
+            **extra,
         }
 
     # --- control endpoints ------------------------------------------------------------
@@ -239,9 +257,11 @@ class ControlAPI:
                       "the environment may have been torn down; tool URLs come from POST /envs")
 
 
-def create_app(key: str | None = None, registry: Registry | None = None) -> ToolGateway:
-    """The server's ASGI app. ``key``: a bearer key the control API then requires."""
-    api = ControlAPI(registry or Registry(), key)
+def create_app(key: str | None = None, registry: Registry | None = None,
+               tls: SecureListener | None = None) -> ToolGateway:
+    """The server's ASGI app. ``key``: a bearer key the control API then requires; ``tls``:
+    the server's TLS listener, where tools that need https are handed out."""
+    api = ControlAPI(registry or Registry(), key, tls)
     routes = [
         Route("/envs", api.create_env, methods=["POST"]),
         Route("/envs", api.list_envs, methods=["GET"]),

@@ -1,4 +1,8 @@
-"""An Ancha server on a free loopback port, in a background thread of this process."""
+"""An Ancha server on a free loopback port, in a background thread of this process.
+
+It listens twice, on one event loop and one app: plain http (the control API and every
+tool), and TLS with a certificate from a CA made for it (``tls.py``), where tools whose
+official SDK only talks https are handed out."""
 
 from __future__ import annotations
 
@@ -9,39 +13,47 @@ import time
 
 import uvicorn
 
-from ancha.server.app import create_app
+from ancha.server.app import SecureListener, create_app
+from ancha.server.gateway import ToolGateway
+from ancha.server.tls import LocalTLS, local_tls
 
 
 class EmbeddedServer:
-    """Start with ``start()``; ``url`` is then its base URL. ``stop()`` shuts it down."""
+    """Start with ``start()``; ``url`` is then its base URL (``tls_url`` its TLS listener's).
+    ``stop()`` shuts it down."""
 
-    def __init__(self, host: str = "127.0.0.1", port: int = 0) -> None:
+    def __init__(self, host: str = "127.0.0.1", port: int = 0, tls_port: int = 0) -> None:
         self.host = host
         self.port = port or free_port(host)
-        self.app = create_app()
-        config = uvicorn.Config(self.app, host=self.host, port=self.port, log_level="warning",
-                                access_log=False, lifespan="off", loop="asyncio")
-        self._server = uvicorn.Server(config)
+        self.tls_port = tls_port or free_port(host)
+        self.tls = local_tls((host, "localhost"))
+        self.app = create_app(tls=SecureListener(self.tls_url, self.tls.ca_pem))
+        self._servers = listeners(self.app, host, self.port, self.tls_port, self.tls)
         self._thread = threading.Thread(target=self._serve, name="ancha-server", daemon=True)
 
     @property
     def url(self) -> str:
         return f"http://{self.host}:{self.port}"
 
+    @property
+    def tls_url(self) -> str:
+        return f"https://{self.host}:{self.tls_port}"
+
     def _serve(self) -> None:
-        asyncio.run(self._server.serve())
+        asyncio.run(serve_all(self._servers))
 
     def start(self, timeout: float = 10.0) -> EmbeddedServer:
         self._thread.start()
         deadline = time.monotonic() + timeout
-        while not self._server.started:
+        while not all(server.started for server in self._servers):
             if not self._thread.is_alive() or time.monotonic() > deadline:
-                raise RuntimeError(f"the embedded Ancha server did not start on {self.url}")
+                raise RuntimeError(f"the embedded Ancha server did not start on {self.url} and {self.tls_url}")
             time.sleep(0.005)
         return self
 
     def stop(self) -> None:
-        self._server.should_exit = True
+        for server in self._servers:
+            server.should_exit = True
         self._thread.join(timeout=5)
 
     def __enter__(self) -> EmbeddedServer:
@@ -49,6 +61,20 @@ class EmbeddedServer:
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
+
+
+def listeners(app: ToolGateway, host: str, port: int, tls_port: int, tls: LocalTLS) -> list[uvicorn.Server]:
+    """The server's two listeners on one app: plain http on ``port``, TLS on ``tls_port``."""
+    def config(listen: int, **extra: str) -> uvicorn.Config:
+        return uvicorn.Config(app, host=host, port=listen, log_level="warning", access_log=False, lifespan="off",
+                              loop="asyncio", **extra)  # type: ignore[arg-type]
+
+    return [uvicorn.Server(config(port)),
+            uvicorn.Server(config(tls_port, ssl_certfile=str(tls.cert_file), ssl_keyfile=str(tls.key_file)))]
+
+
+async def serve_all(servers: list[uvicorn.Server]) -> None:
+    await asyncio.gather(*(server.serve() for server in servers))
 
 
 def free_port(host: str = "127.0.0.1") -> int:

@@ -4,8 +4,12 @@ and agent.env (which wins)."""
 from __future__ import annotations
 
 import os
+import ssl
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
+
+import certifi
 
 from ancha.world.tools import registry
 
@@ -57,6 +61,24 @@ def ancha_variables(context: Mapping[str, Any], state_dir: str) -> dict[str, str
         if spec is not None:
             env.update(spec.agent_env)
     return env
+
+
+def trust_variables(context: Mapping[str, Any], bundle: Path, shell: Mapping[str, str]) -> dict[str, str]:
+    """What makes the agent trust the server's TLS listener (tools whose SDK needs https):
+    a CA bundle of the roots it would trust anyway (its ``SSL_CERT_FILE``, else the
+    platform's, else certifi's) plus the server's CA, named where each runtime looks."""
+    ca_pem = (context.get("tls") or {}).get("ca_pem")
+    if not ca_pem:
+        return {}
+    roots = ""
+    for candidate in (shell.get("SSL_CERT_FILE"), ssl.get_default_verify_paths().openssl_cafile, certifi.where()):
+        if candidate and os.path.isfile(candidate):
+            roots = Path(candidate).read_text(encoding="utf-8", errors="replace")
+            break
+    bundle.write_text(roots.rstrip("\n") + "\n" + ca_pem, encoding="utf-8")
+    ca_only = bundle.with_name("ancha-ca.pem")
+    ca_only.write_text(ca_pem, encoding="utf-8")
+    return {"SSL_CERT_FILE": str(bundle), "REQUESTS_CA_BUNDLE": str(bundle), "NODE_EXTRA_CA_CERTS": str(ca_only)}
 
 
 def base_environment(pass_env: list[str], inherit_env: bool, shell: Mapping[str, str] | None = None) -> dict[str, str]:

@@ -88,6 +88,9 @@ class ToolSpec:
     """How people are reached on this tool, and how they write there."""
     delivery: Callable[[Environment, Tool], None] | None = None
     """Subscribes the agent's event feed to what this tool tells the agent."""
+    secure: bool = False
+    """Its official SDK only talks https (the ``pagerduty`` client refuses other URLs): agents
+    get its URL on the server's TLS listener, signed by a CA they are told to trust."""
     transports: tuple[str, ...] = ("feed",)
     """How this build can deliver the tool's events to an agent (``agent.<tool>_transport``)."""
     checks: tuple[StateKind, ...] = ()

@@ -5,7 +5,6 @@ state checks (pass and fail, with explanations), the judge view, and 100,000 see
 from __future__ import annotations
 
 import copy
-import time
 from typing import Any
 
 from ancha.scene.model import Scene
@@ -200,23 +199,20 @@ def test_judge_view__monitors_downtimes_and_posted_events() -> None:
     assert "active" in text and "monitor_tags" in text
 
 
-def test_hundred_thousand_seeded_logs__index_once_and_search_fast() -> None:
-    logs: list[dict[str, Any]] = [{"service": f"svc{i % 20}", "status": ("error", "info", "warn")[i % 3], "message": f"line {i}",
-             "at": T0 - 100_000 + i, "host": f"h{i % 50}", "attributes": {"http": {"status_code": 200 + i % 400}},
-             "tags": []} for i in range(100_000)]
-    started = time.perf_counter()
-    env = _env({"logs": logs})
-    built = time.perf_counter() - started
-    state = _state(env)
-    assert len(state.logs.seeded) == 100_000 and built < 10
+def test_seeded_logs__index_driven_search_finds_exactly_what_a_full_scan_finds() -> None:
+    logs: list[dict[str, Any]] = [
+        {"service": f"svc{i % 7}", "status": ("error", "info", "warn")[i % 3], "message": f"line {i}",
+         "at": T0 - 5_000 + i, "host": f"h{i % 11}", "attributes": {"http": {"status_code": 200 + i % 400}},
+         "tags": []} for i in range(5_000)]
+    state = _state(_env({"logs": logs}))
+    assert len(state.logs.seeded) == 5_000
     from ancha.world.tools.datadog.log_query import compile_query
 
-    match, hints = compile_query("service:svc3 status:error @http.status_code:5*")
-    timings = []
-    for _ in range(50):
-        t = time.perf_counter()
-        page, cursor = state.logs.search(match, hints, T0 - 100_000, T0, False, 50)
-        timings.append(time.perf_counter() - t)
-    assert len(page) == 50 and cursor is not None
-    assert all(line.service == "svc3" and line.status == "error" for line in page)
-    assert sorted(timings)[len(timings) // 2] < 0.05, "generous bound: the benchmark reports the real figure"
+    for query in ("service:svc3 status:error @http.status_code:5*", "(service:svc1 OR service:svc2) -status:info \"line 1\"",
+                  "(service:svc1 OR service:svc2) host:h4", "service:svc1 OR host:h2", "status:warn AND NOT host:h5",
+                  "(service:svc1 OR line) status:error", "service:(svc1 OR svc4) host:h9"):
+        match, hints = compile_query(query)
+        found, _ = state.logs.search(match, hints, T0 - 5_000, T0, False, 10_000)
+        scanned, _ = state.logs.search(match, [], T0 - 5_000, T0, False, 10_000)
+        assert [line.key for line in found] == [line.key for line in scanned], query
+        assert found, query

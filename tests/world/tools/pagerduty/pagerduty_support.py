@@ -11,7 +11,6 @@ from functools import cache
 from typing import Any
 
 import httpx
-import httpx2
 import jsonschema
 import pagerduty
 
@@ -56,19 +55,6 @@ SEED: dict[str, Any] = {
 }
 
 
-class Loopback(httpx2.HTTPTransport):
-    """The official clients insist on https:// base URLs; the test server speaks http on
-    loopback. This transport sends their requests there unchanged but for the scheme."""
-
-    def handle_request(self, request: httpx2.Request) -> httpx2.Response:
-        request.url = request.url.copy_with(scheme="http")
-        return super().handle_request(request)
-
-
-def secure(url: str) -> str:
-    return url.replace("http://", "https://", 1)
-
-
 @dataclass
 class PD:
     context: dict[str, Any]
@@ -89,14 +75,14 @@ class PD:
         return httpx.request(method, f"{self.url}{path}", headers=headers, timeout=10, **kwargs)
 
     def events(self, routing_key: str = ORDERS_KEY) -> pagerduty.EventsApiV2Client:
-        return pagerduty.EventsApiV2Client(routing_key, base_url=secure(self.url), transport=Loopback())
+        return pagerduty.EventsApiV2Client(routing_key, base_url=self.url)
 
     def ref(self, name: str) -> str:
         return self.env.refs[name].id
 
 
 def rest_client(url: str, token: str, from_email: str | None) -> pagerduty.RestApiV2Client:
-    return pagerduty.RestApiV2Client(token, default_from=from_email, base_url=secure(url), transport=Loopback())
+    return pagerduty.RestApiV2Client(token, default_from=from_email, base_url=url)
 
 
 # --- in-process environments on the simulated clock ------------------------------------------

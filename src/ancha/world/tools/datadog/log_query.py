@@ -7,9 +7,11 @@ free text and quoted phrases (case-insensitive, on the message), ``AND`` / ``OR`
 / ``-`` negation, implicit AND between terms, parentheses, and value groups
 (``service:(orders OR payments)``). ``*`` alone matches everything.
 
-``compile_query`` answers (matches, hints): ``hints`` are (field, value) pairs every match
-must have exactly (``service``, ``status``, ``host``), so a search can start from the
-smallest posting list of the index instead of scanning every line.
+``compile_query`` answers (matches, hints). ``hints`` are clauses every match satisfies,
+each a tuple of exact (field, value) pairs (``service``, ``status``, ``host``) of which a
+match has at least one: a term is a clause of one pair, an OR of branches that all have
+clauses is the clause joining their first ones. A search starts from the clause with the
+fewest lines in the index and skips lines outside the other clauses before testing any.
 """
 
 from __future__ import annotations
@@ -57,6 +59,10 @@ def normal_status(status: str) -> str:
 
 
 Match = Callable[[LogLine], bool]
+Clause = tuple[tuple[str, str], ...]
+"""Exact (field, value) pairs; a match has at least one of them."""
+Hints = list[Clause]
+"""Clauses every match satisfies (all of them)."""
 _TOKEN = re.compile(r'\s*(?:(\()|(\))|("(?:[^"\\]|\\.)*")|((?:[^\s()"\\]|\\.)+(?:"(?:[^"\\]|\\.)*")?))')
 
 
@@ -197,7 +203,7 @@ class _Parser:
         self.pos += 1
         return token
 
-    def expr(self) -> tuple[Match, list[tuple[str, str]]]:
+    def expr(self) -> tuple[Match, Hints]:
         parts = [self.conjunction()]
         while self.peek() == "OR":
             self.take()
@@ -205,9 +211,12 @@ class _Parser:
         if len(parts) == 1:
             return parts[0]
         tests = [p[0] for p in parts]
-        return (lambda line: any(t(line) for t in tests)), []
+        # A line matching the OR matches some branch, hence that branch's first clause: the
+        # union of those clauses narrows the candidates (when every branch has one).
+        union = tuple(pair for p in parts for pair in p[1][0]) if all(p[1] for p in parts) else ()
+        return (lambda line: any(t(line) for t in tests)), [union] if union else []
 
-    def conjunction(self) -> tuple[Match, list[tuple[str, str]]]:
+    def conjunction(self) -> tuple[Match, Hints]:
         parts = [self.unary()]
         while self.peek() not in (None, ")", "OR"):
             if self.peek() == "AND":
@@ -219,7 +228,7 @@ class _Parser:
         hints = [h for p in parts for h in p[1]]
         return (lambda line: all(t(line) for t in tests)), hints
 
-    def unary(self) -> tuple[Match, list[tuple[str, str]]]:
+    def unary(self) -> tuple[Match, Hints]:
         token = self.peek()
         if token is None:
             raise QuerySyntaxError("the query ends where a term was expected")
@@ -242,7 +251,7 @@ class _Parser:
             raise QuerySyntaxError(f"unexpected {token}")
         return self.term(self.take())
 
-    def term(self, token: str) -> tuple[Match, list[tuple[str, str]]]:
+    def term(self, token: str) -> tuple[Match, Hints]:
         field, sep, rest = token.partition(":")
         if not sep or token.startswith('"') or not field:
             raw, quoted = _unquote(token)
@@ -261,19 +270,19 @@ class _Parser:
             if self.peek() != ")":
                 raise QuerySyntaxError("missing )")
             self.take()
-            return (lambda line: any(v(line) for v in values)), []
+            return (lambda line: any(v(line) for v in values)), []  # (values may hold wildcards)
         if rest.startswith("[") and not rest.endswith("]"):
             # A range written with spaces: @x:[1 TO 5]
             while self.peek() is not None and not rest.endswith("]"):
                 rest += " " + self.take()
         raw, quoted = _unquote(rest)
-        hints: list[tuple[str, str]] = []
+        hints: Hints = []
         if field in INDEXED and "*" not in raw and "?" not in raw:
-            hints = [(field, normal_status(raw) if field == "status" else raw.lower())]
+            hints = [((field, normal_status(raw) if field == "status" else raw.lower()),)]
         return _field_match(field, raw, quoted), hints
 
 
-def compile_query(text: str | None) -> tuple[Match, list[tuple[str, str]]]:
+def compile_query(text: str | None) -> tuple[Match, Hints]:
     """The query's predicate and its exact-value index hints; ``QuerySyntaxError`` if invalid."""
     if text is None or not text.strip() or text.strip() == "*":
         return (lambda line: True), []

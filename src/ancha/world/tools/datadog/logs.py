@@ -21,7 +21,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 from typing import Any
 
-from ancha.world.tools.datadog.log_query import LogLine, Match, normal_status
+from ancha.world.tools.datadog.log_query import Hints, LogLine, Match, normal_status
 from ancha.world.tools.datadog.wire import iso_millis_z
 
 ADDED_SEQ = 1 << 40
@@ -67,22 +67,36 @@ class SeededLogs:
             if line.host is not None:
                 postings[("host", line.host.lower())].append(pos)
         self.postings = dict(postings)
+        self._sets: dict[tuple[str, str], frozenset[int]] = {}
+        """Posting lists as sets, made on first use (a clause that is not the driver)."""
         self.by_ref = {line.ref: line for line in self.lines if line.ref}
 
     def __len__(self) -> int:
         return len(self.lines)
 
-    def candidates(self, hints: list[tuple[str, str]], lo: int, hi: int, ascending: bool) -> Any:
-        """Positions in [lo, hi) worth testing, in sort order."""
-        best: list[int] | None = None
-        for hint in hints:
-            posting = self.postings.get(hint, [])
-            if best is None or len(posting) < len(best):
-                best = posting
-        if best is None:
+    def candidates(self, hints: Hints, lo: int, hi: int, ascending: bool) -> Any:
+        """Positions in [lo, hi) worth testing, in sort order: those of the clause with the
+        fewest lines, less those outside any other clause."""
+        if not hints:
             return range(lo, hi) if ascending else range(hi - 1, lo - 1, -1)
-        a, b = bisect.bisect_left(best, lo), bisect.bisect_left(best, hi)
-        return (best[i] for i in (range(a, b) if ascending else range(b - 1, a - 1, -1)))
+        sized = sorted(hints, key=lambda clause: sum(len(self.postings.get(pair, ())) for pair in clause))
+        driver, others = sized[0], sized[1:]
+        slices = []
+        for pair in driver:
+            posting = self.postings.get(pair, [])
+            slices.append(posting[bisect.bisect_left(posting, lo):bisect.bisect_left(posting, hi)])
+        positions = slices[0] if len(slices) == 1 else sorted(set().union(*slices))
+        members = [[self._members(pair) for pair in clause] for clause in others]
+        ordered = positions if ascending else reversed(positions)
+        if not members:
+            return ordered
+        return (pos for pos in ordered if all(any(pos in m for m in clause) for clause in members))
+
+    def _members(self, pair: tuple[str, str]) -> frozenset[int]:
+        found = self._sets.get(pair)
+        if found is None:
+            found = self._sets[pair] = frozenset(self.postings.get(pair, ()))
+        return found
 
 
 @dataclass(slots=True)
@@ -160,7 +174,7 @@ class LogStore:
             self.add(item)
             stream.emitted += 1
 
-    def search(self, match: Match, hints: list[tuple[str, str]], start: float, end: float, ascending: bool,
+    def search(self, match: Match, hints: Hints, start: float, end: float, ascending: bool,
                limit: int, after: tuple[float, int] | None = None) -> tuple[list[LogLine], tuple[float, int] | None]:
         """Up to ``limit`` matching lines with start <= at <= end in time order (ties by seq),
         after the cursor ``after``; and the cursor of the next page (None: no more)."""
@@ -173,7 +187,7 @@ class LogStore:
             return page, page[-1].key
         return merged, None
 
-    def _search_seeded(self, match: Match, hints: list[tuple[str, str]], start: float, end: float,
+    def _search_seeded(self, match: Match, hints: Hints, start: float, end: float,
                        ascending: bool, want: int, after: tuple[float, int] | None) -> list[LogLine]:
         index = self.seeded
         times = index.times

@@ -27,6 +27,7 @@ TOOL = ToolSpec(
     name="pagerduty",
     world=WorldSection("pagerduty", PagerDutyFile, build_world, accounts_kind="user"),
     replica=PagerDutyReplica,
+    secure=True,  # the official client refuses any base URL but https://
     variables=("token", "from_email", "routing_key"),
     templates=("url", "token", "signing_secret", "from_email", "routing_key", "routing_keys"),
     reach=PagerDutyReach,
