@@ -46,10 +46,9 @@ class ToolGateway:
             answer = env.dispatch(tool, request)
         finally:
             env.request_finished()
-        headers: list[tuple[bytes, bytes]] = [
-            (b"content-type", answer.content_type.encode("latin-1")),
-            (b"content-length", str(len(answer.body)).encode()),
-        ]
+        headers: list[tuple[bytes, bytes]] = [(b"content-length", str(len(answer.body)).encode())]
+        if answer.content_type:  # an empty answer (204) goes without one, as vendors send it
+            headers.insert(0, (b"content-type", answer.content_type.encode("latin-1")))
         headers += [(k.lower().encode("latin-1"), v.encode("latin-1")) for k, v in answer.headers.items()]
         await send({"type": "http.response.start", "status": answer.status, "headers": headers})
         await send({"type": "http.response.body", "body": b"" if scope["method"] == "HEAD" else answer.body})

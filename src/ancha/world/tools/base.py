@@ -34,6 +34,7 @@ class ToolResponse:
     status: int
     body: bytes
     content_type: str = "application/json; charset=utf-8"
+    """Empty: the answer has no ``Content-Type`` header (a vendor's bare 204)."""
     headers: dict[str, str] = field(default_factory=dict)
     actor: str = "agent"
     """Who made the call, as the replica resolved its credentials: ``agent``,

@@ -10,7 +10,7 @@ free text and quoted phrases (case-insensitive, on the message), ``AND`` / ``OR`
 ``compile_query`` answers (matches, hints). ``hints`` are clauses every match satisfies,
 each a tuple of exact (field, value) pairs (``service``, ``status``, ``host``) of which a
 match has at least one: a term is a clause of one pair, an OR of branches that all have
-clauses is the clause joining their first ones. A search starts from the clause with the
+clauses is the clause joining their first ones, a negated term is a negative clause. A search starts from the clause with the
 fewest lines in the index and skips lines outside the other clauses before testing any.
 """
 
@@ -60,7 +60,9 @@ def normal_status(status: str) -> str:
 
 Match = Callable[[LogLine], bool]
 Clause = tuple[tuple[str, str], ...]
-"""Exact (field, value) pairs; a match has at least one of them."""
+"""Exact (field, value) pairs; a match has at least one of them. A clause of one pair whose
+field starts with ``NOT`` (``("!status", "info")``) says a match does not have that value."""
+NOT = "!"
 Hints = list[Clause]
 """Clauses every match satisfies (all of them)."""
 _TOKEN = re.compile(r'\s*(?:(\()|(\))|("(?:[^"\\]|\\.)*")|((?:[^\s()"\\]|\\.)+(?:"(?:[^"\\]|\\.)*")?))')
@@ -213,7 +215,8 @@ class _Parser:
         tests = [p[0] for p in parts]
         # A line matching the OR matches some branch, hence that branch's first clause: the
         # union of those clauses narrows the candidates (when every branch has one).
-        union = tuple(pair for p in parts for pair in p[1][0]) if all(p[1] for p in parts) else ()
+        firsts = [next((c for c in p[1] if not c[0][0].startswith(NOT)), None) for p in parts]
+        union = tuple(pair for c in firsts for pair in c) if all(firsts) else ()  # type: ignore[union-attr]
         return (lambda line: any(t(line) for t in tests)), [union] if union else []
 
     def conjunction(self) -> tuple[Match, Hints]:
@@ -235,11 +238,13 @@ class _Parser:
         if token == "NOT" or (token.startswith("-") and len(token) > 1):
             if token == "NOT":
                 self.take()
-                inner = self.unary()[0]
             else:
                 self.tokens[self.pos] = token[1:]
-                inner = self.unary()[0]
-            return (lambda line: not inner(line)), []
+            inner, inner_hints = self.unary()
+            # NOT of one exact indexed value: lines in its posting list can be skipped unseen.
+            negated: Hints = [((NOT + inner_hints[0][0][0], inner_hints[0][0][1]),)] \
+                if len(inner_hints) == 1 and len(inner_hints[0]) == 1 else []
+            return (lambda line: not inner(line)), negated
         if token == "(":
             self.take()
             found = self.expr()

@@ -21,7 +21,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 from typing import Any
 
-from ancha.world.tools.datadog.log_query import Hints, LogLine, Match, normal_status
+from ancha.world.tools.datadog.log_query import NOT, Clause, Hints, LogLine, Match, normal_status
 from ancha.world.tools.datadog.wire import iso_millis_z
 
 ADDED_SEQ = 1 << 40
@@ -77,20 +77,32 @@ class SeededLogs:
     def candidates(self, hints: Hints, lo: int, hi: int, ascending: bool) -> Any:
         """Positions in [lo, hi) worth testing, in sort order: those of the clause with the
         fewest lines, less those outside any other clause."""
-        if not hints:
-            return range(lo, hi) if ascending else range(hi - 1, lo - 1, -1)
-        sized = sorted(hints, key=lambda clause: sum(len(self.postings.get(pair, ())) for pair in clause))
-        driver, others = sized[0], sized[1:]
-        slices = []
-        for pair in driver:
-            posting = self.postings.get(pair, [])
-            slices.append(posting[bisect.bisect_left(posting, lo):bisect.bisect_left(posting, hi)])
-        positions = slices[0] if len(slices) == 1 else sorted(set().union(*slices))
+        positive = [clause for clause in hints if not clause[0][0].startswith(NOT)]
+        excluded = [self._members((clause[0][0].removeprefix(NOT), clause[0][1])) for clause in hints
+                    if clause[0][0].startswith(NOT)]
+        if not positive:
+            ordered: Any = range(lo, hi) if ascending else range(hi - 1, lo - 1, -1)
+            others: list[Clause] = []
+        else:
+            sized = sorted(positive, key=lambda clause: sum(len(self.postings.get(pair, ())) for pair in clause))
+            driver, others = sized[0], sized[1:]
+            slices = []
+            for pair in driver:
+                posting = self.postings.get(pair, [])
+                slices.append(posting[bisect.bisect_left(posting, lo):bisect.bisect_left(posting, hi)])
+            positions = slices[0] if len(slices) == 1 else sorted(set().union(*slices))
+            ordered = positions if ascending else reversed(positions)
         members = [[self._members(pair) for pair in clause] for clause in others]
-        ordered = positions if ascending else reversed(positions)
-        if not members:
+        if not members and not excluded:
             return ordered
-        return (pos for pos in ordered if all(any(pos in m for m in clause) for clause in members))
+        if positive:  # set algebra in C over the driver's positions, each step at most their number
+            keep = set(positions)
+            for clause in members:
+                keep = set().union(*(keep.intersection(m) for m in clause))
+            for m in excluded:
+                keep = keep.difference(m)
+            return sorted(keep, reverse=not ascending)
+        return (pos for pos in ordered if not any(pos in m for m in excluded))
 
     def _members(self, pair: tuple[str, str]) -> frozenset[int]:
         found = self._sets.get(pair)

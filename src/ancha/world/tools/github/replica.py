@@ -75,6 +75,8 @@ class GitHubReplica:
         self.base_url = f"http://127.0.0.1/envs/{env.id}/github"
         """The replica's public base URL, as last seen on an incoming request."""
         self.token = self.issue_token(self.agent.login, "agent")
+        self.signing_secret = secrets.token_urlsafe(30)
+        """The secret of the repository webhooks delivered to an endpoint agent (``X-Hub-Signature-256``)."""
         self._requests = 0
         for repo in self.state.repos.values():
             self._watch_refs(repo)
@@ -82,7 +84,7 @@ class GitHubReplica:
     # --- Tool ---------------------------------------------------------------------------
 
     def credentials(self) -> dict[str, str]:
-        return {"token": self.token, "login": self.agent.login}
+        return {"token": self.token, "login": self.agent.login, "signing_secret": self.signing_secret}
 
     def place_label(self, place_id: str) -> str | None:
         """An issue or pull request (``owner/repo#N``) as it reads in an explanation."""

@@ -126,9 +126,9 @@ class OktaReplica:
             return self._error(errors.OktaError(), actor, headers)
         headers.update(answer.headers)
         if answer.body is None:
-            # Okta's 204 has no Content-Type; clients then see HTTP's default. (The official SDK
-            # parses any "application/json" body, even an empty one, before it looks at 204.)
-            return ToolResponse(answer.status, b"", "application/octet-stream", headers=headers, actor=actor)
+            # Okta's 204 has no Content-Type, and neither has ours (the official SDK parses any
+            # "application/json" body, even an empty one, before it looks at 204).
+            return ToolResponse(answer.status, b"", "", headers=headers, actor=actor)
         return ToolResponse(answer.status, _dumps(answer.body).encode(), JSON, headers=headers, actor=actor)
 
     def snapshot(self) -> dict[str, Any]:
