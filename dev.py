@@ -48,8 +48,8 @@ def setup() -> None:
     wanted = hashlib.sha256((ROOT / "pyproject.toml").read_bytes()).hexdigest()
     if STAMP.exists() and STAMP.read_text() == wanted:
         return
-    _run(BIN / "python", "-m", "pip", "install", "--quiet", "--upgrade", "pip")
-    _run(BIN / "python", "-m", "pip", "install", "--quiet", "-e", ".[dev]")
+    _run(BIN / "python", "-m", "pip", "install", "-qq", "--upgrade", "pip")
+    _run(BIN / "python", "-m", "pip", "install", "-qq", "-e", ".[dev]")
     STAMP.write_text(wanted)
 
 
