@@ -201,14 +201,17 @@ def test_judge_view__monitors_downtimes_and_posted_events() -> None:
 
 def test_seeded_logs__index_driven_search_finds_exactly_what_a_full_scan_finds() -> None:
     logs: list[dict[str, Any]] = [
-        {"service": f"svc{i % 7}", "status": ("error", "info", "warn")[i % 3], "message": f"line {i}",
+        {"service": f"svc{i % 7}", "status": ("error", "info", "warn")[i % 3], "message": f"line {i} {'timeout from' if i % 4 else 'ok from'} upstream",
          "at": T0 - 5_000 + i, "host": f"h{i % 11}", "attributes": {"http": {"status_code": 200 + i % 400}},
          "tags": []} for i in range(5_000)]
     state = _state(_env({"logs": logs}))
     assert len(state.logs.seeded) == 5_000
     from ancha.world.tools.datadog.log_query import compile_query
 
-    for query in ("service:svc3 status:error @http.status_code:5*", "(service:svc1 OR service:svc2) -status:info \"line 1\"",
+    assert not state.logs.search(*compile_query("timeou"), T0 - 5_000, T0, False, 10)[0]  # words, not substrings
+    assert state.logs.search(*compile_query("timeou*"), T0 - 5_000, T0, False, 10)[0]
+    for query in ("service:svc3 status:error @http.status_code:5*", "(service:svc1 OR service:svc2) -status:info \"timeout from upstream\"",
+                  "service:svc5 ok -timeout", "upstream status:warn host:h1", "\"from upstream\" service:svc6",
                   "(service:svc1 OR service:svc2) host:h4", "service:svc1 OR host:h2", "status:warn AND NOT host:h5",
                   "(service:svc1 OR line) status:error", "service:(svc1 OR svc4) host:h9"):
         match, hints = compile_query(query)

@@ -63,6 +63,9 @@ Clause = tuple[tuple[str, str], ...]
 """Exact (field, value) pairs; a match has at least one of them. A clause of one pair whose
 field starts with ``NOT`` (``("!status", "info")``) says a match does not have that value."""
 NOT = "!"
+WORD = "word"
+"""The field of a hint on a word of the message (free text)."""
+_WORD = re.compile(r"\w+")
 Hints = list[Clause]
 """Clauses every match satisfies (all of them)."""
 _TOKEN = re.compile(r'\s*(?:(\()|(\))|("(?:[^"\\]|\\.)*")|((?:[^\s()"\\]|\\.)+(?:"(?:[^"\\]|\\.)*")?))')
@@ -182,14 +185,33 @@ def _field_match(field: str, raw: str, quoted: bool) -> Match:
     return lambda line: any(tag_test(t) for t in line.tags) or attr_test(line.attributes.get(field))
 
 
+def words_of(text: str) -> list[str]:
+    """The words Datadog searches free text by (case-insensitive, split at anything not a word)."""
+    return _WORD.findall(text.lower())
+
+
 def _text_match(raw: str, quoted: bool) -> Match:
+    """Free text on the message, by words as Datadog searches it: ``hello`` matches the word
+    (not ``helloworld``), a sequence ``"hello world"`` those words in a row, ``hel*`` a word
+    starting so."""
     needle = raw.lower()
     if raw == "*":
         return lambda line: True
     if not quoted and ("*" in raw or "?" in raw):
-        pattern = re.compile(fnmatch.translate(needle).removesuffix("\\Z").replace("(?s:", "(?s:", 1))
-        return lambda line: any(pattern.match(word) for word in line.lower.split())
-    return lambda line: needle in line.lower
+        pattern = re.compile(fnmatch.translate(needle))
+        return lambda line: any(pattern.match(word) for word in words_of(line.lower))
+    words = words_of(needle)
+    if not words:  # only punctuation: nothing to split, look for it as written
+        return lambda line: needle in line.lower
+    sequence = re.compile(r"(?<!\w)" + r"\W+".join(map(re.escape, words)) + r"(?!\w)")
+    return lambda line: sequence.search(line.lower) is not None
+
+
+def _text_hints(raw: str, quoted: bool) -> Hints:
+    """Every word of a free-text term is in a matching line (none for wildcards)."""
+    if raw == "*" or (not quoted and ("*" in raw or "?" in raw)):
+        return []
+    return [((WORD, word),) for word in dict.fromkeys(words_of(raw))]
 
 
 class _Parser:
@@ -260,7 +282,7 @@ class _Parser:
         field, sep, rest = token.partition(":")
         if not sep or token.startswith('"') or not field:
             raw, quoted = _unquote(token)
-            return _text_match(raw, quoted), []
+            return _text_match(raw, quoted), _text_hints(raw, quoted)
         if rest == "":
             if self.peek() != "(":
                 raise QuerySyntaxError(f"{field}: needs a value")

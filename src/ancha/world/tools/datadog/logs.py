@@ -21,7 +21,16 @@ from collections import defaultdict
 from dataclasses import dataclass
 from typing import Any
 
-from ancha.world.tools.datadog.log_query import NOT, Clause, Hints, LogLine, Match, normal_status
+from ancha.world.tools.datadog.log_query import (
+    NOT,
+    WORD,
+    Clause,
+    Hints,
+    LogLine,
+    Match,
+    normal_status,
+    words_of,
+)
 from ancha.world.tools.datadog.wire import iso_millis_z
 
 ADDED_SEQ = 1 << 40
@@ -68,6 +77,8 @@ class SeededLogs:
                 postings[("host", line.host.lower())].append(pos)
         self.postings = dict(postings)
         self._sets: dict[tuple[str, str], frozenset[int]] = {}
+        self._words: dict[str, list[int]] | None = None
+        """Word -> positions of the lines whose message has it: made on the first free-text search."""
         """Posting lists as sets, made on first use (a clause that is not the driver)."""
         self.by_ref = {line.ref: line for line in self.lines if line.ref}
 
@@ -84,11 +95,11 @@ class SeededLogs:
             ordered: Any = range(lo, hi) if ascending else range(hi - 1, lo - 1, -1)
             others: list[Clause] = []
         else:
-            sized = sorted(positive, key=lambda clause: sum(len(self.postings.get(pair, ())) for pair in clause))
+            sized = sorted(positive, key=lambda clause: sum(len(self._posting(pair)) for pair in clause))
             driver, others = sized[0], sized[1:]
             slices = []
             for pair in driver:
-                posting = self.postings.get(pair, [])
+                posting = self._posting(pair)
                 slices.append(posting[bisect.bisect_left(posting, lo):bisect.bisect_left(posting, hi)])
             positions = slices[0] if len(slices) == 1 else sorted(set().union(*slices))
             ordered = positions if ascending else reversed(positions)
@@ -107,8 +118,20 @@ class SeededLogs:
     def _members(self, pair: tuple[str, str]) -> frozenset[int]:
         found = self._sets.get(pair)
         if found is None:
-            found = self._sets[pair] = frozenset(self.postings.get(pair, ()))
+            found = self._sets[pair] = frozenset(self._posting(pair))
         return found
+
+    def _posting(self, pair: tuple[str, str]) -> list[int]:
+        """The positions, in time order, of the lines with this exact value (or message word)."""
+        if pair[0] != WORD:
+            return self.postings.get(pair, [])
+        if self._words is None:
+            words: dict[str, list[int]] = defaultdict(list)
+            for pos, line in enumerate(self.lines):
+                for word in dict.fromkeys(words_of(line.lower)):
+                    words[word].append(pos)
+            self._words = dict(words)
+        return self._words.get(pair[1], [])
 
 
 @dataclass(slots=True)
