@@ -85,6 +85,11 @@ def bench_logs(http: httpx.Client) -> list[tuple[str, float, float]]:
         "*": {},
     }
     rows = [(f"logs: build a world of {LOG_LINES:,} lines (POST /envs)", built * 1000, 0.0)]
+    t = time.perf_counter()
+    first = http.post(url, content=json.dumps({"filter": {"query": "upstream", "from": "now-2d", "to": "now"}}),
+                      headers=headers)
+    assert first.status_code == 200, first.text[:300]
+    rows.append(("logs: first free-text search (indexes the messages' words)", (time.perf_counter() - t) * 1000, 0.0))
     for query in queries:
         body = json.dumps({"filter": {"query": query, "from": "now-2d", "to": "now"}, "page": {"limit": 50},
                            "sort": "-timestamp"})
@@ -181,7 +186,7 @@ def main() -> None:
     for label, p50, p95 in rows:
         target = "p50 ≤ 5 ms" if label.startswith("logs search") else (
             "flat per page" if label.startswith("incidents") else "")
-        print(f"| {label} | {p50:.1f} | {p95:.1f} | {target} |")
+        print(f"| {label} | {p50:.1f} | {f'{p95:.1f}' if p95 else '–'} | {target} |")  # one-off: no p95
     print("\n| measure | median | max | target |\n|---|---:|---:|---|")
     for label, median, worst in day:
         print(f"| {label} | {median:.2f} s | {worst:.2f} s | ≤ 2 s |")

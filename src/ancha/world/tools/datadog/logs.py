@@ -34,6 +34,8 @@ from ancha.world.tools.datadog.log_query import (
 from ancha.world.tools.datadog.wire import iso_millis_z
 
 ADDED_SEQ = 1 << 40
+_SET_ALGEBRA_MAX = 4096
+"""Up to this many candidates, clauses are combined as sets; beyond, checked per line as read."""
 """Seqs of lines added during a trial start here (seeded lines use their position)."""
 MAX_STREAM_LINES = 100_000
 """A stream stops materializing past this many lines (a fault left on for a very long time)."""
@@ -106,14 +108,17 @@ class SeededLogs:
         members = [[self._members(pair) for pair in clause] for clause in others]
         if not members and not excluded:
             return ordered
-        if positive:  # set algebra in C over the driver's positions, each step at most their number
+        if positive and len(positions) <= _SET_ALGEBRA_MAX:
+            # Set algebra in C over the driver's positions, each step at most their number; a
+            # larger driver is filtered lazily instead, so a page stops at its first matches.
             keep = set(positions)
             for clause in members:
                 keep = set().union(*(keep.intersection(m) for m in clause))
             for m in excluded:
                 keep = keep.difference(m)
             return sorted(keep, reverse=not ascending)
-        return (pos for pos in ordered if not any(pos in m for m in excluded))
+        return (pos for pos in ordered if all(any(pos in m for m in clause) for clause in members)
+                and not any(pos in m for m in excluded))
 
     def _members(self, pair: tuple[str, str]) -> frozenset[int]:
         found = self._sets.get(pair)
