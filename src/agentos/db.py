@@ -19,6 +19,8 @@ from alembic.config import Config
 from sqlalchemy import Connection, Engine, create_engine, event, text
 from sqlalchemy.orm import Session, sessionmaker
 
+from agentos import storable
+
 DEFAULT_DATABASE_URL = "sqlite:///./agentos.db"
 MIGRATIONS = Path(__file__).resolve().parent / "migrations"
 # Any constant shared by every process; serialises concurrent migrations on PostgreSQL.
@@ -38,6 +40,7 @@ def make_engine(url: str) -> Engine:
     if url.startswith("sqlite"):
         engine = create_engine(
             url,
+            json_serializer=storable.dumps,
             connect_args={"check_same_thread": False, "timeout": 30},
             pool_size=8,
             max_overflow=32,
@@ -53,7 +56,9 @@ def make_engine(url: str) -> Engine:
             cursor.close()
 
         return engine
-    return create_engine(url, pool_size=10, max_overflow=30, pool_pre_ping=True)
+    return create_engine(
+        url, json_serializer=storable.dumps, pool_size=10, max_overflow=30, pool_pre_ping=True
+    )
 
 
 def migrate(engine: Engine) -> None:

@@ -5,11 +5,23 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, model_validator
+from pydantic_core import PydanticCustomError
+
+from agentos import storable
 
 
 class _Body(BaseModel):
     model_config = ConfigDict(extra="forbid")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _storable(cls, data: Any) -> Any:
+        """Refuse NaN, infinities, lone surrogates and NUL anywhere in the body (see agentos.storable)."""
+        reason = storable.problem(data)
+        if reason:
+            raise PydanticCustomError("unstorable", reason)
+        return data
 
 
 class WorkflowCreate(_Body):

@@ -7,11 +7,11 @@ fails ends the run with a NodeFailure whose message becomes the run's `error`.
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Callable
 from typing import Any
 
+from agentos import storable
 from agentos.engine.pricing import Price, price_of
 from agentos.engine.providers import ProviderError, Providers
 from agentos.engine.templates import render, render_value
@@ -104,14 +104,7 @@ class Execution:
             return target if isinstance(target, str) else None
         elif kind == "set":
             for var, source in node["values"].items():
-                value = self._evaluate(node, source)
-                try:
-                    json.dumps(value)
-                except (TypeError, ValueError):
-                    raise NodeFailure(
-                        f"node '{node['id']}': value '{var}' is not JSON ({type(value).__name__})"
-                    ) from None
-                self.state[var] = value
+                self._assign(node, var, self._evaluate(node, source), "value")
         elif kind == "http":
             self._http(node, details)
         next_id = node.get("next")
@@ -128,7 +121,7 @@ class Execution:
             raise NodeFailure(f"llm node '{node['id']}' ({provider}): {exc}") from None
         cost = price_of(node["model"], self._prices).cost(completion.input_tokens, completion.output_tokens)
         self.cost_usd += cost
-        self.state[node["output"]] = completion.text
+        self._assign(node, node["output"], completion.text, "output")
         details.update(
             input_tokens=completion.input_tokens,
             output_tokens=completion.output_tokens,
@@ -155,7 +148,14 @@ class Execution:
             answer: Any = response.json()
         except ValueError:
             answer = response.text
-        self.state[node["output"]] = answer
+        self._assign(node, node["output"], answer, "output")
+
+    def _assign(self, node: dict[str, Any], var: str, value: Any, what: str) -> None:
+        """Set a state variable; a value the database could not store fails the node."""
+        reason = storable.problem(value, var)
+        if reason:
+            raise NodeFailure(f"node '{node['id']}': {what} '{var}' cannot be stored: {reason}")
+        self.state[var] = value
 
 
 def is_slow(node: dict[str, Any]) -> bool:

@@ -1,0 +1,78 @@
+"""What JSON the database can store and every response can carry back.
+
+JSON text may hold values that one of the two databases, or a JSON response, cannot
+take: NaN and the infinities (not JSON at all), lone UTF-16 surrogates such as
+``\\ud800`` (not UTF-8, so neither PostgreSQL nor a response can encode them) and NUL
+characters (PostgreSQL's text and jsonb refuse them). Such a value is refused where it
+enters: a request body answers 422, a node producing one fails its run. The database's
+JSON serializer refuses them too, so nothing unstorable is ever written.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from typing import Any
+
+_PLAIN = (bool, int, type(None))
+# In a Python str every surrogate is a lone one: a pair would have been decoded to one character.
+_UNSTORABLE_CHARS = re.compile("[\x00\ud800-\udfff]")
+
+
+def problem(value: Any, where: str = "") -> str | None:
+    """Why `value` cannot be stored, naming the first bad place (`input.items[2]`); None if it can."""
+    stack: list[tuple[Any, str]] = [(value, where)]
+    while stack:
+        item, path = stack.pop()
+        if isinstance(item, str):
+            reason = text_problem(item)
+            if reason:
+                return f"{path or 'value'} {reason}"
+        elif isinstance(item, float):
+            if not math.isfinite(item):
+                return f"{path or 'value'} is {item!r} ({_number_name(item)}), which JSON cannot store; use a finite number or null"
+        elif isinstance(item, dict):
+            for key, child in reversed(list(item.items())):
+                if not isinstance(key, str):
+                    key = str(key)
+                reason = text_problem(key)
+                child_path = f"{path}.{key}" if path else key
+                if reason:
+                    return f"key {child_path!r} {reason}"
+                stack.append((child, child_path))
+        elif isinstance(item, list | tuple):
+            stack.extend((child, f"{path}[{i}]") for i, child in reversed(list(enumerate(item))))
+        elif not isinstance(item, _PLAIN):
+            return f"{path or 'value'} is a {type(item).__name__}, which is not JSON"
+    return None
+
+
+def text_problem(text: str) -> str | None:
+    """Why a string cannot be stored (a NUL or a lone surrogate), or None."""
+    found = _UNSTORABLE_CHARS.search(text)
+    if found is None:
+        return None
+    if found.group() == "\x00":
+        return "contains a NUL character (\\u0000), which cannot be stored; remove it"
+    return (
+        f"contains a lone surrogate ({found.group()!a}), which is not valid Unicode; "
+        "send the character itself or a complete surrogate pair"
+    )
+
+
+def storable_text(text: str) -> str:
+    """`text` with every NUL and lone surrogate replaced by U+FFFD, for error messages."""
+    return _UNSTORABLE_CHARS.sub("\ufffd", text)
+
+
+def _number_name(value: float) -> str:
+    return "not a number" if math.isnan(value) else "infinite"
+
+
+def dumps(value: Any) -> str:
+    """The database's JSON serializer: refuses what `problem` refuses."""
+    reason = problem(value)
+    if reason:
+        raise ValueError(f"cannot store JSON: {reason}")
+    return json.dumps(value, allow_nan=False)
