@@ -1,4 +1,10 @@
-"""Reading a user's YAML with line numbers, and turning ruamel's node types into plain values."""
+"""Reading a user's YAML with line numbers, and turning ruamel's node types into plain values.
+
+Aliases are bounded: a file whose aliases would expand into more than
+``MAX_ALIAS_NODES`` extra nodes (a "billion laughs" file), or that nests deeper than
+``MAX_DEPTH``, is refused before anything walks the tree, since every later step
+(validation, ``plain``) expands each alias in full.
+"""
 
 from __future__ import annotations
 
@@ -7,15 +13,39 @@ from typing import Any
 
 from ruamel.yaml import YAML
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
+from ruamel.yaml.composer import MaxDepthExceededError
 from ruamel.yaml.error import MarkedYAMLError, YAMLError
+from ruamel.yaml.nodes import MappingNode, Node, SequenceNode
 
 from ancha.errors import Problem
 
+MAX_ALIAS_NODES = 10_000
+"""Nodes that aliases may add to a file by expansion (``*name`` repeats its anchor's whole value)."""
+MAX_DEPTH = 100
+"""Nesting of mappings and lists a file may have."""
+
 
 def read_yaml(text: str, file: str | None = None) -> tuple[Any, list[Problem]]:
-    """Parse ``text`` keeping line marks; a syntax error becomes a Problem, never an exception."""
+    """Parse ``text`` keeping line marks; a syntax error, an alias bomb or a too deep nesting
+    becomes a Problem, never an exception or a hang."""
+    yaml = YAML(typ="rt")
+    yaml.max_depth = MAX_DEPTH
     try:
-        return YAML(typ="rt").load(text), []
+        constructor, parser = yaml.get_constructor_parser(text)
+        try:
+            node = constructor.composer.get_single_node()
+            if node is None:
+                return None, []
+            problem = _alias_problem(node, file)
+            if problem is not None:
+                return None, [problem]
+            return constructor.construct_document(node), []
+        finally:
+            parser.dispose()
+    except MaxDepthExceededError as exc:
+        line = exc.problem_mark.line + 1 if exc.problem_mark is not None else None
+        return None, [Problem("", f"nested more than {MAX_DEPTH} deep", "flatten the lists and mappings",
+                              line, file)]
     except MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line = mark.line + 1 if mark is not None else None
@@ -24,6 +54,49 @@ def read_yaml(text: str, file: str | None = None) -> tuple[Any, list[Problem]]:
                               line, file)]
     except (YAMLError, ValueError, TypeError, RecursionError) as exc:
         return None, [Problem("", f"not valid YAML: {exc}", "check the file's syntax", None, file)]
+
+
+def _alias_problem(root: Node, file: str | None) -> Problem | None:
+    """A Problem when aliases refer to their own anchor or expand past ``MAX_ALIAS_NODES``."""
+    expanded: dict[int, int] = {}
+    """id(node) -> its node count with every alias expanded."""
+    distinct: set[int] = set()
+    open_nodes: set[int] = set()
+    stack: list[tuple[Node, bool]] = [(root, False)]
+    while stack:
+        node, done = stack.pop()
+        key = id(node)
+        children = _children(node)
+        if done:
+            open_nodes.discard(key)
+            expanded[key] = 1 + sum(expanded[id(child)] for child in children)
+            if expanded[key] - len(distinct) > MAX_ALIAS_NODES:
+                return _too_many(node, file)
+            continue
+        if key in expanded:
+            continue
+        if key in open_nodes:
+            return Problem("", "an alias refers to the value it is part of", "remove the recursive alias",
+                           node.start_mark.line + 1, file)
+        distinct.add(key)
+        open_nodes.add(key)
+        stack.append((node, True))
+        stack.extend((child, False) for child in children if id(child) not in expanded)
+    return None
+
+
+def _children(node: Node) -> list[Node]:
+    if isinstance(node, SequenceNode):
+        return list(node.value)
+    if isinstance(node, MappingNode):
+        return [part for pair in node.value for part in pair]
+    return []
+
+
+def _too_many(node: Node, file: str | None) -> Problem:
+    return Problem("", f"aliases expand to more than {MAX_ALIAS_NODES:,} values",
+                   "write the values out, or use fewer aliases (*name repeats its anchor's whole value)",
+                   node.start_mark.line + 1, file)
 
 
 def key_line(node: Any, key: Any) -> int | None:
