@@ -102,9 +102,12 @@ def _read(path: Path, display: str, catalog: Catalog) -> tuple[Scene | None, lis
     tree, problems = read_yaml(text, display)
     if problems:
         return None, problems, files
+    if tree is None or tree == {}:
+        return None, [Problem("", "the scene file is empty: a scene needs at least one check",
+                              "write a task and checks (ancha init writes an example scene)", None, display)], files
     model = scene_file_model(catalog)
     walker = SceneWalker(model, display)
-    clean = walker.section({} if tree is None else tree, model, "", 1)
+    clean = walker.section(tree, model, "", 1)
     source = Source(display, walker.line_of, walker.problems)
     if clean is INVALID:
         return None, source.problems, files
