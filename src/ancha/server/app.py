@@ -13,7 +13,7 @@ from typing import Any
 
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import JSONResponse, PlainTextResponse, Response
+from starlette.responses import JSONResponse, PlainTextResponse, Response, StreamingResponse
 from starlette.routing import Route
 
 from ancha.durations import parse_duration
@@ -22,6 +22,9 @@ from ancha.server.registry import Registry, SceneNotCached
 from ancha.world.environment import Environment
 
 FEED_MAX_WAIT = 60.0
+TRACE_PAGE_MAX = 10_000
+"""The most entries one ``GET /trace?limit=N`` page holds."""
+TRACE_PAGING_HINT = f"page with ?after=SEQ&limit=N (SEQ >= 0, 1 <= N <= {TRACE_PAGE_MAX})"
 
 
 def _error(status: int, message: str, hint: str | None = None) -> JSONResponse:
@@ -140,10 +143,23 @@ class ControlAPI:
         return JSONResponse(env.status_dict())
 
     async def trace(self, request: Request) -> Response:
+        """The trace as JSONL, read back from its spool as it is sent. ``?after=SEQ&limit=N``
+        gives one page (``Ancha-Trace-Next: SEQ`` says where the next starts, when one
+        does); without them, every entry."""
         env = self._env(request, control=True)
         if isinstance(env, JSONResponse):
             return env
-        return PlainTextResponse(env.trace.to_jsonl(), media_type="application/x-ndjson")
+        try:
+            after = _bounded_int(request.query_params.get("after"), "after", 0, 0, None) or 0
+            limit = _bounded_int(request.query_params.get("limit"), "limit", None, 1, TRACE_PAGE_MAX)
+        except ValueError as exc:
+            return _error(400, f"invalid trace query: {exc}", TRACE_PAGING_HINT)
+        entries = env.trace.page(after, limit)
+        headers = {"ancha-trace-entries": str(len(env.trace))}
+        if limit is not None and entries and entries[-1].seq < len(env.trace):
+            headers["ancha-trace-next"] = str(entries[-1].seq)
+        lines = (entry.to_line() for entry in entries)
+        return StreamingResponse(lines, media_type="application/x-ndjson", headers=headers)
 
     async def state(self, request: Request) -> Response:
         env = self._env(request, control=True)
@@ -178,7 +194,8 @@ class ControlAPI:
     async def grade(self, request: Request) -> Response:
         """Everything the runner keeps of a finished trial, in one round trip: the status,
         every check result, the trace, the records and the final state. ``?teardown=1``
-        then deletes the environment."""
+        then deletes the environment; ``?trace=0`` leaves the trace out (page it with
+        ``GET /trace`` instead: a long trace is then never held whole in memory)."""
         from ancha.checks.evaluate import evaluate_checks
 
         if not self._authorized(request):
@@ -188,13 +205,14 @@ class ControlAPI:
             return env
         env.finish("done", "the agent finished")
         results = evaluate_checks(env, env.scene.checks)
-        body = {
+        body: dict[str, Any] = {
             "status": env.status_dict(),
             "results": [r.to_dict() for r in results],
-            "trace": env.trace.to_jsonl(),
             "records": env.records_jsonl(),
             "state": env.snapshot(),
         }
+        if request.query_params.get("trace") != "0":
+            body["trace"] = env.trace.to_jsonl()
         if request.query_params.get("teardown") == "1":
             self.registry.delete(env.id)
         return JSONResponse(body)
@@ -255,6 +273,18 @@ class ControlAPI:
         """Only reached when no such environment or tool exists: live tools are served by the gateway."""
         return _error(404, f"no tool {request.path_params['tool']!r} in environment {request.path_params['env_id']!r}",
                       "the environment may have been torn down; tool URLs come from POST /envs")
+
+
+def _bounded_int(text: str | None, name: str, default: int | None, low: int, high: int | None) -> int | None:
+    """A query parameter as an integer in [low, high]; ``default`` when absent."""
+    if text is None or text == "":
+        return default
+    if not text.isascii() or not text.isdigit() or len(text) > 12:
+        raise ValueError(f"{name} must be a whole number, got {text[:20]!r}")
+    value = int(text)
+    if value < low or (high is not None and value > high):
+        raise ValueError(f"{name} must be between {low} and {high if high is not None else 'any'}, got {value}")
+    return value
 
 
 def create_app(key: str | None = None, registry: Registry | None = None,

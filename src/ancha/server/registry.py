@@ -53,4 +53,5 @@ class Registry:
         if env is None:
             return False
         env.finish("deleted", "the environment was torn down")
+        env.close()
         return True

@@ -246,6 +246,10 @@ class Environment:
             self.feed.close()
             self._wake()
 
+    def close(self) -> None:
+        """Let go of what the world keeps outside memory (the trace's spool): it is torn down."""
+        self.trace.close()
+
     def coverage_gaps(self) -> list[dict[str, Any]]:
         return [{"tool": t, "method": m, "path": p, "calls": n} for (t, m, p), n in self._gaps.items()]
 

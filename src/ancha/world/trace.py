@@ -1,12 +1,24 @@
 """The trace: every request to a tool in an environment, numbered from 1.
 
-Bodies are kept as the bytes already read and written; they are decoded only
-when a check or a report asks.
+Only an index lives in memory (who called what, when, how it came out); the request
+and response bodies are spooled to a file as each call happens and read back, as the
+bytes that were read and written, only when a check or a report asks. A long trial
+that reads big pages thousands of times therefore costs the server a few hundred
+bytes per call, not the bodies themselves.
+
+The spool is an unnamed temporary file (``TMPDIR``, or ``spool_dir``): the operating
+system removes it when the trace is closed, the environment torn down, or the server
+dies. ``lines(after, limit)`` pages the trace as ``trace.jsonl`` lines; a body that
+cannot be decoded (too deep, not JSON) is given as its text, so no body can make a
+page fail.
 """
 
 from __future__ import annotations
 
 import json
+import os
+import tempfile
+import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -14,8 +26,67 @@ from typing import Any
 from urllib.parse import parse_qsl
 
 
+class TraceClosed(RuntimeError):
+    """The trace's bodies were asked for after its environment was torn down."""
+
+
+class _Spool:
+    """An append-only file of bodies, read back by offset (safe from any thread)."""
+
+    def __init__(self, spool_dir: str | None = None) -> None:
+        self._file = tempfile.TemporaryFile(prefix="ancha-trace-", dir=spool_dir)  # noqa: SIM115 (closed by close())
+        self._fd = self._file.fileno()
+        self._end = 0
+        self._lock = threading.Lock()
+
+    @property
+    def closed(self) -> bool:
+        return self._file.closed
+
+    def write(self, *parts: bytes) -> int:
+        """Append ``parts`` back to back; the offset of the first."""
+        with self._lock:
+            if self._file.closed:
+                raise TraceClosed("the trace is closed: its environment was torn down")
+            start = self._end
+            data = b"".join(parts)
+            view = memoryview(data)
+            while view:
+                written = os.pwrite(self._fd, view, self._end)
+                self._end += written
+                view = view[written:]
+            return start
+
+    def read(self, offset: int, length: int) -> bytes:
+        if length == 0:
+            return b""
+        if self._file.closed:
+            raise TraceClosed("the trace is closed: its environment was torn down; "
+                              "read trace.jsonl in the trial's folder instead")
+        chunks: list[bytes] = []
+        while length:
+            chunk = os.pread(self._fd, length, offset)
+            if not chunk:
+                break
+            chunks.append(chunk)
+            offset += len(chunk)
+            length -= len(chunk)
+        return b"".join(chunks)
+
+    @property
+    def size(self) -> int:
+        return self._end
+
+    def close(self) -> None:
+        with self._lock:
+            self._file.close()
+
+
 @dataclass(slots=True)
 class TraceEntry:
+    """One call. Its bodies live in the trace's spool: ``request`` and ``response`` read
+    them back (bytes as read and written)."""
+
     seq: int
     at: float
     actor: str
@@ -24,11 +95,25 @@ class TraceEntry:
     path: str
     query: str
     status: int
-    request: bytes
-    response: bytes
     worked: bool
     coverage_gap: bool
-    request_type: str = ""
+    request_type: str
+    _spool: _Spool
+    _offset: int
+    _request_len: int
+    _response_len: int
+
+    @property
+    def request(self) -> bytes:
+        return self._spool.read(self._offset, self._request_len)
+
+    @property
+    def response(self) -> bytes:
+        return self._spool.read(self._offset + self._request_len, self._response_len)
+
+    @property
+    def response_size(self) -> int:
+        return self._response_len
 
     def request_json(self) -> Any:
         return _decode_body(self.request, self.request_type)
@@ -52,6 +137,21 @@ class TraceEntry:
             "coverage_gap": self.coverage_gap,
         }
 
+    def to_line(self) -> str:
+        """The entry as one ``trace.jsonl`` line (with its newline). A body too deep to
+        encode again is given as its text."""
+        record = self.to_dict()
+        try:
+            return json.dumps(record) + "\n"
+        except (RecursionError, ValueError):
+            record["request"] = _text(self.request)
+            record["response"] = _text(self.response)
+            return json.dumps(record) + "\n"
+
+
+def _text(body: bytes) -> str | None:
+    return body.decode("utf-8", errors="replace") if body else None
+
 
 def _decode_body(body: bytes, content_type: str) -> Any:
     if not body:
@@ -61,16 +161,26 @@ def _decode_body(body: bytes, content_type: str) -> Any:
         return dict(parse_qsl(text, keep_blank_values=True))
     try:
         return json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):  # not JSON, or nested deeper than Python decodes
         return text
 
 
 class Trace:
-    def __init__(self) -> None:
-        self.entries: list[TraceEntry] = []
+    """The calls of one environment, in order. ``entries`` is the in-memory index."""
 
-    def append(self, **fields: Any) -> TraceEntry:
-        entry = TraceEntry(seq=len(self.entries) + 1, **fields)
+    def __init__(self, spool_dir: str | None = None) -> None:
+        self.entries: list[TraceEntry] = []
+        self._spool = _Spool(spool_dir)
+
+    def append(self, *, request: bytes = b"", response: bytes = b"", request_type: str = "",
+               **fields: Any) -> TraceEntry:
+        """Record one call; its bodies go to the spool at once (or nowhere, once the
+        environment is torn down: a request still in flight then is only indexed)."""
+        if self._spool.closed:
+            request = response = b""
+        offset = 0 if self._spool.closed else self._spool.write(request, response)
+        entry = TraceEntry(seq=len(self.entries) + 1, request_type=request_type, _spool=self._spool,
+                           _offset=offset, _request_len=len(request), _response_len=len(response), **fields)
         self.entries.append(entry)
         return entry
 
@@ -80,8 +190,28 @@ class Trace:
     def __len__(self) -> int:
         return len(self.entries)
 
+    @property
+    def spooled_bytes(self) -> int:
+        """How many body bytes the spool holds (on disk, not in memory)."""
+        return self._spool.size
+
     def by_actor(self, actor: str) -> Iterator[TraceEntry]:
         return (e for e in self.entries if e.actor == actor)
 
+    def page(self, after: int = 0, limit: int | None = None) -> list[TraceEntry]:
+        """Entries with seq > ``after``, at most ``limit`` of them (all when None)."""
+        start = max(after, 0)
+        end = len(self.entries) if limit is None else min(start + max(limit, 0), len(self.entries))
+        return self.entries[start:end]
+
+    def lines(self, after: int = 0, limit: int | None = None) -> Iterator[str]:
+        """``trace.jsonl`` lines of ``page(after, limit)``, each read back from the spool as it is given."""
+        for entry in self.page(after, limit):
+            yield entry.to_line()
+
     def to_jsonl(self) -> str:
-        return "".join(json.dumps(e.to_dict()) + "\n" for e in self.entries)
+        return "".join(self.lines())
+
+    def close(self) -> None:
+        """Drop the spool (the environment is torn down); the index stays readable."""
+        self._spool.close()
