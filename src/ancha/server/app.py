@@ -20,6 +20,7 @@ from ancha.durations import parse_duration
 from ancha.server.gateway import ToolGateway
 from ancha.server.registry import Registry, SceneNotCached
 from ancha.world.environment import Environment
+from ancha.world.settings import InvalidSettings, check_settings
 
 FEED_MAX_WAIT = 60.0
 TRACE_PAGE_MAX = 10_000
@@ -32,6 +33,21 @@ def _error(status: int, message: str, hint: str | None = None) -> JSONResponse:
     if hint:
         body["hint"] = hint
     return JSONResponse(body, status_code=status)
+
+
+def _same_secret(supplied: str, secret: str) -> bool:
+    """Constant-time comparison of a header's token with a secret. Compared as UTF-8 bytes:
+    ``hmac.compare_digest`` raises on non-ASCII text, and a header may hold any byte."""
+    return hmac.compare_digest(supplied.encode("utf-8"), secret.encode("utf-8"))
+
+
+def _status_or_error(env: Environment) -> dict[str, Any]:
+    """One environment's line in ``GET /envs``: a broken one is listed with its error, so
+    that it never takes the list down for everyone."""
+    try:
+        return env.status_dict()
+    except Exception as exc:
+        return {"env_id": env.id, "error": f"status unavailable: {exc}"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,7 +72,7 @@ class ControlAPI:
         if not self.key:
             return True
         supplied = request.headers.get("authorization", "").removeprefix("Bearer ").strip()
-        return hmac.compare_digest(supplied, self.key)
+        return _same_secret(supplied, self.key)
 
     def _env(self, request: Request, control: bool = False) -> Environment | JSONResponse:
         """The environment the path names. ``control``: a control endpoint (trace, state,
@@ -120,16 +136,25 @@ class ControlAPI:
             return _error(400, "invalid environment request: 'agent' must be an object",
                           'e.g. {"idle": 10.0, "input": "command"}')
         try:
+            check_settings(scene, agent)
+        except InvalidSettings as exc:
+            return _error(400, f"invalid environment request: {exc}")
+        try:
             env = self.registry.create(scene, trial, agent)
         except Exception as exc:  # the world could not be built: the trial is invalid
             return _error(422, f"the world could not be built: {exc}")
-        env.start_ticker()
-        return JSONResponse(self.context(request, env), status_code=201)
+        try:
+            context = self.context(request, env)
+            env.start_ticker()
+        except Exception as exc:  # never leave a half-made environment registered
+            self.registry.delete(env.id)
+            return _error(422, f"the world could not be started: {exc}")
+        return JSONResponse(context, status_code=201)
 
     async def list_envs(self, request: Request) -> Response:
         if not self._authorized(request):
             return _error(401, "this server needs a key")
-        return JSONResponse({"envs": [e.status_dict() for e in self.registry.envs.values()]})
+        return JSONResponse({"envs": [_status_or_error(e) for e in list(self.registry.envs.values())]})
 
     async def env_status(self, request: Request) -> Response:
         if not self._authorized(request):
@@ -221,7 +246,7 @@ class ControlAPI:
         env = self._env(request)
         if isinstance(env, JSONResponse):
             return env
-        if not hmac.compare_digest(self._bearer(request), env.events_token):
+        if not _same_secret(self._bearer(request), env.events_token):
             return _error(401, "invalid events token", "send Authorization: Bearer $ANCHA_EVENTS_TOKEN")
         try:
             cursor = int(request.query_params.get("after") or 0)
@@ -235,7 +260,7 @@ class ControlAPI:
         env = self._env(request)
         if isinstance(env, JSONResponse):
             return env
-        if not hmac.compare_digest(self._bearer(request), env.trial_token):
+        if not _same_secret(self._bearer(request), env.trial_token):
             return _error(401, "invalid trial token", "send Authorization: Bearer $ANCHA_TRIAL_TOKEN")
         env.finish("done", "the done URL was called")
         return JSONResponse({"ok": True, "status": env.status})
@@ -246,7 +271,7 @@ class ControlAPI:
         env = self._env(request)
         if isinstance(env, JSONResponse):
             return env
-        if not (self._authorized(request) or hmac.compare_digest(self._bearer(request), env.trial_token)):
+        if not (self._authorized(request) or _same_secret(self._bearer(request), env.trial_token)):
             return _error(401, "this server needs a key", "send Authorization: Bearer <server key>")
         try:
             body = json.loads(await request.body() or b"{}")
@@ -263,7 +288,7 @@ class ControlAPI:
         if isinstance(env, JSONResponse):
             return env
         token = self._bearer(request)
-        if not (hmac.compare_digest(token, env.trial_token) or self._authorized(request)):
+        if not (_same_secret(token, env.trial_token) or self._authorized(request)):
             return _error(401, "invalid trial token", "send Authorization: Bearer $ANCHA_TRIAL_TOKEN")
         return JSONResponse(self.context(request, env))
 

@@ -20,14 +20,14 @@ from ancha.server.tls import LocalTLS, local_tls
 
 class EmbeddedServer:
     """Start with ``start()``; ``url`` is then its base URL (``tls_url`` its TLS listener's).
-    ``stop()`` shuts it down."""
+    ``stop()`` shuts it down. ``key``: a bearer key its control API then requires."""
 
-    def __init__(self, host: str = "127.0.0.1", port: int = 0, tls_port: int = 0) -> None:
+    def __init__(self, host: str = "127.0.0.1", port: int = 0, tls_port: int = 0, key: str | None = None) -> None:
         self.host = host
         self.port = port or free_port(host)
         self.tls_port = tls_port or free_port(host)
         self.tls = local_tls((host, "localhost"))
-        self.app = create_app(tls=SecureListener(self.tls_url, self.tls.ca_pem))
+        self.app = create_app(key=key, tls=SecureListener(self.tls_url, self.tls.ca_pem))
         self._servers = listeners(self.app, host, self.port, self.tls_port, self.tls)
         self._thread = threading.Thread(target=self._serve, name="ancha-server", daemon=True)
 

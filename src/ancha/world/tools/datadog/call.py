@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qs
 
+from ancha.world import bounded_json
 from ancha.world.tools.base import ToolRequest
 from ancha.world.tools.datadog.errors import bad_request
 
@@ -61,7 +61,7 @@ class Call:
                 self._json = None
             else:
                 try:
-                    self._json = json.loads(body)
+                    self._json = bounded_json.loads(body)
                 except ValueError:
                     raise bad_request("Invalid JSON: the request body could not be parsed") from None
         return self._json

@@ -21,6 +21,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 from typing import Any
 
+from ancha.world import bounded_json
 from ancha.world.tools.datadog.log_query import (
     NOT,
     WORD,
@@ -161,7 +162,7 @@ def encode_cursor(key: tuple[float, int]) -> str:
 
 def decode_cursor(text: str) -> tuple[float, int] | None:
     try:
-        data = json.loads(base64.urlsafe_b64decode(text + "=" * (-len(text) % 4)))
+        data = bounded_json.loads(base64.urlsafe_b64decode(text + "=" * (-len(text) % 4)))
         at, seq = data["after"]
         return float(at), int(seq)
     except (ValueError, KeyError, TypeError):

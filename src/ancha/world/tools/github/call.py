@@ -16,6 +16,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any, TypeVar
 from urllib.parse import parse_qsl, urlencode
 
+from ancha.world import bounded_json
 from ancha.world.tools.github import errors
 from ancha.world.tools.github.models import Issue, Repo, User, role_rank
 
@@ -103,7 +104,7 @@ class Call:
                 self._body = {}
             else:
                 try:
-                    value = json.loads(raw)
+                    value = bounded_json.loads(raw)
                 except (ValueError, UnicodeDecodeError):
                     raise errors.ProblemsParsingJSON() from None
                 if not isinstance(value, dict):
@@ -120,7 +121,7 @@ class Call:
         raw = self._raw_body.strip()
         if self._body is None and raw.startswith(b"["):
             try:
-                value = json.loads(raw)
+                value = bounded_json.loads(raw)
             except (ValueError, UnicodeDecodeError):
                 raise errors.ProblemsParsingJSON() from None
             self._body = {key: value}

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qs
 
+from ancha.world import bounded_json
 from ancha.world.tools.base import ToolRequest
 from ancha.world.tools.okta.errors import ApiValidation, MalformedBody
 
@@ -65,7 +65,7 @@ class Call:
         if not raw.strip():
             return {}
         try:
-            data = json.loads(raw)
+            data = bounded_json.loads(raw)
         except (ValueError, UnicodeDecodeError):
             raise MalformedBody() from None
         if not isinstance(data, dict):

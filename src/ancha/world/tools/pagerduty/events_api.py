@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
+from ancha.world import bounded_json
 from ancha.world.tools.base import ToolRequest, ToolResponse
 from ancha.world.tools.pagerduty.errors import InvalidEvent
 
@@ -35,7 +36,7 @@ def enqueue(replica: PagerDutyReplica, method: str, path: str, request: ToolRequ
         return _answer(404, {"status": "invalid request", "message": "Not Found", "errors": []}, actor)
     try:
         try:
-            event = json.loads(request.body or b"null")
+            event = bounded_json.loads(request.body or b"null")
         except (ValueError, UnicodeDecodeError):
             raise InvalidEvent("Event object is not valid JSON") from None
         if not isinstance(event, dict):

@@ -7,11 +7,11 @@ Array parameters come as ``statuses[]=a&statuses[]=b`` (the official clients' fo
 
 from __future__ import annotations
 
-import json
 from datetime import UTC, datetime
 from typing import Any
 from urllib.parse import parse_qsl
 
+from ancha.world import bounded_json
 from ancha.world.tools.pagerduty.errors import InvalidInput
 
 MAX_LIMIT = 100
@@ -76,7 +76,7 @@ def json_body(raw: bytes) -> dict[str, Any]:
     if not raw.strip():
         raise InvalidInput("params must be a Hash")
     try:
-        body = json.loads(raw)
+        body = bounded_json.loads(raw)
     except (ValueError, UnicodeDecodeError):
         raise InvalidInput("params must be a Hash") from None
     if not isinstance(body, dict):

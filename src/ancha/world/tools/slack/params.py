@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import base64
 import binascii
-import json
 from typing import Any
 from urllib.parse import parse_qsl
 
+from ancha.world import bounded_json
 from ancha.world.tools.base import ToolRequest
 from ancha.world.tools.slack import errors
 from ancha.world.tools.slack.models import ts_key
@@ -44,7 +44,7 @@ class Params:
             return cls(values)
         if mime == "application/json":
             try:
-                data = json.loads(body)
+                data = bounded_json.loads(body)
             except (UnicodeDecodeError, ValueError) as exc:
                 raise errors.InvalidJson() from exc
             if not isinstance(data, dict):
@@ -130,7 +130,7 @@ class Params:
         if isinstance(value, str):
             if not value.strip():
                 return None
-            return json.loads(value)  # ValueError: the caller maps it to its own error
+            return bounded_json.loads(value)  # ValueError: the caller maps it to its own error
         return value
 
     def ts(self, name: str, error: type[errors.SlackError]) -> int | None:

@@ -28,6 +28,7 @@ from graphql import (
 from graphql import execute as graphql_execute
 from graphql.execution.values import get_variable_values
 
+from ancha.world import bounded_json
 from ancha.world.tools.base import ToolRequest, ToolResponse
 from ancha.world.tools.github.graphql.context import Context, type_of
 from ancha.world.tools.github.graphql.coverage import coverage_gaps
@@ -61,7 +62,7 @@ def execute(replica: Any, request: ToolRequest, caller: Any) -> ToolResponse:
         return _answer(401, {"message": "Bad credentials", "documentation_url": DOCS}, "agent", ok=False)
     actor = getattr(caller, "actor", "agent")
     try:
-        payload = json.loads(request.body or b"null")
+        payload = bounded_json.loads(request.body or b"null")
     except (ValueError, UnicodeDecodeError):
         return _answer(400, {"message": "Problems parsing JSON", "documentation_url": DOCS}, actor, ok=False)
     query = payload.get("query") if isinstance(payload, dict) else None
@@ -70,7 +71,7 @@ def execute(replica: Any, request: ToolRequest, caller: Any) -> ToolResponse:
     variables = payload.get("variables")
     if isinstance(variables, str):  # some clients send the variables as a JSON string
         try:
-            variables = json.loads(variables) if variables.strip() else None
+            variables = bounded_json.loads(variables) if variables.strip() else None
         except ValueError:
             return _errors([{"message": "Variables are invalid JSON."}], actor)
     if variables is not None and not isinstance(variables, dict):
