@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 from typing import Any
 
 import httpx
 import pytest
+
+from ancha.runner.control import ControlClient
 
 SCENE = {"world": {"slack": {"channels": [{"name": "general"}]}}}
 DEEP = b"[" * 20_000 + b"]" * 20_000
@@ -64,3 +67,19 @@ def test_grade_can_leave_the_trace_to_be_paged(ancha_server: str, make_env: Any)
     graded = httpx.post(f"{ancha_server}/envs/{context['env_id']}/grade", params={"teardown": "0", "trace": "0"})
     assert graded.status_code == 200 and "trace" not in graded.json()
     assert _seqs(httpx.get(f"{ancha_server}/envs/{context['env_id']}/trace")) == [1, 2]
+
+
+def test_the_runner_pages_the_whole_trace_into_its_file(ancha_server: str, make_env: Any, tmp_path: Any) -> None:
+    context = make_env(SCENE)
+    _calls(context, 5)
+
+    async def save() -> None:
+        client = ControlClient(ancha_server)
+        try:
+            await client.save_trace(context["env_id"], tmp_path / "trace.jsonl", page=2)
+        finally:
+            await client.close()
+
+    asyncio.run(save())
+    lines = (tmp_path / "trace.jsonl").read_text().splitlines()
+    assert [json.loads(line)["seq"] for line in lines] == [1, 2, 3, 4, 5]

@@ -62,9 +62,11 @@ class TrialFolder:
         with self.log_path.open("a" if append else "w") as log:
             log.write(text if text.endswith("\n") else text + "\n")
 
-    def write_world(self, trace: str, records: str, state: str) -> None:
-        """What the server kept of the trial: the trace and records (JSONL) and the final state (JSON)."""
-        (self.path / TRACE).write_text(trace)
+    def write_world(self, trace: str | None, records: str, state: str) -> None:
+        """What the server kept of the trial: the trace and records (JSONL) and the final state (JSON).
+        ``trace=None``: ``trace.jsonl`` was already written (the runner pages it in from the server)."""
+        if trace is not None:
+            (self.path / TRACE).write_text(trace)
         (self.path / RECORDS).write_text(records)
         (self.path / WORLD).write_text(state if state.endswith("\n") else state + "\n")
 

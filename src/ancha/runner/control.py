@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import httpx
 
 from ancha.errors import RunFailed
 from ancha.scene.model import Scene
+
+TRACE_PAGE = 500
+"""Trace entries fetched per ``GET /trace`` page."""
 
 
 class ServerError(RuntimeError):
@@ -73,13 +77,37 @@ class ControlClient:
         results: list[dict[str, Any]] = answer.json()["results"]
         return results
 
-    async def grade(self, env_id: str, teardown: bool = True) -> dict[str, Any]:
-        """Status, check results, trace, records and state of a finished trial, in one call."""
-        answer = await self._call("POST", f"/envs/{env_id}/grade", params={"teardown": "1" if teardown else "0"})
+    async def grade(self, env_id: str, teardown: bool = True, trace: bool = True) -> dict[str, Any]:
+        """Status, check results, trace, records and state of a finished trial, in one call.
+        ``trace=False`` leaves the trace out: fetch it with ``save_trace`` (page by page)."""
+        params = {"teardown": "1" if teardown else "0", "trace": "1" if trace else "0"}
+        answer = await self._call("POST", f"/envs/{env_id}/grade", params=params)
         if answer.status_code != 200:
             raise ServerError(f"the trial could not be graded: {answer.status_code} {answer.text}")
         data: dict[str, Any] = answer.json()
         return data
+
+    async def save_trace(self, env_id: str, path: Path, page: int = TRACE_PAGE) -> None:
+        """Write a trial's trace to ``path`` (``trace.jsonl``), a page at a time and streamed,
+        so that a long trace or a huge body is never held whole. A server that does not
+        page (no ``Ancha-Trace-Next``) gives it all in its first answer."""
+        after = 0
+        with path.open("wb") as out:
+            while True:
+                url = f"/envs/{env_id}/trace"
+                try:
+                    async with self._http.stream("GET", url, params={"after": after, "limit": page}) as answer:
+                        if answer.status_code != 200:
+                            await answer.aread()
+                            raise ServerError(f"the trace could not be read: {answer.status_code} {answer.text}")
+                        async for chunk in answer.aiter_bytes():
+                            out.write(chunk)
+                        following = answer.headers.get("ancha-trace-next")
+                except httpx.HTTPError as exc:
+                    raise ServerError(f"the Ancha server at {self.base_url} did not answer GET {url}: {exc}") from exc
+                if following is None or int(following) <= after:
+                    return
+                after = int(following)
 
     async def text(self, env_id: str, what: str) -> str:
         answer = await self._call("GET", f"/envs/{env_id}/{what}")

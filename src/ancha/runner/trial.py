@@ -21,7 +21,7 @@ from ancha.checks.judge import (
 from ancha.checks.results import CheckResult, trial_verdict
 from ancha.config.model import AnchaConfig
 from ancha.config.templates import render
-from ancha.results.run_folder import RunFolder, TrialFolder
+from ancha.results.run_folder import TRACE, RunFolder, TrialFolder
 from ancha.runner.agents.command import NOT_STARTED_CODES, AgentNotStarted, CommandAgent
 from ancha.runner.agents.environment import (
     ancha_variables,
@@ -180,17 +180,19 @@ class TrialRunner:
                 return None, status
 
     async def _grade(self, scene: Scene, context: dict[str, Any], trial_dir: Path, outcome: TrialOutcome) -> None:
-        graded = await self.control.grade(context["env_id"])
+        graded = await self.control.grade(context["env_id"], teardown=False, trace=False)
+        trace_path = TrialFolder(trial_dir).path / TRACE
+        await self.control.save_trace(context["env_id"], trace_path)
+        await self.control.delete(context["env_id"])
         results: list[dict[str, Any]] = graded["results"]
         outcome.status = graded["status"]["status"]
         outcome.timings["simulated_s"] = float(graded["status"]["clock"]["elapsed_s"])
         if outcome.status == "timed_out" and not outcome.reason:
             outcome.reason = "the trial outlived clock.limit; the agent was stopped"
-        trace: str = graded["trace"]
         state = json.dumps(graded["state"], indent=1)
-        TrialFolder(trial_dir).write_world(trace, graded["records"], state)
+        TrialFolder(trial_dir).write_world(None, graded["records"], state)
         try:
-            results = await self._judge(scene, context, trace, state, results)
+            results = await self._judge(scene, context, trace_path, state, results)
         except JudgeUnavailable as exc:
             outcome.verdict, outcome.reason = "invalid", f"a judge check could not be graded: {exc}"
         if outcome.verdict != "invalid":
@@ -200,7 +202,7 @@ class TrialRunner:
             outcome.verdict = verdict
         self._write_checks(trial_dir, outcome, results)
 
-    async def _judge(self, scene: Scene, context: dict[str, Any], trace: str, state: str,
+    async def _judge(self, scene: Scene, context: dict[str, Any], trace_path: Path, state: str,
                      results: list[dict[str, Any]]) -> list[dict[str, Any]]:
         """Judge checks are graded here, with the user's own key, never on the server."""
         if not any(spec.judge is not None for spec in scene.checks):
@@ -208,7 +210,7 @@ class TrialRunner:
         secrets = [str(v) for creds in context["tools"].values() for k, v in creds.items() if k != "url"]
         secrets += [context["trial_token"], context["events"]["token"]]
         judged = await asyncio.to_thread(
-            evaluate_judge_checks, scene.checks, trace_entries_from_jsonl(trace),
+            evaluate_judge_checks, scene.checks, trace_entries_from_jsonl(trace_path.read_text()),
             world_views(json.loads(state)), self.config.judge.model, dict(os.environ),
             required=scene.pass_, secrets=secrets,
         )
