@@ -25,6 +25,7 @@ from agentos.engine.streams import RunStreams
 from agentos.evals.checks import build_context, evaluate_checks
 from agentos.ids import new_id
 from agentos.models import ModelPrice, Run, RunEvent
+from agentos.storable import storable_text
 from agentos.timestamps import iso, utcnow
 
 log = logging.getLogger("agentos.runs")
@@ -63,11 +64,16 @@ class _Recorder:
         self.seq = 0
         self.pending: list[dict[str, Any]] = []
         self.last_flush = time.monotonic()
+        # The run's last events, published only once they are stored (None: publish at once).
+        self.held: list[dict[str, Any]] | None = None
 
     def emit(self, kind: str, data: dict[str, Any], slow: bool = False) -> None:
         self.seq += 1
         event = {"type": kind, "run_id": self.run_id, "at": iso(utcnow()), "seq": self.seq, **data}
         self.pending.append(event)
+        if self.held is not None:
+            self.held.append(event)
+            return
         self.runner.streams.publish(self.run_id, event)
         # Persist now what a follower in another process should see before a slow wait.
         if slow or (kind == "node_finished" and time.monotonic() - self.last_flush > FLUSH_EVERY):
@@ -82,6 +88,20 @@ class _Recorder:
             )
             self.pending = []
         self.last_flush = time.monotonic()
+
+    def retract_held(self) -> None:
+        """Forget the held events (they were not stored); the next event takes their place."""
+        held = self.held or []
+        self.pending = [e for e in self.pending if all(e is not h for h in held)]
+        if held:
+            self.seq = held[0]["seq"] - 1
+        self.held = []
+
+    def release(self) -> None:
+        """Publish the held events to live subscribers."""
+        for event in self.held or []:
+            self.runner.streams.publish(self.run_id, event)
+        self.held = None
 
 
 class Runner:
@@ -137,9 +157,13 @@ class Runner:
             recorder.emit("run_started", _started_data(workflow, input))
         inserted = not wait or workflow.waits
         if inserted:
-            with self.db.write_connection() as connection:
-                connection.execute(insert(_RUNS), _row(run))
-                recorder.flush(connection)
+            try:
+                with self.db.write_connection() as connection:
+                    connection.execute(insert(_RUNS), _row(run))
+                    recorder.flush(connection)
+            except Exception:  # nothing was stored, so nothing runs: end the stream, answer the error
+                self.streams.close(run.id)
+                raise
         if wait:
             self._execute(run, workflow, recorder, inserted)
             return run.to_dict()
@@ -157,9 +181,11 @@ class Runner:
                     update(_RUNS).where(_RUNS.c.id == run.id).values(status="running", started_at=run.started_at)
                 )
                 recorder.flush(connection)
-            self._execute(run, workflow, recorder, True)
-        except Exception:  # keep the worker alive; the restart sweep fails the run if it is stuck
-            log.exception("run %s could not be executed", run.id)
+        except Exception as exc:  # keep the worker alive, and never leave the run queued
+            log.exception("run %s could not be started", run.id)
+            self._finish(run, recorder, True, f"the run could not be started: {_reason(exc)}")
+            return
+        self._execute(run, workflow, recorder, True)
 
     def _execute(self, run: Run, workflow: WorkflowSnapshot, recorder: _Recorder, inserted: bool) -> None:
         started = time.perf_counter()
@@ -178,14 +204,23 @@ class Runner:
         run.cost_usd = round(execution.cost_usd, 8)
         run.state = execution.state
         run.finished_at = utcnow()
-        recorder.emit(
-            "run_finished",
-            {"status": run.status, "error": run.error, "cost_usd": run.cost_usd, "duration_ms": run.duration_ms},
-        )
+        recorder.held = []
+        recorder.emit("run_finished", _finished_data(run))
         if run.status == "success" and workflow.checks:
             run.evals = _score(workflow.checks, run)
             run.evals_passed, run.evals_total = run.evals["passed"], run.evals["total"]
             recorder.emit("run_evaluated", {"passed": run.evals_passed, "total": run.evals_total})
+        try:
+            self._store_final(run, recorder, inserted)
+        except Exception as exc:
+            log.exception("run %s: its final write failed", run.id)
+            recorder.retract_held()
+            self._finish(run, recorder, inserted, f"the run finished but its result could not be stored: {_reason(exc)}")
+            return
+        recorder.release()
+        self.streams.close(run.id)
+
+    def _store_final(self, run: Run, recorder: _Recorder, inserted: bool) -> None:
         with self.db.write_connection() as connection:
             if inserted:
                 connection.execute(
@@ -196,7 +231,39 @@ class Runner:
             else:
                 connection.execute(insert(_RUNS), _row(run))
             recorder.flush(connection)
-        self.streams.close(run.id)
+
+    def _finish(self, run: Run, recorder: _Recorder, inserted: bool, error: str) -> None:
+        """Fail the run with `error` when its normal course could not be stored; always ends its stream.
+
+        Tries to keep the run's state and node events; if even that cannot be written, stores
+        the failed run alone. A database that refuses both leaves the row to the restart sweep.
+        """
+        run.status, run.error = "failed", storable_text(error)[:2000]
+        run.finished_at = run.finished_at or utcnow()
+        run.evals = run.evals_passed = run.evals_total = None
+        recorder.held = recorder.held if recorder.held is not None else []
+        recorder.emit("run_finished", _finished_data(run))
+        try:
+            for keep_details in (True, False):
+                if not keep_details:
+                    run.state = {}
+                    recorder.pending = [e for e in recorder.pending if e["type"] == "run_finished"]
+                try:
+                    self._store_final(run, recorder, inserted)
+                    return
+                except Exception:
+                    log.exception("run %s: storing it as failed%s failed", run.id, "" if keep_details else " (bare)")
+                    inserted = inserted or self._exists(run.id)
+        finally:
+            recorder.release()
+            self.streams.close(run.id)
+
+    def _exists(self, run_id: str) -> bool:
+        try:
+            with self.db.read() as session:
+                return session.scalar(select(Run.id).where(Run.id == run_id)) is not None
+        except Exception:
+            return False
 
     def forget_prices(self, workspace_id: str) -> None:
         self._prices_cache.pop(workspace_id, None)
@@ -222,6 +289,16 @@ _FINAL_FIELDS = frozenset(
 
 def _row(run: Run) -> dict[str, Any]:
     return {column.name: getattr(run, column.name) for column in _RUNS.columns}
+
+
+def _finished_data(run: Run) -> dict[str, Any]:
+    return {"status": run.status, "error": run.error, "cost_usd": run.cost_usd, "duration_ms": run.duration_ms}
+
+
+def _reason(exc: BaseException) -> str:
+    """What the database (or whatever raised) said, without SQLAlchemy's statement and parameters."""
+    cause = getattr(exc, "orig", None) or exc
+    return f"{type(cause).__name__}: {str(cause).strip()}"
 
 
 def _started_data(workflow: WorkflowSnapshot, input: dict[str, Any]) -> dict[str, Any]:
