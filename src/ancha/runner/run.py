@@ -127,7 +127,7 @@ async def _run_all(runner: TrialRunner, scenes: list[Scene], summaries: list[Sce
     async def one(index: int, scene: Scene, trial: int) -> None:
         async with limiter:
             bar.update(task_id, description=f"{scene.name} #{trial}")
-            outcome: TrialOutcome = await runner.run(scene, trial)
+            outcome = await run_trial(runner, scene, trial)
             summaries[index].outcomes.append(outcome)
             bar.advance(task_id)
 
@@ -158,6 +158,20 @@ async def _run_all(runner: TrialRunner, scenes: list[Scene], summaries: list[Sce
                 except (NotImplementedError, RuntimeError):
                     pass
     return interrupted
+
+
+async def run_trial(runner: TrialRunner, scene: Scene, trial: int) -> TrialOutcome:
+    """One trial, whatever the server or the agent does: an error that escapes the trial (a
+    dropped connection, a 500, an answer the runner cannot read) makes it invalid, with the
+    reason in its ``checks.json`` and ``agent.log``, and the other trials and the summary go on."""
+    try:
+        return await runner.run(scene, trial)
+    except Exception as exc:  # the last line of defence of the run
+        reason = f"the trial could not be run: {type(exc).__name__}: {exc}"
+        folder = RunFolder(runner.run_dir).trial(scene.name, trial).create()
+        folder.log(f"ancha: {reason}")
+        folder.write_checks(scene.name, trial, "invalid", None, reason, [])
+        return TrialOutcome(scene.name, trial, "invalid", reason)
 
 
 def _exit_code(summaries: list[SceneSummary], interrupted: bool) -> int:

@@ -81,10 +81,17 @@ class TrialRunner:
                 self._write_checks(trial_dir, outcome, [])
         finally:
             if not graded:  # interrupted or failed before grading: do not leave the world behind
-                await asyncio.shield(self.control.delete(env_id))
+                await asyncio.shield(self._discard(env_id, folder))
         timings["total_s"] = time.perf_counter() - started
         outcome.timings = {**timings, **outcome.timings}
         return outcome
+
+    async def _discard(self, env_id: str, folder: TrialFolder) -> None:
+        """Delete a world the trial is done with; a server that cannot must not hide why the trial ended."""
+        try:
+            await self.control.delete(env_id)
+        except (ServerError, httpx.HTTPError) as exc:
+            folder.log(f"ancha: the world {env_id} could not be deleted: {exc}")
 
     def _agent_spec(self) -> dict[str, Any]:
         """What the world needs to know of the agent: how it takes input, and when it is idle."""
@@ -183,7 +190,7 @@ class TrialRunner:
         graded = await self.control.grade(context["env_id"], teardown=False, trace=False)
         trace_path = TrialFolder(trial_dir).path / TRACE
         await self.control.save_trace(context["env_id"], trace_path)
-        await self.control.delete(context["env_id"])
+        await self._discard(context["env_id"], TrialFolder(trial_dir))
         results: list[dict[str, Any]] = graded["results"]
         outcome.status = graded["status"]["status"]
         outcome.timings["simulated_s"] = float(graded["status"]["clock"]["elapsed_s"])
