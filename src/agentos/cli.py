@@ -21,12 +21,11 @@ def main() -> None:
 @click.option("--log-level", default="info", show_default=True)
 def serve(host: str, port: int, database_url: str | None, log_level: str) -> None:
     """Serve the API."""
-    import uvicorn
-
     from agentos.api.app import create_app
+    from agentos.api.server import serve_until_stopped
 
     app = create_app(database_url, instance_label=f"{socket.gethostname()}:{port}")
-    uvicorn.run(app, host=host, port=port, log_level=log_level)
+    serve_until_stopped(app, host=host, port=port, log_level=log_level)
 
 
 @main.group()

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 import os
-import time
+import threading
 from dataclasses import dataclass
 from typing import Any
 
@@ -36,14 +36,20 @@ class Providers:
 
     def __init__(self, timeout: float = 120.0) -> None:
         self.http = httpx.Client(timeout=httpx.Timeout(timeout, connect=10.0))
+        # Set when the server stops: waits (a mock's delay) end at once instead of holding it up.
+        self.stopping = threading.Event()
+
+    def stop(self) -> None:
+        self.stopping.set()
 
     def close(self) -> None:
+        self.stopping.set()
         self.http.close()
 
     def complete(self, node: dict[str, Any], prompt: str, system: str | None) -> Completion:
         provider = node.get("provider", "openai")
         if provider == "mock":
-            return mock_complete(node, prompt)
+            return mock_complete(node, prompt, self.stopping)
         if provider == "anthropic":
             return self._anthropic(node, prompt, system)
         return self._openai(node, prompt, system)
@@ -125,7 +131,7 @@ def _error_message(response: httpx.Response) -> str:
     return response.text.strip()[:500]
 
 
-def mock_complete(node: dict[str, Any], prompt: str) -> Completion:
+def mock_complete(node: dict[str, Any], prompt: str, stopping: threading.Event | None = None) -> Completion:
     """Answer from the node's `responses` table, offline.
 
     A response is a string or {"text", "match"?, "input_tokens"?, "output_tokens"?,
@@ -147,8 +153,8 @@ def mock_complete(node: dict[str, Any], prompt: str) -> Completion:
         )
     if isinstance(chosen, str):
         chosen = {"text": chosen}
-    if chosen.get("delay_ms"):
-        time.sleep(float(chosen["delay_ms"]) / 1000)
+    if chosen.get("delay_ms") and (stopping or threading.Event()).wait(float(chosen["delay_ms"]) / 1000):
+        raise ProviderError("interrupted: the server stopped")
     if isinstance(chosen.get("error"), str):
         raise ProviderError(chosen["error"])
     text = str(chosen.get("text", ""))

@@ -10,6 +10,7 @@ at once from `RunStreams`.
 from __future__ import annotations
 
 import logging
+import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -33,6 +34,8 @@ log = logging.getLogger("agentos.runs")
 FLUSH_EVERY = 0.25
 # Price overrides changed through another API process apply within this many seconds.
 PRICES_TTL = 5.0
+# The error of a run the server stopped before it finished.
+INTERRUPTED = "interrupted: the server stopped"
 
 
 @dataclass(frozen=True)
@@ -66,8 +69,12 @@ class _Recorder:
         self.last_flush = time.monotonic()
         # The run's last events, published only once they are stored (None: publish at once).
         self.held: list[dict[str, Any]] | None = None
+        # Set once the run's end is being stored: later events (a node interrupted by stop()) are dropped.
+        self.closed = False
 
     def emit(self, kind: str, data: dict[str, Any], slow: bool = False) -> None:
+        if self.closed:
+            return
         self.seq += 1
         event = {"type": kind, "run_id": self.run_id, "at": iso(utcnow()), "seq": self.seq, **data}
         self.pending.append(event)
@@ -112,9 +119,43 @@ class Runner:
         self.owner_id = owner_id
         self.pool = ThreadPoolExecutor(max_workers=16, thread_name_prefix="agentos-run")
         self._prices_cache: dict[str, tuple[float, dict[str, Price]]] = {}
+        # Runs of this process not finished yet; whoever pops a run from here finishes it.
+        self._active: dict[str, tuple[Run, _Recorder, bool]] = {}
+        self._active_lock = threading.Lock()
+        self._stopped = False
+
+    def stop(self, reason: str = INTERRUPTED) -> None:
+        """The server is stopping: fail every unfinished run of this process with `reason`,
+        ending its stream, and wake the runs' waits so their threads end too."""
+        with self._active_lock:
+            self._stopped = True
+            active = list(self._active.values())
+            self._active.clear()
+        self.providers.stop()
+        for run, recorder, inserted in active:
+            recorder.retract_held()
+            self._finish(run, recorder, inserted, reason)
 
     def shutdown(self) -> None:
+        self.stop()
         self.pool.shutdown(wait=False, cancel_futures=True)
+
+    def _track(self, run: Run, recorder: _Recorder, inserted: bool) -> bool:
+        """Register an unfinished run for stop(); False once the server is stopping."""
+        with self._active_lock:
+            if self._stopped:
+                return False
+            self._active[run.id] = (run, recorder, inserted)
+            return True
+
+    def _is_active(self, run_id: str) -> bool:
+        with self._active_lock:
+            return run_id in self._active
+
+    def _claim(self, run_id: str) -> bool:
+        """Whether this thread may finish the run (False: stop() has finished it already)."""
+        with self._active_lock:
+            return self._active.pop(run_id, None) is not None
 
     def start(
         self,
@@ -164,14 +205,17 @@ class Runner:
             except Exception:  # nothing was stored, so nothing runs: end the stream, answer the error
                 self.streams.close(run.id)
                 raise
+        tracked = self._track(run, recorder, inserted)
         if wait:
-            self._execute(run, workflow, recorder, inserted)
+            self._execute(run, workflow, recorder, inserted, tracked)
             return run.to_dict()
         queued = run.to_dict()
-        self.pool.submit(self._execute_queued, run, workflow, recorder)
+        self.pool.submit(self._execute_queued, run, workflow, recorder, tracked)
         return queued
 
-    def _execute_queued(self, run: Run, workflow: WorkflowSnapshot, recorder: _Recorder) -> None:
+    def _execute_queued(self, run: Run, workflow: WorkflowSnapshot, recorder: _Recorder, tracked: bool) -> None:
+        if tracked and not self._is_active(run.id):
+            return  # stop() has failed and stored it before it started
         try:
             run.status = "running"
             run.started_at = utcnow()
@@ -183,23 +227,31 @@ class Runner:
                 recorder.flush(connection)
         except Exception as exc:  # keep the worker alive, and never leave the run queued
             log.exception("run %s could not be started", run.id)
-            self._finish(run, recorder, True, f"the run could not be started: {_reason(exc)}")
+            if not tracked or self._claim(run.id):
+                self._finish(run, recorder, True, f"the run could not be started: {_reason(exc)}")
             return
-        self._execute(run, workflow, recorder, True)
+        self._execute(run, workflow, recorder, True, tracked)
 
-    def _execute(self, run: Run, workflow: WorkflowSnapshot, recorder: _Recorder, inserted: bool) -> None:
+    def _execute(
+        self, run: Run, workflow: WorkflowSnapshot, recorder: _Recorder, inserted: bool, tracked: bool
+    ) -> None:
         started = time.perf_counter()
         execution = Execution(
             workflow.nodes, run.input, self.providers, self._prices(workflow), recorder.emit
         )
         try:
+            if not tracked:
+                raise NodeFailure(INTERRUPTED)
             execution.run()
-            run.status, run.error = "success", None
+            outcome: tuple[str, str | None] = ("success", None)
         except NodeFailure as exc:
-            run.status, run.error = "failed", str(exc)
+            outcome = ("failed", str(exc))
         except Exception as exc:
             log.exception("run %s failed unexpectedly", run.id)
-            run.status, run.error = "failed", f"{type(exc).__name__}: {exc}"
+            outcome = ("failed", f"{type(exc).__name__}: {exc}")
+        if tracked and not self._claim(run.id):
+            return  # stop() has failed and stored it meanwhile
+        run.status, run.error = outcome
         run.duration_ms = round((time.perf_counter() - started) * 1000)
         run.cost_usd = round(execution.cost_usd, 8)
         run.state = execution.state
@@ -243,6 +295,7 @@ class Runner:
         run.evals = run.evals_passed = run.evals_total = None
         recorder.held = recorder.held if recorder.held is not None else []
         recorder.emit("run_finished", _finished_data(run))
+        recorder.closed = True
         try:
             for keep_details in (True, False):
                 if not keep_details:

@@ -41,11 +41,28 @@ async def stream_run(websocket: WebSocket, run_id: str) -> None:
         await websocket.send_json({"detail": f"Run '{run_id}' not found"})
         await websocket.close(code=4404)
         return
+    # Follow the run while watching the socket: a subscriber that leaves, or a server that
+    # is shutting down (it closes every socket), ends the handler even if the run is stuck.
+    follow = asyncio.ensure_future(_follow(websocket, svc, ws, run_id))
+    gone = asyncio.ensure_future(_until_disconnect(websocket))
     try:
-        await _follow(websocket, svc, ws, run_id)
+        await asyncio.wait((follow, gone), return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        follow.cancel()
+        gone.cancel()
+    if gone.done() and not gone.cancelled():
+        return
+    try:
+        follow.result()
     except WebSocketDisconnect:
         return
     await websocket.close(code=1000)
+
+
+async def _until_disconnect(websocket: WebSocket) -> None:
+    """Return once the client is gone; whatever it sends meanwhile is ignored."""
+    while (await websocket.receive())["type"] != "websocket.disconnect":
+        pass
 
 
 async def _follow(websocket: WebSocket, svc: Services, ws: str, run_id: str) -> None:
