@@ -14,6 +14,7 @@ from typing import Annotated, Any, ClassVar, Literal  # noqa: F401
 from pydantic import ConfigDict, Field, StringConstraints, create_model
 
 from ancha.config.validation import DurationText, Expect, FileModel
+from ancha.scene.model import SCENE_NAME_PATTERN
 from ancha.scene.sections import BodyKind, Catalog, Planned
 
 RefName = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9_]+$"),
@@ -23,6 +24,8 @@ Time = Annotated[datetime | str, Expect("an ISO time such as 2026-01-05T09:00:00
 Patterns = Annotated[str | list[str], Expect('a pattern such as "POST /api/chat.postMessage", or a list of them')]
 
 
+SceneNameText = Annotated[str, StringConstraints(pattern=SCENE_NAME_PATTERN),
+                         Expect("a name of letters, digits, '.', '_' and '-' (not a path), such as refund-request")]
 Person = Annotated[str, Expect("a person such as laura, $laura or $person.laura")]
 FactName = Annotated[str, Expect("a fact such as laura.workspace")]
 Offset = Annotated[str, Expect("a duration from clock.start such as 30m or -1h")]
@@ -193,7 +196,9 @@ def scene_file_model(catalog: Catalog) -> type[FileModel]:
         "faults": (list[fault], Field(default_factory=list)),  # type: ignore[valid-type]
     })
     return _model("SceneFile", {
-        "name": (str | None, None),
+        "name": (SceneNameText | None, Field(default=None, description=(
+            "the scene's name, 1 to 100 letters, digits, '.', '_' or '-' starting with a letter or digit "
+            "(it names the scene's folder in the run folder); default: the scene's folder name"))),
         "description": (str, ""),
         "task": (str, ""),
         "clock": (ClockFile, Field(default_factory=ClockFile)),

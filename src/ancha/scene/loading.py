@@ -5,6 +5,7 @@ from __future__ import annotations
 import glob
 import hashlib
 import os
+import re
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -19,7 +20,8 @@ from ancha.errors import Problem
 from ancha.scene.checks import build_checks, required_ids
 from ancha.scene.errors import SceneInvalid
 from ancha.scene.file_model import scene_file_model
-from ancha.scene.model import DEFAULT_CLOCK_START, ClockSpec, Scene
+from ancha.scene.folder import MAX_SCENE_BYTES, SceneFileRefused, read_regular_file
+from ancha.scene.model import DEFAULT_CLOCK_START, SCENE_NAME_PATTERN, ClockSpec, Scene
 from ancha.scene.people import build_people
 from ancha.scene.predicates import Resolver
 from ancha.scene.refs import RefTable
@@ -94,11 +96,13 @@ def _read(path: Path, display: str, catalog: Catalog) -> tuple[Scene | None, lis
     absolute = path.resolve()
     files = {display: absolute}
     try:
-        data = absolute.read_bytes()
+        data = read_regular_file(absolute, MAX_SCENE_BYTES)
         text = data.decode("utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        reason = "no such file" if isinstance(exc, FileNotFoundError) else f"cannot read it: {exc}"
-        return None, [Problem("", reason, "check the scenes globs in ancha.yaml", None, display)], files
+    except SceneFileRefused as exc:
+        message = "no such file" if exc.missing else exc.message
+        return None, [Problem("", message, "check the scenes globs in ancha.yaml", None, display)], files
+    except UnicodeDecodeError as exc:
+        return None, [Problem("", f"cannot read it: {exc}", "save the scene file as UTF-8", None, display)], files
     tree, problems = read_yaml(text, display)
     if problems:
         return None, problems, files
@@ -139,9 +143,14 @@ def _resolve(clean: dict[str, Any], source: Source, present: set[str], path: Pat
     required = required_ids(clean.get("pass_"), ids, source)
     if source.problems:
         return None
+    name = clean.get("name") or path.parent.name
+    if not re.match(SCENE_NAME_PATTERN, name):
+        source.add("name", f"the scene's folder name {name!r} is not a scene name",
+                   "add name: with letters, digits, '.', '_' and '-', such as name: refund-request")
+        return None
     try:
         return Scene.model_validate({
-            "name": clean.get("name") or path.parent.name, "description": clean.get("description", ""),
+            "name": name, "description": clean.get("description", ""),
             "task": clean.get("task", ""), "clock": clock, "world": world, "people": people.people,
             "world_rules": rules, "checks": checks, "pass": required,
             "path": str(path), "source_hash": digest.hexdigest()})

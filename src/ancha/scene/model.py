@@ -10,12 +10,17 @@ hands a scene to a server that may live in another process.
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import Any, Literal, TypeVar
+from typing import Annotated, Any, Literal, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, StringConstraints
 
 M = TypeVar("M", bound=BaseModel)
 DEFAULT_CLOCK_START = datetime(2026, 1, 5, 9, 0, 0, tzinfo=UTC)
+
+
+SCENE_NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$"
+"""A scene's name is a name, not a path: it names the scene's folder in the run folder."""
+SceneName = Annotated[str, StringConstraints(pattern=SCENE_NAME_PATTERN)]
 
 
 class _Model(BaseModel):
@@ -206,7 +211,7 @@ class CheckSpec(_Model):
 
 
 class Scene(_Model):
-    name: str
+    name: SceneName
     description: str = ""
     task: str = ""
     clock: ClockSpec = Field(default_factory=ClockSpec)

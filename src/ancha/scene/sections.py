@@ -24,6 +24,7 @@ from pydantic import BaseModel
 
 from ancha.config.templates import ALL_TOOLS
 from ancha.config.validation import FileModel
+from ancha.scene.folder import SceneFileRefused, SceneFolder
 from ancha.scene.refs import RefTable
 from ancha.scene.sources import Source
 
@@ -53,6 +54,25 @@ class SectionContext:
     @property
     def path(self) -> str:
         return f"world.{self.tool}"
+
+    def read_file(self, name: str, path: str) -> bytes | None:
+        """The bytes of the file ``name`` that the field at ``path`` names, read safely
+        (inside the scene's folder, a regular file, capped); None, with the problem
+        reported at ``path``, when it is refused."""
+        try:
+            return SceneFolder(self.scene_dir).read(name)
+        except SceneFileRefused as exc:
+            self.source.add(path, exc.message, exc.hint)
+            return None
+
+    def read_tree(self, name: str, path: str, limit: int) -> dict[str, tuple[bytes, int]] | None:
+        """Every file under the folder ``name`` that the field at ``path`` names (see
+        ``SceneFolder.read_tree``); None, with the problem reported, when it is refused."""
+        try:
+            return SceneFolder(self.scene_dir).read_tree(name, limit)
+        except SceneFileRefused as exc:
+            self.source.add(path, exc.message, exc.hint)
+            return None
 
 
 @dataclass(frozen=True, slots=True)

@@ -10,7 +10,6 @@ generic walker so that 100,000 lines load in well under a second.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Callable
 from datetime import datetime
@@ -21,6 +20,7 @@ from pydantic import ConfigDict, Field, ValidationError
 
 from ancha.config.validation import Expect, FileModel, join
 from ancha.scene.file_model import Ref, RefName, Time
+from ancha.scene.folder import SceneFileRefused, json_lines
 from ancha.scene.refs import Declared
 from ancha.scene.sections import SectionContext
 from ancha.scene.sources import Source, parse_time
@@ -228,27 +228,20 @@ def _metric(item: dict[str, Any], run: _Resolution, path: str) -> dict[str, Any]
 def read_logs_file(name: str, ctx: SectionContext, run: _Resolution) -> list[dict[str, Any] | None]:
     """The logs of a JSONL file beside the scene, each line checked on its own (problems name
     the file and line); its bytes go into the scene's content hash."""
-    file = ctx.scene_dir / name
-    try:
-        data = file.read_bytes()
-    except OSError:
-        ctx.source.add(f"{ctx.path}.logs_file", f"no such file: {file}", "logs_file is relative to the scene's folder")
+    data = ctx.read_file(name, f"{ctx.path}.logs_file")
+    if data is None:
         run.ok = False
         return []
     ctx.digest.update(data)
     display = str(Path(ctx.display_dir) / name) if ctx.display_dir else name
-    ctx.files.setdefault(display, file)
+    ctx.files.setdefault(display, ctx.scene_dir / name)
     logs: list[dict[str, Any] | None] = []
     start = run.start
     parse = _fast_time(ctx.start)
-    for number, raw in enumerate(data.decode("utf-8", errors="replace").splitlines(), start=1):
-        if not raw.strip():
-            continue
+    for number, record in json_lines(data):
         source = Source(display, _fixed_line(number), ctx.source.problems)
-        try:
-            record = json.loads(raw)
-        except ValueError as exc:
-            source.add("", f"not valid JSON: {getattr(exc, 'msg', exc)}", "write one JSON object per line")
+        if isinstance(record, SceneFileRefused):
+            source.add("", record.message, record.hint)
             run.ok = False
             continue
         problem = _check_log(record)

@@ -10,7 +10,6 @@ keys) a scene writes ``$ref`` or a plain login. ``files_dir`` is read into ``fil
 from __future__ import annotations
 
 from datetime import datetime
-from pathlib import Path
 from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import ConfigDict, Field, StringConstraints, ValidationError
@@ -278,6 +277,7 @@ def build_world(clean: dict[str, Any], ctx: SectionContext) -> GitHubWorld | Non
             data["production"] = run.revision(repo["production"], f"{path}.production")
         if repo.get("files_dir"):
             data["files"] = {**_read_dir(repo["files_dir"], f"{path}.files_dir", ctx, run), **data.get("files", {})}
+        data.pop("files_dir", None)  # read here, once and checked; the world never opens it again
         resolved_repos.append(data)
     if not run.ok:
         return None
@@ -294,22 +294,14 @@ def build_world(clean: dict[str, Any], ctx: SectionContext) -> GitHubWorld | Non
 
 
 def _read_dir(name: str, path: str, ctx: SectionContext, run: _Resolution) -> dict[str, str]:
-    """Every file under ``name`` (beside the scene), by its path there; text as UTF-8."""
-    folder = (ctx.scene_dir / name).resolve()
-    if not folder.is_dir():
-        ctx.source.add(path, f"no such folder: {folder}", "files_dir is relative to the scene's folder")
+    """Every file under ``name`` (beside the scene), by its path there; text as UTF-8.
+    Read through ``ctx.read_tree``: inside the scene's folder, regular files, capped."""
+    tree = ctx.read_tree(name, path, MAX_FILES_DIR_BYTES)
+    if tree is None:
         run.ok = False
         return {}
     files: dict[str, str] = {}
-    total = 0
-    for file in sorted(p for p in folder.rglob("*") if p.is_file() and ".git" not in p.relative_to(folder).parts):
-        data = file.read_bytes()
-        total += len(data)
-        if total > MAX_FILES_DIR_BYTES:
-            ctx.source.add(path, f"{folder} holds more than {MAX_FILES_DIR_BYTES // 2**20} MiB",
-                           "seed a smaller repository")
-            run.ok = False
-            return {}
-        ctx.digest.update(str(Path(file).relative_to(folder)).encode() + b"\0" + data)
-        files[file.relative_to(folder).as_posix()] = data.decode("utf-8", errors="replace")
+    for rel, (data, _mode) in tree.items():
+        ctx.digest.update(rel.encode() + b"\0" + data)
+        files[rel] = data.decode("utf-8", errors="replace")
     return files

@@ -3,7 +3,6 @@ times; and the Slack bodies of state checks and world-rule actions."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
@@ -12,6 +11,7 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from ancha.config.validation import INVALID, Walker, join
+from ancha.scene.folder import SceneFileRefused, json_lines
 from ancha.scene.predicates import Resolver
 from ancha.scene.refs import Declared, RefTable, bare
 from ancha.scene.sections import SectionContext
@@ -35,25 +35,19 @@ Entry = tuple[dict[str, Any], str, Source]
 """A message's valid fields, its path prefix and the file it came from."""
 
 
-def read_messages_file(name: str, scene_dir: Path, display_dir: str, scene: Source) -> tuple[list[Entry], bytes]:
-    """Messages of a JSONL file beside the scene, each line validated on its own."""
-    file = scene_dir / name
-    try:
-        data = file.read_bytes()
-    except OSError:
-        scene.add("world.slack.messages_file", f"no such file: {file}",
-                  "messages_file is relative to the scene's folder")
+def read_messages_file(name: str, ctx: SectionContext) -> tuple[list[Entry], bytes]:
+    """Messages of a JSONL file beside the scene (read through ``ctx.read_file``: inside the
+    scene's folder, a regular file, capped), each line validated on its own."""
+    data = ctx.read_file(name, "world.slack.messages_file")
+    if data is None:
         return [], b""
-    display = str(Path(display_dir) / name) if display_dir else name
+    display = str(Path(ctx.display_dir) / name) if ctx.display_dir else name
+    scene = ctx.source
     entries: list[Entry] = []
-    for number, raw in enumerate(data.decode("utf-8", errors="replace").splitlines(), start=1):
-        if not raw.strip():
-            continue
+    for number, record in json_lines(data):
         source = Source(display, _fixed_line(number), scene.problems)
-        try:
-            record = json.loads(raw)
-        except ValueError as exc:
-            source.add("", f"not valid JSON: {getattr(exc, 'msg', exc)}", "write one JSON object per line")
+        if isinstance(record, SceneFileRefused):
+            source.add("", record.message, record.hint)
             continue
         walker = Walker(SlackMessageFile, display)
         clean = walker.section(record, SlackMessageFile, "", number)
@@ -78,7 +72,7 @@ def build_world(clean: dict[str, Any], ctx: SectionContext) -> SlackWorld:
     """``world.slack``: read ``messages_file`` if any, declare every ref, resolve them."""
     extra: list[Entry] = []
     if clean.get("messages_file"):
-        extra, jsonl = read_messages_file(clean["messages_file"], ctx.scene_dir, ctx.display_dir, ctx.source)
+        extra, jsonl = read_messages_file(clean["messages_file"], ctx)
         ctx.digest.update(jsonl)
         for entry in extra:
             ctx.files.setdefault(entry[2].file, ctx.scene_dir / clean["messages_file"])
