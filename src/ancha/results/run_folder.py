@@ -125,6 +125,11 @@ class RunFolder:
         return self
 
     def trial(self, scene: str, trial: int | str) -> TrialFolder:
+        """The trial's folder, ``<run>/<scene>/<trial>``; both names must be single path parts
+        (the scene loader refuses path-like scene names; this keeps any other caller inside)."""
+        for part in (scene, str(trial)):
+            if part in ("", ".", "..") or "/" in part or "\\" in part or "\0" in part:
+                raise ValueError(f"not a name for a folder in the run folder: {part!r}")
         return TrialFolder(self.path / scene / str(trial))
 
     def graded_trials(self) -> list[TrialFolder]:
