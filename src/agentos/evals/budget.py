@@ -33,31 +33,48 @@ ITERATION_COST = 250
 """Charge for one comprehension iteration: at most 100,000 iterations per evaluation."""
 ITEM_COST = 100
 """Charge for each item an operation walks over or creates (a new tuple and int is about 100 bytes)."""
+MAX_SCORING_COST = 4 * MAX_COST
+"""Budget units all the checks of one run may spend together: four expressions at their limit.
+Checks past it fail with a detail saying so (50 near-limit expressions took 25 s without it)."""
+
+_EXPRESSION_EXHAUSTED = "Expression exceeded its evaluation budget (too much work or memory)"
+_SCORING_EXHAUSTED = (
+    f"the run's scoring budget ({MAX_SCORING_COST:,} units, shared by all its checks) ran out during this check"
+)
 
 _CONTAINERS = (list, tuple, set, frozenset, dict)
 _SCALARS = frozenset({int, float, bool, type(None)})
 
 
 class Budget:
-    """The units one evaluation may still spend; not shared between evaluations."""
+    """The units one evaluation may still spend; not shared between evaluations.
 
-    __slots__ = ("used",)
+    `limit` is :data:`MAX_COST`, or less when the run's scoring budget has less left;
+    `exhausted` is the message raised past it.
+    """
 
-    def __init__(self) -> None:
+    __slots__ = ("used", "limit", "exhausted")
+
+    def __init__(self, limit: int = MAX_COST, exhausted: str = _EXPRESSION_EXHAUSTED) -> None:
         self.used = 0
+        self.limit = limit
+        self.exhausted = exhausted
 
     def charge(self, units: int) -> None:
         self.used += units
-        if self.used > MAX_COST:
+        if self.used > self.limit:
             self.exceeded()
 
-    @staticmethod
-    def exceeded() -> NoReturn:
-        raise ExpressionError("Expression exceeded its evaluation budget (too much work or memory)")
+    def exceeded(self) -> NoReturn:
+        raise ExpressionError(self.exhausted)
 
     def charge_value(self, value: Any) -> Any:
-        """Charge for a freshly built value by its size in memory; returns it."""
+        """Charge for a freshly built value by its size in memory, and refuse it when it has more
+        than :data:`MAX_SIZE` items or characters (some operations grow their input: ``'ﬃ'.upper()``
+        is three characters); returns it."""
         self.charge(sys.getsizeof(value))
+        if isinstance(value, Sized) and not isinstance(value, bytes | bytearray) and len(value) > MAX_SIZE:
+            check_size(len(value))
         return value
 
     def charge_scan(self, value: Any) -> None:
@@ -71,7 +88,7 @@ class Budget:
     def _charge_walk(self, value: Any) -> None:
         # Iterative, and charged before expanding, so shared references
         # ([[s] * 1000] * 1000) cannot make the walk itself expensive.
-        room = MAX_COST - self.used
+        room = self.limit - self.used
         total = 0
         stack = [value]
         pop, extend = stack.pop, stack.extend
@@ -107,7 +124,7 @@ class Budget:
         if isinstance(iterable, Sized):  # containers, ranges, dict views
             self.charge(ITEM_COST * len(iterable))
             return iterable  # type: ignore[no-any-return,return-value]
-        room = (MAX_COST - self.used) // ITEM_COST
+        room = (self.limit - self.used) // ITEM_COST
         items = list(islice(iterable, room + 1))
         self.charge(ITEM_COST * len(items))
         return items
@@ -124,6 +141,35 @@ class Budget:
             self._charge_walk(tuples)
         check_key_spread(keys)
         return keys
+
+
+class ScoringBudget:
+    """What all the checks of one run may still spend (:data:`MAX_SCORING_COST`)."""
+
+    __slots__ = ("left",)
+
+    def __init__(self, total: int = MAX_SCORING_COST) -> None:
+        self.left = total
+
+    @property
+    def spent(self) -> bool:
+        return self.left <= 0
+
+    def for_expression(self) -> Budget:
+        """The budget of the next expression: its own limit, or what the run has left if less."""
+        if self.left >= MAX_COST:
+            return Budget()
+        return Budget(max(self.left, 0), _SCORING_EXHAUSTED)
+
+    def spend(self, units: int) -> None:
+        self.left -= units
+
+    def refusal(self) -> str:
+        """The detail of a check not evaluated because the budget is spent."""
+        return (
+            f"not evaluated: the run's scoring budget ({MAX_SCORING_COST:,} units, shared by all its checks) "
+            "was spent by earlier checks; make the expensive expression checks cheaper or fewer"
+        )
 
 
 def check_size(size: int, what: str = "Result") -> None:

@@ -15,6 +15,7 @@ from typing import Any
 
 import re2
 
+from agentos.evals.budget import ScoringBudget
 from agentos.evals.errors import ExpressionError
 from agentos.evals.expression import Expression, compile_expression
 
@@ -42,14 +43,19 @@ class CompiledCheck:
         self.name: str = check.get("name") or ""
         self.type: str = check.get("type") or ""
 
-    def evaluate(self, context: Mapping[str, Any]) -> dict[str, Any]:
-        try:
-            passed, detail = self.judge(context)
-        except Exception as error:  # a broken check fails; it never breaks scoring
-            passed, detail = False, f"check error: {error}"
+    def evaluate(self, context: Mapping[str, Any], scoring: ScoringBudget | None = None) -> dict[str, Any]:
+        """The result; with `scoring`, the run's shared budget, a check past it fails unevaluated."""
+        scoring = scoring or ScoringBudget()
+        if scoring.spent:
+            passed, detail = False, scoring.refusal()
+        else:
+            try:
+                passed, detail = self.judge(context, scoring)
+            except Exception as error:  # a broken check fails; it never breaks scoring
+                passed, detail = False, f"check error: {error}"
         return {"id": self.id, "name": self.name, "type": self.type, "passed": passed, "detail": detail}
 
-    def judge(self, context: Mapping[str, Any]) -> tuple[bool, str]:
+    def judge(self, context: Mapping[str, Any], scoring: ScoringBudget) -> tuple[bool, str]:
         raise NotImplementedError
 
 
@@ -97,8 +103,9 @@ class TextCheck(_TargetCheck):
         self.folded = not check.get("case_sensitive", False)
         self.needle = self.value.casefold() if self.folded else self.value
 
-    def judge(self, context: Mapping[str, Any]) -> tuple[bool, str]:
+    def judge(self, context: Mapping[str, Any], scoring: ScoringBudget) -> tuple[bool, str]:
         text, suffix = self.read(context)
+        scoring.spend(len(text))
         if self.folded:
             text = text.casefold()
         quoted = f"'{self.target}'"
@@ -124,8 +131,9 @@ class RegexCheck(_TargetCheck):
         super().__init__(check)
         self.search = _searcher(compile_regex(self.value))
 
-    def judge(self, context: Mapping[str, Any]) -> tuple[bool, str]:
+    def judge(self, context: Mapping[str, Any], scoring: ScoringBudget) -> tuple[bool, str]:
         text, suffix = self.read(context)
+        scoring.spend(len(text))
         passed = self.search(text)
         verb = "matches" if passed else "does not match"
         return passed, f"'{self.target}' {verb} /{self.value}/{suffix}"
@@ -142,7 +150,7 @@ class MetricCheck(CompiledCheck):
         self.limit = check["value"]
         self.shown = format_number(self.limit)
 
-    def judge(self, context: Mapping[str, Any]) -> tuple[bool, str]:
+    def judge(self, context: Mapping[str, Any], scoring: ScoringBudget) -> tuple[bool, str]:
         actual = context.get(self.metric)
         if not isinstance(actual, int | float) or isinstance(actual, bool):
             return False, f"{self.metric} is not available"
@@ -159,11 +167,14 @@ class ExpressionCheck(CompiledCheck):
         super().__init__(check)
         self.expression: Expression = compile_expression(check["value"])
 
-    def judge(self, context: Mapping[str, Any]) -> tuple[bool, str]:
+    def judge(self, context: Mapping[str, Any], scoring: ScoringBudget) -> tuple[bool, str]:
+        budget = scoring.for_expression()
         try:
-            held = bool(self.expression.evaluate(context))
+            held = bool(self.expression.evaluate(context, budget))
         except ExpressionError as error:
             return False, f"expression error: {error}"
+        finally:
+            scoring.spend(max(budget.used, 1))
         return held, "expression held" if held else "expression did not hold"
 
 

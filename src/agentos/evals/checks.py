@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 from functools import lru_cache
 from typing import Any
 
+from agentos.evals.budget import ScoringBudget
 from agentos.evals.check_kinds import (
     METRIC_TYPES,
     TEXT_TYPES,
@@ -172,7 +173,7 @@ class _InvalidCheck(CompiledCheck):
         super().__init__(check)
         self.reason = reason
 
-    def judge(self, context: Mapping[str, Any]) -> tuple[bool, str]:
+    def judge(self, context: Mapping[str, Any], scoring: ScoringBudget) -> tuple[bool, str]:
         return False, f"invalid check: {self.reason}"
 
 
@@ -232,6 +233,11 @@ def evaluate_check(check: Mapping[str, Any], context: Mapping[str, Any]) -> dict
 
 
 def evaluate_checks(checks: Sequence[Mapping[str, Any]], context: Mapping[str, Any]) -> dict[str, Any]:
-    """The run's ``evals`` summary: ``{passed, total, results}``, results in check order."""
-    results = [compiled.evaluate(context) for compiled in compile_checks(checks)]
+    """The run's ``evals`` summary: ``{passed, total, results}``, results in check order.
+
+    The checks share one :class:`ScoringBudget`: once it is spent, the remaining checks
+    fail with a detail saying so, so no run's scoring can take long.
+    """
+    scoring = ScoringBudget()
+    results = [compiled.evaluate(context, scoring) for compiled in compile_checks(checks)]
     return {"passed": sum(1 for r in results if r["passed"]), "total": len(results), "results": results}

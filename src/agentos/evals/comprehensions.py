@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterator
 from itertools import islice
 from typing import Any
 
-from agentos.evals.budget import ITERATION_COST, MAX_COST, Budget
+from agentos.evals.budget import ITERATION_COST, Budget
 from agentos.evals.errors import ExpressionError
 from agentos.evals.scope import Assign, Bound, Compile, Fn, Scope, check_identifier
 
@@ -74,7 +74,7 @@ def _loop(clause: Clause, inner: Visit) -> Visit:
         budget, local = s.budget, s.local
         for item in source(s):
             budget.used += ITERATION_COST
-            if budget.used > MAX_COST:
+            if budget.used > budget.limit:
                 budget.exceeded()
             if simple is not None:
                 local[simple] = item
@@ -166,7 +166,7 @@ def _walk(clauses: list[Clause], index: int, scope: Scope, element: Fn) -> Itera
     local = scope.local
     for item in source(scope):
         budget.used += ITERATION_COST
-        if budget.used > MAX_COST:
+        if budget.used > budget.limit:
             budget.exceeded()
         if simple is not None:
             local[simple] = item

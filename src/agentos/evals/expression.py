@@ -39,9 +39,10 @@ class Expression:
     def __repr__(self) -> str:
         return f"Expression({self.source!r})"
 
-    def evaluate(self, names: Mapping[str, Any]) -> Any:
-        """Evaluate over ``names``; any failure is raised as :class:`ExpressionError`."""
-        scope = Scope(names, {}, Budget())
+    def evaluate(self, names: Mapping[str, Any], budget: Budget | None = None) -> Any:
+        """Evaluate over ``names`` within ``budget`` (a fresh one by default); any failure is
+        raised as :class:`ExpressionError`."""
+        scope = Scope(names, {}, budget or Budget())
         try:
             result = self._fn(scope)
             if isinstance(result, Iterator | KeysView | ValuesView | ItemsView):
