@@ -5,6 +5,7 @@ from __future__ import annotations
 
 class ApiError(Exception):
     status_code = 400
+    headers: dict[str, str] | None = None
 
     def __init__(self, detail: str) -> None:
         super().__init__(detail)
@@ -16,7 +17,10 @@ class BadRequest(ApiError):
 
 
 class Unauthorized(ApiError):
+    """No usable API key; the detail says how to send one."""
+
     status_code = 401
+    headers = {"WWW-Authenticate": "Bearer"}
 
 
 class NotFound(ApiError):

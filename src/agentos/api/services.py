@@ -56,15 +56,25 @@ async def services(request: Request) -> Services:
     return request.app.state.services  # type: ignore[no-any-return]
 
 
-MISSING_KEY = "Missing API key: send 'Authorization: Bearer <key>'"
-UNKNOWN_KEY = "Invalid API key"
+KEY_HINT = "send 'Authorization: Bearer <key>' with a key from `agentos keys create --workspace NAME`"
+MISSING_KEY = f"Missing API key: {KEY_HINT}"
+UNKNOWN_KEY = f"Invalid API key (not a key of this server): {KEY_HINT}"
 
 
 def bearer(authorization: str | None) -> str | None:
-    if not authorization:
+    """The key in an `Authorization: Bearer KEY` header, or None when there is none.
+
+    The scheme is case-insensitive, as HTTP defines it (RFC 9110 §11.1): `bearer KEY` works
+    too. A header with another scheme is a 401 naming it, not a missing key.
+    """
+    if not authorization or not authorization.strip():
         return None
-    scheme, _, key = authorization.partition(" ")
-    return key.strip() if scheme.lower() == "bearer" and key.strip() else None
+    scheme, space, key = authorization.strip().partition(" ")
+    if not space:
+        raise Unauthorized(f"The Authorization header has no scheme: {KEY_HINT}")
+    if scheme.lower() != "bearer":
+        raise Unauthorized(f"Unsupported authorization scheme {scheme[:20]!r}: {KEY_HINT}")
+    return key.strip() or None
 
 
 async def resolve_workspace(keys: KeyRing, key: str | None) -> str:

@@ -146,7 +146,7 @@ def test_auth__missing_or_unknown_key_is_401(api, service):
         missing = anonymous.get("/api/workflows")
         assert missing.status_code == 401 and "Authorization: Bearer" in missing.json()["detail"]
         unknown = anonymous.get("/api/workflows", headers={"Authorization": "Bearer aos_live_nope"})
-        assert unknown.status_code == 401 and unknown.json() == {"detail": "Invalid API key"}
+        assert unknown.status_code == 401 and unknown.json()["detail"].startswith("Invalid API key")
 
 
 def test_workspace_isolation__other_workspace_ids_are_404(new_api, support_nodes):

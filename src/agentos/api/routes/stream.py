@@ -3,7 +3,8 @@
 A run active in this process is followed through `RunStreams`; any other run (finished,
 or running in another API process) through its persisted events, polled until it ends.
 The socket closes after the run's last event. Errors arrive as {"detail": ...} followed
-by a close with code 4401 (no or unknown key) or 4404 (unknown run).
+by a close with code 4401 (no or unknown key) or 4404 (unknown run, or a path that is
+no stream).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from agentos.models import Run, RunEvent
 router = APIRouter()
 
 POLL_SECONDS = 0.1
+STREAM_PATH = "/api/runs/{run_id}/stream"
 TERMINAL = ("success", "failed")
 
 
@@ -29,8 +31,8 @@ TERMINAL = ("success", "failed")
 async def stream_run(websocket: WebSocket, run_id: str) -> None:
     svc: Services = websocket.app.state.services
     await websocket.accept()
-    key = bearer(websocket.headers.get("authorization")) or websocket.query_params.get("api_key")
     try:
+        key = bearer(websocket.headers.get("authorization")) or websocket.query_params.get("api_key")
         ws = await resolve_workspace(svc.keys, key)
     except ApiError as exc:
         await websocket.send_json({"detail": exc.detail})
@@ -63,6 +65,14 @@ async def _until_disconnect(websocket: WebSocket) -> None:
     """Return once the client is gone; whatever it sends meanwhile is ignored."""
     while (await websocket.receive())["type"] != "websocket.disconnect":
         pass
+
+
+@router.websocket("/{path:path}")
+async def no_such_stream(websocket: WebSocket, path: str) -> None:
+    """Any other WebSocket path: say where streams are, instead of a bare 403 handshake refusal."""
+    await websocket.accept()
+    await websocket.send_json({"detail": f"No stream at '/{path[:200]}': a run's events are at {STREAM_PATH}"})
+    await websocket.close(code=4404)
 
 
 async def _follow(websocket: WebSocket, svc: Services, ws: str, run_id: str) -> None:
