@@ -10,6 +10,12 @@ import re
 
 UNITS: dict[str, float] = {"d": 86400.0, "h": 3600.0, "m": 60.0, "s": 1.0, "ms": 0.001}
 EXAMPLES = "500ms, 10s or 1m30s"
+MAX_SECONDS = 3650 * 86400.0
+"""Every duration (and every offset from clock.start) is at most 3650d: ten years."""
+
+
+class DurationTooLong(ValueError):
+    """A duration past ``MAX_SECONDS`` (a 400-digit one, say): its message says the range."""
 
 _PART = re.compile(r"(\d+(?:\.\d+)?)(ms|d|h|m|s)")
 _ORDER = list(UNITS)
@@ -35,6 +41,9 @@ def parse_duration(text: str) -> float:
         pos = match.end()
     if not written or pos != len(written):
         raise ValueError(f"expected a duration such as {EXAMPLES}, got {text!r}")
+    if not total <= MAX_SECONDS:  # also inf, from a number past float's range
+        shown = text if len(text) <= 40 else text[:37] + "..."
+        raise DurationTooLong(f"expected a duration of at most {format_duration(MAX_SECONDS)}, got {shown!r}")
     return total
 
 
@@ -46,6 +55,8 @@ def parse_signed_offset(text: str) -> float:
     sign = -1.0 if written.startswith("-") else 1.0
     try:
         return sign * parse_duration(written.lstrip("+-") if written[:1] in "+-" else written)
+    except DurationTooLong:
+        raise
     except ValueError:
         raise ValueError(f"expected a signed duration such as -3d, -2h30m or 10m, got {text!r}") from None
 

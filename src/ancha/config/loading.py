@@ -10,7 +10,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from ancha.config.errors import ConfigInvalid, sort_problems
-from ancha.config.model import AgentConfig, AnchaConfig
+from ancha.config.model import MAX_PARALLEL, MAX_TRIALS, AgentConfig, AnchaConfig
 from ancha.config.rules import config_problems
 from ancha.config.validation import INVALID, Walker
 from ancha.config.yaml_source import read_yaml, show
@@ -82,11 +82,14 @@ def _apply(config: AnchaConfig, overrides: ConfigOverrides, parallel_in_file: bo
     if overrides.agent_command is not None:
         config.agent = config.agent or AgentConfig()
         config.agent.command = overrides.agent_command
-    for option, attr, value in (("-n", "trials", overrides.trials), ("--parallel", "parallel", overrides.parallel)):
+    for option, attr, value, high in (("-n", "trials", overrides.trials, MAX_TRIALS),
+                                      ("--parallel", "parallel", overrides.parallel, MAX_PARALLEL)):
         if value is None:
             continue
         if isinstance(value, bool) or not isinstance(value, int) or value < 1:
             problems.append(Problem(option, f"expected a positive integer, got {show(value)}"))
+        elif value > high:
+            problems.append(Problem(option, f"expected an integer from 1 to {high}, got {show(value)}"))
         else:
             setattr(config, attr, value)
     rate = overrides.min_pass_rate

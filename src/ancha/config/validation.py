@@ -11,6 +11,7 @@ plain data plus the line of every path it saw.
 from __future__ import annotations
 
 import difflib
+import math
 import types
 import typing
 from dataclasses import dataclass
@@ -22,7 +23,7 @@ from pydantic import BaseModel, TypeAdapter, ValidationError
 from pydantic.fields import FieldInfo
 
 from ancha.config.yaml_source import key_line, plain, show
-from ancha.durations import EXAMPLES, parse_duration
+from ancha.durations import EXAMPLES, DurationTooLong, format_duration, parse_duration
 from ancha.errors import Problem
 
 
@@ -35,7 +36,11 @@ class Expect:
 
 @dataclass(frozen=True, slots=True)
 class DurationText:
-    """Annotated marker: the file must hold a duration string such as ``10s``."""
+    """Annotated marker: the file must hold a duration string such as ``10s``; ``above`` and
+    ``at_most`` (seconds) narrow the range every duration has (at most ``MAX_SECONDS``)."""
+
+    above: float | None = None
+    at_most: float | None = None
 
 
 DURATION_EXPECTED = f"a duration such as {EXAMPLES}"
@@ -116,6 +121,50 @@ def _number(value: float) -> str:
     return str(int(value)) if float(value).is_integer() else str(value)
 
 
+MAX_SAFE_INTEGER = 2**53
+"""Numbers a file holds where no range is given are finite and at most this in size (JSON-safe)."""
+
+
+def _finite_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def _unsafe_number(value: Any) -> str | None:
+    """Why a number somewhere in ``value`` cannot be kept (infinite, NaN, or past 2**53), or None."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, bool) or item is None or isinstance(item, str):
+            continue
+        if isinstance(item, float) and not math.isfinite(item):
+            return f"expected a finite number, got {item}"
+        if isinstance(item, (int, float)) and abs(item) > MAX_SAFE_INTEGER:
+            return f"expected a number of at most {MAX_SAFE_INTEGER:,} in size, got {show(item)}"
+        if isinstance(item, dict):
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return None
+
+
+def _upper_bound(metadata: list[Any], annotation: Any) -> float | None:
+    annotation, _ = _unwrap_optional(annotation)
+    if typing.get_origin(annotation) is typing.Annotated:
+        metadata = [*metadata, *typing.get_args(annotation)[1:]]
+    items = [x for m in metadata for x in (m.metadata if isinstance(m, FieldInfo) else [m])]
+    return next((float(m.le) for m in items if isinstance(m, annotated_types.Le)), None)  # type: ignore[arg-type]
+
+
+def _out_of_range(seconds: float, markers: list[DurationText]) -> str | None:
+    """'expected a duration of at most 1d' when ``seconds`` is outside a marker's range, or None."""
+    for marker in markers:
+        if marker.above is not None and not seconds > marker.above:
+            return f"expected a duration of more than {format_duration(marker.above)}"
+        if marker.at_most is not None and seconds > marker.at_most:
+            return f"expected a duration of at most {format_duration(marker.at_most)}"
+    return None
+
+
 def describe(annotation: Any, metadata: list[Any]) -> str:
     """How the expected value of a field reads: 'a positive integer', 'one of feed, http, socket'."""
     for item in metadata:
@@ -141,7 +190,7 @@ def describe(annotation: Any, metadata: list[Any]) -> str:
         return "true or false"
     if annotation in (int, float):
         noun = "an integer" if annotation is int else "a number"
-        if gt_zero and high is None:
+        if gt_zero:  # past an upper bound reads "expected at most N" (see Walker.scalar)
             return "a positive integer" if annotation is int else "a positive number"
         if low is not None and high is not None:
             return f"{noun} from {_number(low)} to {_number(high)}"  # type: ignore[arg-type]
@@ -265,13 +314,24 @@ class Walker:
     def scalar(self, value: Any, annotation: Any, metadata: list[Any], path: str, line: int | None) -> Any:
         self._record_lines(value, path, line)
         expected = describe(annotation, metadata)
-        if any(isinstance(m, DurationText) for m in metadata):
+        durations = [m for m in metadata if isinstance(m, DurationText)]
+        if durations:
             try:
                 if not isinstance(value, str):
                     raise ValueError
-                parse_duration(value)
+                seconds = parse_duration(value)
+            except DurationTooLong as exc:
+                bound = next((m.at_most for m in durations if m.at_most is not None), None)
+                message = str(exc) if bound is None else \
+                    f"expected a duration of at most {format_duration(bound)}, got {show(value)}"
+                self.problem(path, message, None, line)
+                return INVALID
             except ValueError:
                 self.problem(path, f"expected {expected}, got {show(value)}", None, line)
+                return INVALID
+            wrong = _out_of_range(seconds, durations)
+            if wrong:
+                self.problem(path, f"{wrong}, got {show(value)}", None, line)
                 return INVALID
             return str(value)
         data = plain(value)
@@ -281,7 +341,15 @@ class Walker:
             hint = None
             if expected == "a string" and isinstance(data, (int, float)) and not isinstance(data, bool):
                 hint = f'quote it: "{data}"'
-            self.problem(path, f"expected {expected}, got {show(value)}", hint, line)
+            high = _upper_bound(metadata, annotation)
+            if high is not None and _finite_number(data) and data > high and _number(high) not in expected:
+                self.problem(path, f"expected at most {_number(high)}, got {show(value)}", None, line)
+            else:
+                self.problem(path, f"expected {expected}, got {show(value)}", hint, line)
+            return INVALID
+        unsafe = _unsafe_number(data)
+        if unsafe:
+            self.problem(path, unsafe, "numbers are finite and at most 2**53 in size", line)
             return INVALID
         return data
 

@@ -159,6 +159,10 @@ def _resolve(clean: dict[str, Any], source: Source, present: set[str], path: Pat
         return None
 
 
+START_YEARS = (1970, 2100)
+"""``clock.start`` falls in these years: seed times are offsets from it, at most 3650d away."""
+
+
 def _clock(data: dict[str, Any], source: Source) -> ClockSpec:
     start: datetime = DEFAULT_CLOCK_START
     if data.get("start") is not None:
@@ -166,5 +170,10 @@ def _clock(data: dict[str, Any], source: Source) -> ClockSpec:
             start = parse_time(data["start"], DEFAULT_CLOCK_START)
         except (ValueError, OverflowError):
             source.add("clock.start", f"expected an ISO time such as 2026-01-05T09:00:00Z, got {data['start']!r}")
+        else:
+            if not START_YEARS[0] <= start.year <= START_YEARS[1]:
+                source.add("clock.start", f"expected a time from {START_YEARS[0]} to {START_YEARS[1]}, "
+                           f"got {start.isoformat()}", "for example 2026-01-05T09:00:00Z")
+                start = DEFAULT_CLOCK_START
     limit = parse_duration(data["limit"]) if "limit" in data else 3600.0
     return ClockSpec(start=start, limit=limit, speed=data.get("speed", 1.0))
