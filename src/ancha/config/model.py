@@ -28,6 +28,8 @@ Duration = Annotated[
                     "description": DURATION_EXPECTED}),
 ]
 PositiveInt = Annotated[int, Field(gt=0)]
+MAX_TRIALS = 10_000
+MAX_PARALLEL = 256
 EnvName = Annotated[str, StringConstraints(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$"),
                     Expect("a variable name such as OPENAI_API_KEY")]
 EnvNames = Annotated[list[EnvName], Expect("a list of variable names")]
@@ -66,8 +68,10 @@ class AgentConfig(_Section):
     start: str | None = None
     ready_url: str | None = None
     setup_url: str | None = None
-    idle: Duration = Field(default=10.0, json_schema_extra={"default": "10s"})
-    startup_timeout: Duration = Field(default=30.0, json_schema_extra={"default": "30s"})
+    idle: Annotated[Duration, DurationText(above=0, at_most=86400)] = Field(
+        default=10.0, json_schema_extra={"default": "10s"}, description="more than 0s, at most 1d")
+    startup_timeout: Annotated[Duration, DurationText(above=0, at_most=3600)] = Field(
+        default=30.0, json_schema_extra={"default": "30s"}, description="more than 0s, at most 1h")
 
     @property
     def kind(self) -> Literal["command", "endpoint"] | None:
@@ -90,8 +94,8 @@ class AnchaConfig(_Section):
 
     agent: AgentConfig | None = None
     scenes: list[str] = Field(default_factory=lambda: ["scenes/**/scene.yaml"])
-    trials: PositiveInt = 5
-    parallel: PositiveInt | None = None
+    trials: Annotated[PositiveInt, Field(le=MAX_TRIALS)] = Field(default=5, description="1 to 10000")
+    parallel: Annotated[PositiveInt, Field(le=MAX_PARALLEL)] | None = Field(default=None, description="1 to 256")
     """Trials at once. The file may omit it; after validation it is 2 for command agents, 1 for endpoints."""
     min_pass_rate: Annotated[float, Field(ge=0, le=1)] = 1.0
     server: ServerConfig = Field(default_factory=ServerConfig)
