@@ -202,7 +202,8 @@ def scene_file_model(catalog: Catalog) -> type[FileModel]:
             "the scene's name, 1 to 100 letters, digits, '.', '_' or '-' starting with a letter or digit "
             "(it names the scene's folder in the run folder); default: the scene's folder name"))),
         "description": (str, ""),
-        "task": (str, ""),
+        "task": (str, Field(default="", description=(
+            "what the agent is told (ANCHA_TASK, {{task}}): at most 64 KiB of UTF-8"))),
         "clock": (ClockFile, Field(default_factory=ClockFile)),
         "world": (world, Field(default_factory=world)),
         "people": (dict[str, PersonFile], Field(default_factory=dict)),

@@ -21,7 +21,7 @@ from ancha.scene.checks import build_checks, required_ids
 from ancha.scene.errors import SceneInvalid
 from ancha.scene.file_model import scene_file_model
 from ancha.scene.folder import MAX_SCENE_BYTES, SceneFileRefused, read_regular_file
-from ancha.scene.model import DEFAULT_CLOCK_START, SCENE_NAME_PATTERN, ClockSpec, Scene
+from ancha.scene.model import DEFAULT_CLOCK_START, MAX_TASK_BYTES, SCENE_NAME_PATTERN, ClockSpec, Scene
 from ancha.scene.people import build_people
 from ancha.scene.predicates import Resolver
 from ancha.scene.refs import RefTable
@@ -142,6 +142,12 @@ def _resolve(clean: dict[str, Any], source: Source, present: set[str], path: Pat
     checks, ids = build_checks(clean.get("checks", []), resolver)
     required = required_ids(clean.get("pass_"), ids, source)
     if source.problems:
+        return None
+    task = clean.get("task", "")
+    if len(task.encode("utf-8")) > MAX_TASK_BYTES:
+        source.add("task", f"the task is {len(task.encode('utf-8')):,} bytes; a task is at most "
+                   f"{MAX_TASK_BYTES:,} (64 KiB)", "put long material in the world (a file in files_dir, a "
+                   "message, a log) and tell the agent where to find it")
         return None
     name = clean.get("name") or path.parent.name
     if not re.match(SCENE_NAME_PATTERN, name):

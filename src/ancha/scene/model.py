@@ -21,6 +21,10 @@ DEFAULT_CLOCK_START = datetime(2026, 1, 5, 9, 0, 0, tzinfo=UTC)
 SCENE_NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$"
 """A scene's name is a name, not a path: it names the scene's folder in the run folder."""
 SceneName = Annotated[str, StringConstraints(pattern=SCENE_NAME_PATTERN)]
+MAX_TASK_BYTES = 64 * 1024
+"""A task reaches the agent in ``ANCHA_TASK`` (and ``{{task}}`` templates); Linux refuses a single
+environment string over 128 KiB ("Argument list too long"), so a task is at most 64 KiB of UTF-8,
+leaving room for templates that wrap it. Longer material belongs in the world."""
 
 
 class _Model(BaseModel):
