@@ -9,6 +9,7 @@ Creating the app migrates the database and fails the runs a gone server left beh
 
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -71,7 +72,35 @@ def create_app(database_url: str | None = None, *, instance_label: str | None = 
         return JSONResponse({"detail": f"Internal server error: {type(exc).__name__}"}, status_code=500)
 
     app.add_middleware(EncodedSlashes)
+    app.add_middleware(RefuseNulInUrl)
     return app
+
+
+class RefuseNulInUrl:
+    """Answer 400 to a URL whose path or query holds a NUL (`%00`): no name or id can contain
+    one, and PostgreSQL refuses it in a query, which would otherwise be a 500."""
+
+    DETAIL = "The URL contains a NUL character (%00), which no name or id can hold; remove it"
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] in ("http", "websocket") and _has_nul(scope):
+            if scope["type"] == "http":
+                await JSONResponse({"detail": self.DETAIL}, status_code=400)(scope, receive, send)
+            else:  # accept, so the client reads why, instead of a bare 403
+                await receive()
+                await send({"type": "websocket.accept"})
+                await send({"type": "websocket.send", "text": json.dumps({"detail": self.DETAIL})})
+                await send({"type": "websocket.close", "code": 4400})
+            return
+        await self.app(scope, receive, send)
+
+
+def _has_nul(scope: Any) -> bool:
+    raw = (scope.get("raw_path") or b"") + b"?" + (scope.get("query_string") or b"")
+    return "\x00" in scope.get("path", "") or b"\x00" in raw or b"%00" in raw
 
 
 class EncodedSlashes:

@@ -56,3 +56,15 @@ def test_set_node__producing_an_unstorable_value_fails_the_run_with_the_reason(a
     assert api.get(f"/api/runs/{run['id']}").json()["status"] == "failed"
     listed = api.get("/api/runs")
     assert listed.status_code == 200 and [r["id"] for r in listed.json()] == [run["id"]]
+
+
+@pytest.mark.parametrize(
+    ("method", "path"),
+    [("POST", "/api/workflows/a%00b/runs"), ("PATCH", "/api/workflows/a%00b"), ("GET", "/api/runs/a%00"),
+     ("GET", "/api/runs?workflow=a%00b"), ("PUT", "/api/prices/gpt%00")],
+)
+def test_url__a_nul_in_the_path_or_query_is_a_400_with_a_detail(api, method, path):
+    response = api.request(method, path, json={})
+    assert response.status_code == 400, response.text
+    assert "NUL" in response.json()["detail"]
+    assert api.get("/api/runs").status_code == 200
