@@ -6,6 +6,10 @@ take: NaN and the infinities (not JSON at all), lone UTF-16 surrogates such as
 characters (PostgreSQL's text and jsonb refuse them). Such a value is refused where it
 enters: a request body answers 422, a node producing one fails its run. The database's
 JSON serializer refuses them too, so nothing unstorable is ever written.
+
+Nesting is capped at MAX_DEPTH levels: a document nested near Python's recursion limit
+parses, but may not serialize again in a deeper call stack, which would break every list
+that includes it.
 """
 
 from __future__ import annotations
@@ -15,6 +19,9 @@ import math
 import re
 from typing import Any
 
+MAX_DEPTH = 100
+"""Deepest nesting of lists and objects a stored value may have."""
+
 _PLAIN = (bool, int, type(None))
 # In a Python str every surrogate is a lone one: a pair would have been decoded to one character.
 _UNSTORABLE_CHARS = re.compile("[\x00\ud800-\udfff]")
@@ -22,27 +29,32 @@ _UNSTORABLE_CHARS = re.compile("[\x00\ud800-\udfff]")
 
 def problem(value: Any, where: str = "") -> str | None:
     """Why `value` cannot be stored, naming the first bad place (`input.items[2]`); None if it can."""
-    stack: list[tuple[Any, str]] = [(value, where)]
+    stack: list[tuple[Any, str, int]] = [(value, where, 0)]
     while stack:
-        item, path = stack.pop()
+        item, path, depth = stack.pop()
         if isinstance(item, str):
             reason = text_problem(item)
             if reason:
                 return f"{path or 'value'} {reason}"
         elif isinstance(item, float):
             if not math.isfinite(item):
-                return f"{path or 'value'} is {item!r} ({_number_name(item)}), which JSON cannot store; use a finite number or null"
-        elif isinstance(item, dict):
-            for key, child in reversed(list(item.items())):
-                if not isinstance(key, str):
-                    key = str(key)
-                reason = text_problem(key)
-                child_path = f"{path}.{key}" if path else key
-                if reason:
-                    return f"key {child_path!r} {reason}"
-                stack.append((child, child_path))
-        elif isinstance(item, list | tuple):
-            stack.extend((child, f"{path}[{i}]") for i, child in reversed(list(enumerate(item))))
+                return (
+                    f"{path or 'value'} is {item!r} ({_number_name(item)}), which JSON cannot store; "
+                    "use a finite number or null"
+                )
+        elif isinstance(item, dict | list | tuple):
+            if depth >= MAX_DEPTH:
+                return f"{_shown(path)} is nested more than {MAX_DEPTH} levels deep; flatten it"
+            if isinstance(item, dict):
+                for key, child in reversed(list(item.items())):
+                    key = key if isinstance(key, str) else str(key)
+                    reason = text_problem(key)
+                    child_path = f"{path}.{key}" if path else key
+                    if reason:
+                        return f"key {child_path!r} {reason}"
+                    stack.append((child, child_path, depth + 1))
+            else:
+                stack.extend((child, f"{path}[{i}]", depth + 1) for i, child in reversed(list(enumerate(item))))
         elif not isinstance(item, _PLAIN):
             return f"{path or 'value'} is a {type(item).__name__}, which is not JSON"
     return None
@@ -64,6 +76,11 @@ def text_problem(text: str) -> str | None:
 def storable_text(text: str) -> str:
     """`text` with every NUL and lone surrogate replaced by U+FFFD, for error messages."""
     return _UNSTORABLE_CHARS.sub("\ufffd", text)
+
+
+def _shown(path: str) -> str:
+    """A path short enough for a message (a deep one repeats `[0]` hundreds of times)."""
+    return path if len(path) <= 120 else f"{path[:60]}...{path[-40:]}"
 
 
 def _number_name(value: float) -> str:

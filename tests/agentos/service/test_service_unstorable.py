@@ -68,3 +68,17 @@ def test_url__a_nul_in_the_path_or_query_is_a_400_with_a_detail(api, method, pat
     assert response.status_code == 400, response.text
     assert "NUL" in response.json()["detail"]
     assert api.get("/api/runs").status_code == 200
+
+
+def test_run_input__nested_past_the_depth_cap_is_refused_and_just_under_it_is_stored(api):
+    wf = api.post("/api/workflows", json={"name": "Deep", "nodes": [
+        {"id": "copy", "type": "set", "values": {"x": "input"}}]}).json()
+    deep = '{"input": {"x": ' + "[" * 950 + "]" * 950 + "}}"
+    response = api.post(f"/api/workflows/{wf['id']}/runs", content=deep, headers={"Content-Type": "application/json"})
+    assert response.status_code == 422, response.text
+    assert "nested more than 100 levels deep" in response.json()["detail"]
+    assert len(response.json()["detail"]) < 300
+    fine = '{"input": {"x": ' + "[" * 90 + "]" * 90 + "}}"
+    response = api.post(f"/api/workflows/{wf['id']}/runs", content=fine, headers={"Content-Type": "application/json"})
+    assert response.status_code == 201 and response.json()["status"] == "success"
+    assert api.get("/api/runs").status_code == 200
