@@ -1,5 +1,6 @@
 """SIGTERM stops `agentos serve` within 5 seconds, even with a stream subscriber and a
-client waiting on runs that are stuck; the stuck runs are stored as failed, not running.
+client waiting on runs that are stuck (on a long model delay, or on an HTTP server that
+never answers); the stuck runs are stored as failed, not running.
 
 The test takes a few seconds: it starts `agentos serve` as a process, as the signal needs.
 """
@@ -51,6 +52,11 @@ def _answers(url: str) -> bool:
 
 @pytest.mark.parametrize("fresh_database_url", ["sqlite", "postgresql"], indirect=True)
 def test_sigterm__stops_the_server_within_5_seconds_with_open_streams_to_stuck_runs(fresh_database_url):
+    silent = socket.socket()  # accepts connections (the kernel does) and never answers
+    silent.bind(("127.0.0.1", 0))
+    silent.listen(8)
+    hung = [{"id": "hung", "type": "http", "method": "GET", "url": f"http://127.0.0.1:{silent.getsockname()[1]}/x",
+             "output": "answer"}]
     key = create_key(fresh_database_url, "shutdown")
     headers = {"Authorization": f"Bearer {key}"}
     port = _free_port()
@@ -69,6 +75,10 @@ def test_sigterm__stops_the_server_within_5_seconds_with_open_streams_to_stuck_r
         response = httpx.post(f"{base}/api/workflows/Stuck/runs", json={"input": {}, "wait": False}, headers=headers)
         assert response.status_code == 201, response.text
         queued = response.json()
+        created = httpx.post(f"{base}/api/workflows", json={"name": "Hung", "nodes": hung}, headers=headers)
+        assert created.status_code == 201, created.text
+        response = httpx.post(f"{base}/api/workflows/Hung/runs", json={"input": {}, "wait": False}, headers=headers)
+        assert response.status_code == 201, response.text
         waited: dict[str, Any] = {}
 
         def wait_on_a_stuck_run() -> None:
@@ -84,7 +94,7 @@ def test_sigterm__stops_the_server_within_5_seconds_with_open_streams_to_stuck_r
         seen = [json.loads(subscriber.recv(timeout=10)) for _ in range(2)]
         assert [e["type"] for e in seen] == ["run_started", "node_started"]
         _wait_for(lambda: len(httpx.get(f"{base}/api/runs", params={"status": "running"},
-                                        headers=headers).json()) == 2, 10, "both runs to be running")
+                                        headers=headers).json()) == 3, 10, "the three runs to be running")
 
         process.send_signal(signal.SIGTERM)
         try:
@@ -101,6 +111,7 @@ def test_sigterm__stops_the_server_within_5_seconds_with_open_streams_to_stuck_r
         waiter.join(10)
         assert not waiter.is_alive()
     finally:
+        silent.close()
         if process.poll() is None:
             process.kill()
             process.wait(10)
@@ -114,7 +125,7 @@ def test_sigterm__stops_the_server_within_5_seconds_with_open_streams_to_stuck_r
             runs = {run.id: run for run in session.query(Run)}
     finally:
         db.dispose()
-    assert len(runs) == 2
+    assert len(runs) == 3
     assert {run.status for run in runs.values()} == {"failed"}
     assert {run.error for run in runs.values()} == {"interrupted: the server stopped"}
     if rest:  # a subscriber still connected when the run was failed sees the end
