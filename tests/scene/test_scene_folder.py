@@ -5,6 +5,7 @@ inside the scene's folder, of a bounded size, with bounded JSON nesting."""
 from __future__ import annotations
 
 import os
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -13,6 +14,7 @@ from tests.scene.scene_files import problems_of, scene_of, write_scene
 
 from ancha.results.run_folder import RunFolder
 from ancha.scene.folder import SceneFileRefused, SceneFolder
+from ancha.world.tools.github.git_seed import clear_cache, seeded_repo
 
 MESSAGES = "world:\n  slack:\n    channels: [{{ ref: slack_general, name: general }}]\n    messages_file: {name}\n"
 LOGS = "world:\n  datadog:\n    logs_file: {name}\n"
@@ -118,3 +120,11 @@ def test_files_dir__read_once_by_the_loader_the_world_never_opens_it(tmp_path: P
     repo = scene_of(tmp_path, FILES.format(name="repo")).world["github"]["repos"][0]
     assert repo["files"] == {"README.md": "hi", "inner": "hi"}
     assert repo.get("files_dir") is None
+
+
+def test_github_seed__the_world_never_opens_a_files_dir_a_seed_names(tmp_path: Path) -> None:
+    (tmp_path / "outside").mkdir()
+    (tmp_path / "outside" / "shadow").write_text("the secret")
+    clear_cache()
+    repo = seeded_repo({"name": "acme/x", "files_dir": str(tmp_path / "outside")}, datetime(2026, 1, 5, tzinfo=UTC))
+    assert not any(b"the secret" in obj.as_raw_string() for obj in repo.objects.values())

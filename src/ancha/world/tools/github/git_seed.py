@@ -1,6 +1,6 @@
 """Seeded repositories, built once per process and shared by every trial.
 
-A repository seed (files or files_dir, commits, branches) becomes real git objects
+A repository seed (files, commits, branches) becomes real git objects
 exactly once: ``seeded_repo`` keys it by a hash of everything that decides its objects
 (content, authors' names and emails, times, the clock's start) and keeps the result in
 a small process-wide LRU cache. Trials read these objects through an overlay
@@ -19,18 +19,16 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import threading
 from collections import OrderedDict
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import Any
 
 from dulwich.objects import Commit, ObjectID, ShaFile
 
-from ancha.world.tools.github.git_trees import EXEC_MODE, FILE_MODE, apply_changes, build_tree
+from ancha.world.tools.github.git_trees import apply_changes, build_tree
 
 CACHE_SIZE = 32
 UNDATED_SPACING = 3600.0
@@ -81,7 +79,7 @@ def seeded_repo(seed: Any, start: datetime, identities: Mapping[str, Identity] |
     """The shared history of a repository seed, built on first use.
 
     ``seed`` is the scene's repository (the pydantic model or its JSON form: ``name``,
-    ``default_branch``, ``files``, ``files_dir``, ``commits``, ``branches``).
+    ``default_branch``, ``files``, ``commits``, ``branches``; ``files_dir`` is never opened here).
     ``identities`` maps an author as the seed names it (a user ref, with or without
     ``$``, or a login) to its git identity; others get ``LOGIN@users.noreply.github.com``."""
     plan, key = _plan(seed, start, identities or {})
@@ -141,24 +139,6 @@ def _text(content: Any) -> bytes | None:
     return content if isinstance(content, bytes) else str(content).encode()
 
 
-def _dir_files(folder: Any) -> tuple[dict[str, bytes], dict[str, int], list[Any]]:
-    """Files below ``folder`` (skipping ``.git``), their modes, and a cheap fingerprint."""
-    root = Path(str(folder))
-    files: dict[str, bytes] = {}
-    modes: dict[str, int] = {}
-    marks: list[Any] = []
-    for dirpath, dirnames, filenames in os.walk(root):
-        dirnames[:] = sorted(d for d in dirnames if d != ".git")
-        for filename in sorted(filenames):
-            full = Path(dirpath) / filename
-            rel = full.relative_to(root).as_posix()
-            info = full.stat()
-            files[rel] = full.read_bytes()
-            modes[rel] = EXEC_MODE if info.st_mode & 0o111 else FILE_MODE
-            marks.append([rel, info.st_size, info.st_mtime_ns, modes[rel]])
-    return files, modes, marks
-
-
 def _plan(seed: Any, start: datetime, identities: Mapping[str, Identity]) -> tuple[dict[str, Any], str]:
     start_ts = start.timestamp()
     name = str(_field(seed, "name") or "")
@@ -167,10 +147,8 @@ def _plan(seed: Any, start: datetime, identities: Mapping[str, Identity]) -> tup
     files = {str(p): _text(c) or b"" for p, c in (_field(seed, "files") or {}).items()}
     modes: dict[str, int] = {}
     marks: list[Any] = []
-    folder = _field(seed, "files_dir")
-    if folder:
-        from_dir, modes, marks = _dir_files(folder)
-        files = {**from_dir, **files}
+    # ``files_dir`` is read by the scene loader (inside the scene's folder, checked and capped)
+    # into ``files``; the world never opens a path a seed names, whoever sent the seed.
     steps: list[_Step] = [_Step(default_branch, "Initial commit", _identity(None, identities, owner), -1.0,
                                 dict(files), None, modes)]
     for commit in _field(seed, "commits") or []:
@@ -198,7 +176,7 @@ def _plan(seed: Any, start: datetime, identities: Mapping[str, Identity]) -> tup
                               "folder": marks}, sort_keys=True).encode())
     for step in steps:
         header = [step.branch, step.message, step.author.name, step.author.email, step.at, step.ref,
-                  sorted(step.modes.items()) if folder else []]
+                  []]
         digest.update(json.dumps(header).encode())
         for path, content in sorted(step.files.items()):
             digest.update(b"\0%d:%s\0" % (len(path), path.encode()))
