@@ -13,7 +13,9 @@ from tests.runner.test_run_cli import ancha
 from tests.scene.scene_files import problems_of, scene_of, write_scene
 
 from ancha.results.run_folder import RunFolder
+from ancha.scene import SceneInvalid, load_scene
 from ancha.scene.folder import SceneFileRefused, SceneFolder
+from ancha.world.tools import catalog
 from ancha.world.tools.github.git_seed import clear_cache, seeded_repo
 
 MESSAGES = "world:\n  slack:\n    channels: [{{ ref: slack_general, name: general }}]\n    messages_file: {name}\n"
@@ -128,3 +130,12 @@ def test_github_seed__the_world_never_opens_a_files_dir_a_seed_names(tmp_path: P
     clear_cache()
     repo = seeded_repo({"name": "acme/x", "files_dir": str(tmp_path / "outside")}, datetime(2026, 1, 5, tzinfo=UTC))
     assert not any(b"the secret" in obj.as_raw_string() for obj in repo.objects.values())
+
+
+def test_scene_file__a_fifo_or_device_is_refused_not_read(tmp_path: Path) -> None:
+    os.mkfifo(tmp_path / "scene.yaml")
+    (tmp_path / "zero.yaml").symlink_to("/dev/zero")
+    for name in ("scene.yaml", "zero.yaml"):
+        with pytest.raises(SceneInvalid) as info:
+            load_scene(tmp_path / name, catalog())
+        assert [p.message for p in info.value.problems] == [f"{(tmp_path / name).resolve()} is not a regular file"]
