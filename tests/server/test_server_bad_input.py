@@ -4,6 +4,7 @@ grading and state keep working afterwards."""
 
 from __future__ import annotations
 
+import base64
 import json
 import math
 from collections.abc import Iterator
@@ -54,6 +55,24 @@ def test_deep_json_in_a_form_field__slack_refuses_it(ancha_server: str, every_to
                         data={"channel": "general", "text": "hi", "blocks": DEEP_ARRAY.decode()},
                         headers=auth_headers("slack", slack))
     assert answer.status_code == 200 and answer.json()["ok"] is False
+    _still_works(ancha_server, every_tool["env_id"])
+
+
+@pytest.mark.parametrize("decoded", ["next_ts:²", "next_ts:" + "9" * 5000, "next_ts:-1", "next_ts:", "user:U1",
+                                     "next_ts:1767603600.5", "next_ts:٣"])
+def test_slack_history_and_replies__a_bad_cursor_is_invalid_cursor(ancha_server: str, every_tool: dict[str, Any],
+                                                                     decoded: str) -> None:
+    slack = every_tool["tools"]["slack"]
+    headers = auth_headers("slack", slack)
+    channel = httpx.get(slack["url"] + "/api/conversations.list", headers=headers).json()["channels"][0]["id"]
+    history = httpx.get(slack["url"] + "/api/conversations.history", params={"channel": channel}, headers=headers)
+    root = history.json()["messages"][-1]["ts"]
+    cursor = base64.b64encode(decoded.encode()).decode()
+    for method, extra in (("conversations.history", {}), ("conversations.replies", {"ts": root})):
+        answer = httpx.post(slack["url"] + "/api/" + method, data={"channel": channel, "cursor": cursor, **extra},
+                            headers=headers)
+        assert answer.status_code == 200, answer.text
+        assert answer.json() == {"ok": False, "error": "invalid_cursor"}
     _still_works(ancha_server, every_tool["env_id"])
 
 

@@ -7,7 +7,16 @@ from typing import Any
 
 EVERY_TOOL_SCENE: dict[str, Any] = {
     "name": "bad-input",
-    "world": {"slack": {"channels": [{"name": "general"}]}, "github": {}, "datadog": {}, "pagerduty": {}, "okta": {}},
+    "world": {
+        "slack": {
+            "users": [{"ref": "laura", "name": "laura"}],
+            "channels": [{"ref": "general", "name": "general", "members": ["laura", "slack_bot"]}],
+            "messages": [{"ref": "question", "channel": "general", "from": "laura", "text": "Where is it?"},
+                         {"ref": "answer", "channel": "general", "from": "laura", "text": "Found it",
+                          "thread_of": "question"}],
+        },
+        "github": {}, "datadog": {}, "pagerduty": {}, "okta": {},
+    },
 }
 
 
@@ -50,3 +59,27 @@ def vendor_shaped(tool: str, body: Any) -> bool:
     if tool == "pagerduty":
         return isinstance(body.get("error"), dict) or isinstance(body.get("status"), str)
     return isinstance(body.get("errorCode"), str) and isinstance(body.get("errorSummary"), str)
+
+
+SERVED_CALLS: dict[str, list[tuple[str, str]]] = {
+    "slack": [("GET", "/api/conversations.history"), ("GET", "/api/conversations.replies"),
+              ("GET", "/api/conversations.list"), ("GET", "/api/users.list"), ("POST", "/api/chat.postMessage"),
+              ("POST", "/api/conversations.history"), ("GET", "/api/conversations.info"), ("POST", "/api/chat.update")],
+    "github": [("GET", "/user"), ("GET", "/user/repos"), ("GET", "/search/issues"), ("GET", "/search/repositories"),
+               ("POST", "/user/repos"), ("GET", "/repos/ancha-agent/app/issues/{id}"), ("POST", "/graphql"),
+               ("GET", "/users/{id}/repos"), ("GET", "/repos/ancha-agent/app/pulls")],
+    "datadog": [("GET", "/api/v1/monitor"), ("GET", "/api/v1/monitor/{id}"), ("GET", "/api/v2/logs/events"),
+                ("POST", "/api/v2/logs/events/search"), ("GET", "/api/v1/events"), ("GET", "/api/v1/events/{id}"),
+                ("GET", "/api/v1/query"), ("POST", "/api/v1/monitor")],
+    "pagerduty": [("GET", "/incidents"), ("GET", "/incidents/{id}"), ("GET", "/services"), ("GET", "/users"),
+                  ("GET", "/oncalls"), ("GET", "/log_entries"), ("POST", "/incidents"), ("POST", "/v2/enqueue")],
+    "okta": [("GET", "/api/v1/users"), ("GET", "/api/v1/users/{id}"), ("GET", "/api/v1/groups"),
+             ("GET", "/api/v1/logs"), ("POST", "/api/v1/users"), ("POST", "/api/v1/groups")],
+}
+"""Per tool, calls the replica serves, some with an id in the path (``{id}``)."""
+
+QUERY_NAMES = ["cursor", "limit", "channel", "ts", "oldest", "latest", "inclusive", "page", "per_page", "q", "sort",
+               "order", "after", "before", "since", "until", "from", "to", "query", "filter", "search", "offset",
+               "total", "page[cursor]", "page[limit]", "filter[query]", "filter[from]", "start", "end",
+               "monitor_tags", "group_states", "statuses[]", "include[]", "time_zone", "state", "type", "id"]
+"""Query parameters the five vendors read, given to every call."""

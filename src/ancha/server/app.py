@@ -7,7 +7,6 @@ the runner talks to both the same way, over HTTP.
 from __future__ import annotations
 
 import hmac
-import json
 from dataclasses import dataclass
 from typing import Any
 
@@ -19,6 +18,7 @@ from starlette.routing import Route
 from ancha.durations import parse_duration
 from ancha.server.gateway import ToolGateway
 from ancha.server.registry import Registry, SceneNotCached
+from ancha.world import bounded_json
 from ancha.world.environment import Environment
 from ancha.world.settings import InvalidSettings, check_settings
 
@@ -120,7 +120,7 @@ class ControlAPI:
         if not self._authorized(request):
             return _error(401, "this server needs a key", "send Authorization: Bearer <server key>")
         try:
-            body = json.loads(await request.body() or b"{}")
+            body = bounded_json.loads(await request.body() or b"{}")
             if not isinstance(body, dict):
                 raise ValueError("expected a JSON object")
             scene = self.registry.scene(body)
@@ -208,7 +208,7 @@ class ControlAPI:
         specs = env.scene.checks
         if raw.strip():
             try:
-                body = json.loads(raw)
+                body = bounded_json.loads(raw)
                 if "checks" in body:
                     specs = parse_check_specs(body["checks"], env)
             except (ValueError, TypeError) as exc:
@@ -274,7 +274,7 @@ class ControlAPI:
         if not (self._authorized(request) or _same_secret(self._bearer(request), env.trial_token)):
             return _error(401, "this server needs a key", "send Authorization: Bearer <server key>")
         try:
-            body = json.loads(await request.body() or b"{}")
+            body = bounded_json.loads(await request.body() or b"{}")
             value = body["waiting"]
             if not isinstance(value, bool):
                 raise TypeError

@@ -6,6 +6,7 @@ import re
 from datetime import UTC, datetime
 
 from ancha.durations import parse_duration
+from ancha.world.plain_numbers import is_plain_int
 
 
 def iso_micro(t: float) -> str:
@@ -38,7 +39,7 @@ def parse_when(text: str, now: float) -> float | None:
             return now
         delta = float(amount) * _UNITS[unit]
         return now - delta if sign == "-" else now + delta
-    if text.lstrip("-").isdigit():
+    if is_plain_int(text.lstrip("-")):
         value = int(text)
         return value / 1000 if abs(value) > 10**11 else float(value)
     try:

@@ -18,6 +18,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
+from ancha.world.plain_numbers import is_plain_int
 from ancha.world.tools.github.reach import GitHubActor, error_text
 from ancha.world.tools.github.scene_actions import (
     CommentAction,
@@ -50,7 +51,7 @@ def _id(env: Environment, ref: str) -> str:
 def _number(env: Environment, ref: str) -> tuple[str, str]:
     """``owner/repo`` and the number of an issue or pull ref."""
     repo, _, number = _id(env, ref).rpartition("#")
-    if not repo or not number.isdigit():
+    if not repo or not is_plain_int(number):
         raise LookupError(f"${ref} is not an issue or a pull request of this world")
     return repo, number
 

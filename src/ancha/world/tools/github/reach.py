@@ -38,6 +38,7 @@ import re
 from typing import TYPE_CHECKING, Any
 
 from ancha.world.bus import DomainEvent
+from ancha.world.plain_numbers import is_plain_int
 from ancha.world.reach import Directory, Place, Utterance
 from ancha.world.tools.base import ToolRequest
 
@@ -235,7 +236,7 @@ class GitHubReach:
     def post(self, person: str, place: Place, text: str) -> dict[str, Any] | None:
         login = self.directory.account(person, TOOL)
         repo_name, sep, number = place.container.rpartition("#")
-        if login is None or not sep or not number.isdigit():
+        if login is None or not sep or not is_plain_int(number):
             return None
         actor = f"person:{person}"
         repo = self.state.repos.get(repo_name.lower())

@@ -22,6 +22,7 @@ import secrets
 import string
 from typing import TYPE_CHECKING, Any
 
+from ancha.world.plain_numbers import is_plain_int
 from ancha.world.tools.base import ToolRequest, ToolResponse
 from ancha.world.tools.github import errors
 from ancha.world.tools.github.call import Call, Caller, Reply
@@ -90,7 +91,7 @@ class GitHubReplica:
         """An issue or pull request (``owner/repo#N``) as it reads in an explanation."""
         full, sep, number = place_id.partition("#")
         owner, _, name = full.partition("/")
-        repo = self.state.repo(owner, name) if sep and number.isdigit() else None
+        repo = self.state.repo(owner, name) if sep and is_plain_int(number) else None
         if repo is None or int(number) not in repo.issues:
             return None
         kind = "pull request" if repo.issues[int(number)].is_pull else "issue"

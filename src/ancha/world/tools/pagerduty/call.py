@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from ancha.world.plain_numbers import is_plain_int
 from ancha.world.tools.pagerduty import errors
 from ancha.world.tools.pagerduty.params import Query, json_body
 
@@ -64,7 +65,7 @@ class Call:
     def incident(self, id: str | None = None) -> Incident:
         key = id if id is not None else self.params.get("id", "")
         incident = self.state.incidents.get(key)
-        if incident is None and key.isdigit():
+        if incident is None and is_plain_int(key):
             incident = self.state.by_number.get(int(key))
         if incident is None:
             raise errors.NotFound()

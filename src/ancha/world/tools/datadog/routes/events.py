@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import urlencode
 
+from ancha.world.plain_numbers import is_plain_int
 from ancha.world.tools.datadog.call import Call, Reply
 from ancha.world.tools.datadog.errors import bad_request, not_found
 from ancha.world.tools.datadog.events import domain_event
@@ -81,7 +82,7 @@ def list_events(call: Call) -> Reply:
 @route("GET", "/api/v1/events/{event_id}")
 def get_event(call: Call) -> Reply:
     text = call.params["event_id"]
-    event = call.state.events_by_id.get(int(text)) if text.isdigit() else None
+    event = call.state.events_by_id.get(int(text)) if is_plain_int(text) else None
     if event is None:
         raise not_found("Event not found")
     return Reply(200, {"event": event.v1()})

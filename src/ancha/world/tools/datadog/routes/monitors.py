@@ -6,6 +6,7 @@ import math
 import re
 from typing import Any
 
+from ancha.world.plain_numbers import is_plain_int
 from ancha.world.tools.datadog.call import Call, Reply
 from ancha.world.tools.datadog.errors import ApiError, bad_request, not_found
 from ancha.world.tools.datadog.events import domain_event
@@ -17,7 +18,7 @@ _GROUP_STATES = {"all", "alert", "warn", "no data", "ok"}
 
 def _monitor(call: Call) -> Monitor:
     text = call.params["monitor_id"]
-    if not text.isdigit():
+    if not is_plain_int(text):
         raise bad_request(f"Invalid value for parameter 'monitor_id': {text!r} is not an integer")
     monitor = call.state.monitor(int(text))
     if monitor is None:
@@ -144,7 +145,7 @@ def delete_monitor(call: Call) -> Reply:
 @route("GET", "/api/v1/monitor/can_delete")
 def check_can_delete_monitor(call: Call) -> Reply:
     ids = _tags(call.q("monitor_ids"))
-    if not ids or not all(i.isdigit() for i in ids):
+    if not ids or not all(is_plain_int(i) for i in ids):
         raise bad_request("Invalid value for parameter 'monitor_ids'")
     missing = [i for i in ids if call.state.monitor(int(i)) is None]
     if missing:

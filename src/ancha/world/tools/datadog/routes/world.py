@@ -8,6 +8,7 @@ every other call; anyone but the world gets Datadog's 404.
 from __future__ import annotations
 
 from ancha.durations import parse_duration
+from ancha.world.plain_numbers import is_plain_int
 from ancha.world.tools.datadog.call import Call, Reply
 from ancha.world.tools.datadog.errors import bad_request, not_found
 from ancha.world.tools.datadog.logs import LogStream
@@ -17,7 +18,7 @@ from ancha.world.tools.datadog.router import route
 
 def _monitor(call: Call) -> Monitor:
     text = call.params["monitor_id"]
-    monitor = call.state.monitor(int(text)) if text.isdigit() else None
+    monitor = call.state.monitor(int(text)) if is_plain_int(text) else None
     if monitor is None:
         raise not_found("Monitor not found")
     return monitor

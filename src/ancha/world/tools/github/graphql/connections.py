@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ancha.world.plain_numbers import is_plain_int
 from ancha.world.tools.github.graphql.errors import (
     ExcessivePagination,
     GitHubGraphQLError,
@@ -68,7 +69,7 @@ def decode_cursor(cursor: str) -> int:
     try:
         text = base64.b64decode(cursor.encode(), validate=True).decode()
         prefix, _, index = text.rpartition(":")
-        if prefix == "cursor:v2" and index.isdigit():
+        if prefix == "cursor:v2" and is_plain_int(index):
             return int(index)
     except (binascii.Error, UnicodeError, ValueError):
         pass

@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from ancha.world.plain_numbers import is_plain_int
 from ancha.world.tools.github import changes, errors
 from ancha.world.tools.github.call import Call, Reply, created, no_content
 from ancha.world.tools.github.models import Account, Issue, Label, Milestone, Repo
@@ -56,7 +57,7 @@ def _milestone(call: Call, repo: Repo) -> Milestone | None:
     value = call.body.get("milestone")
     if value is None:
         return None
-    if isinstance(value, bool) or not isinstance(value, int | str) or not str(value).isdigit():
+    if isinstance(value, bool) or not isinstance(value, int | str) or not is_plain_int(str(value)):
         raise errors.invalid_request(f"For 'milestone', {value!r} is not an integer or null.")
     milestone = repo.milestones.get(int(value))
     if milestone is None:

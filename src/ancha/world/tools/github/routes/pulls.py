@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from ancha.world.plain_numbers import is_plain_int
 from ancha.world.tools.github import changes, errors
 from ancha.world.tools.github.call import Call, Reply, created
 from ancha.world.tools.github.git_calls import protection, repo_git
@@ -176,7 +177,7 @@ def pulls_create(call: Call) -> Reply:
     existing: Issue | None = None
     if issue_number is not None:
         if isinstance(issue_number, bool) or not isinstance(issue_number, int | str) \
-                or not str(issue_number).isdigit():
+                or not is_plain_int(str(issue_number)):
             raise errors.invalid_request(f"For 'issue', {issue_number!r} is not an integer.")
         existing = repo.issues.get(int(issue_number))
         if existing is None or existing.is_pull:

@@ -9,6 +9,7 @@ from __future__ import annotations
 from bisect import bisect_left, bisect_right
 from typing import Any
 
+from ancha.world.plain_numbers import is_plain_int
 from ancha.world.tools.slack import errors
 from ancha.world.tools.slack.call import Call
 from ancha.world.tools.slack.models import Channel, RawJSON
@@ -27,7 +28,7 @@ def conversations_history(call: Call) -> dict[str, Any]:
     lo, hi = _window(call, keys)
     cursor = p.cursor("next_ts")
     if cursor is not None:
-        if not cursor.isdigit():
+        if not is_plain_int(cursor):
             raise errors.InvalidCursor()
         hi = min(hi, bisect_right(keys, int(cursor)))
     start = max(lo, hi - limit)
@@ -55,7 +56,7 @@ def conversations_replies(call: Call) -> dict[str, Any]:
     start = 0
     cursor = p.cursor("next_ts")
     if cursor is not None:
-        if not cursor.isdigit():
+        if not is_plain_int(cursor):
             raise errors.InvalidCursor()
         start = bisect_left(thread, int(cursor))
     end = min(len(thread), start + limit)
