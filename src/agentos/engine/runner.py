@@ -5,6 +5,11 @@ A run costs two write transactions: its insert (with `run_started`) and its fini
 that waits (a model or HTTP call) and every FLUSH_EVERY seconds, so a subscriber in
 another API process follows the run live; subscribers in this process get every event
 at once from `RunStreams`.
+
+No run is left `running` while the process lives: the last events (`run_finished`,
+`run_evaluated`) reach live subscribers only once they are stored; when that final write
+fails, the run is stored as failed with the database's reason instead, and its stream
+ends either way. `stop()` (the server is shutting down) fails every unfinished run.
 """
 
 from __future__ import annotations
