@@ -140,3 +140,21 @@ def test_create_env__settings_in_range_still_build(ancha_server: str) -> None:
     assert answer.status_code == 201, answer.text
     assert httpx.get(ancha_server + "/envs").status_code == 200
     httpx.delete(f"{ancha_server}/envs/{answer.json()['env_id']}")
+
+
+# --- body size ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("tool", ["slack", "github", "datadog", "pagerduty", "okta"])
+def test_oversized_body__each_vendor_answers_its_own_413_and_the_env_still_works(
+        ancha_server: str, every_tool: dict[str, Any], tool: str) -> None:
+    from ancha.world.tools import registry
+
+    credentials = every_tool["tools"][tool]
+    method, path = JSON_WRITES[tool][0]
+    too_big = b" " * (registry().tools[tool].max_body + 1)
+    answer = httpx.request(method, credentials["url"] + path, content=too_big, timeout=60,
+                           headers={**auth_headers(tool, credentials), "content-type": "application/json"})
+    assert answer.status_code == 413, answer.text[:200]
+    assert vendor_shaped(tool, answer.json()), answer.text[:200]
+    _still_works(ancha_server, every_tool["env_id"])

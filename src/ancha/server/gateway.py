@@ -7,12 +7,14 @@ directly. Anything else falls through to the control API.
 
 from __future__ import annotations
 
+import json
+
 from starlette.applications import Starlette
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from ancha.server.registry import Registry
 from ancha.world.environment import Environment
-from ancha.world.tools.base import ToolRequest
+from ancha.world.tools.base import ToolRequest, ToolResponse
 
 
 class ToolGateway:
@@ -32,18 +34,27 @@ class ToolGateway:
         await self.control(scope, receive, send)
 
     async def _tool(self, env: Environment, tool: str, path: str, scope: Scope, receive: Receive, send: Send) -> None:
+        spec = env.registry.tools[tool]
         # An agent request in flight keeps the clock from jumping, from its first byte on.
         env.request_started()
         try:
-            body = await _read_body(receive)
-            request = ToolRequest(
-                method=scope["method"],
-                path=path,
-                query=scope["query_string"].decode("latin-1"),
-                headers={k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]},
-                body=body,
-            )
-            answer = env.dispatch(tool, request)
+            try:
+                body = await _read_body(receive, scope, spec.max_body)
+            except ClientGone:
+                return  # nothing to answer, and a half-sent request is no call to trace
+            except BodyTooLarge:
+                answer = spec.body_too_large(spec.max_body) if spec.body_too_large else _too_large(spec.max_body)
+                # The rest of the body is never read: the connection closes after the answer.
+                answer.headers = {**answer.headers, "connection": "close"}
+            else:
+                request = ToolRequest(
+                    method=scope["method"],
+                    path=path,
+                    query=scope["query_string"].decode("latin-1"),
+                    headers={k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]},
+                    body=body,
+                )
+                answer = env.dispatch(tool, request)
         finally:
             env.request_finished()
         headers: list[tuple[bytes, bytes]] = [(b"content-length", str(len(answer.body)).encode())]
@@ -54,13 +65,36 @@ class ToolGateway:
         await send({"type": "http.response.body", "body": b"" if scope["method"] == "HEAD" else answer.body})
 
 
-async def _read_body(receive: Receive) -> bytes:
+class ClientGone(Exception):
+    """The client disconnected (or was cut off as too slow) before its body arrived."""
+
+
+class BodyTooLarge(Exception):
+    """A request body over the tool's ``max_body``."""
+
+
+async def _read_body(receive: Receive, scope: Scope, limit: int) -> bytes:
+    """The request body, refused past ``limit`` bytes (checked on the declared length
+    first, then on what arrives) before it is all held in memory."""
+    for name, value in scope["headers"]:
+        if name.lower() == b"content-length" and value.strip().isdigit() and int(value) > limit:
+            raise BodyTooLarge()
     chunks: list[bytes] = []
+    size = 0
     while True:
         message = await receive()
         if message["type"] == "http.disconnect":
-            break
-        chunks.append(message.get("body", b""))
+            raise ClientGone()
+        chunk = message.get("body", b"")
+        size += len(chunk)
+        if size > limit:
+            raise BodyTooLarge()
+        chunks.append(chunk)
         if not message.get("more_body", False):
             break
     return b"".join(chunks)
+
+
+def _too_large(limit: int) -> ToolResponse:
+    body = json.dumps({"error": "request body too large", "limit_bytes": limit}).encode()
+    return ToolResponse(413, body, "application/json")

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ancha.scene.sections import BodyKind, WorldSection
-from ancha.world.tools.base import StateOutcome, Tool
+from ancha.world.tools.base import StateOutcome, Tool, ToolResponse
 
 if TYPE_CHECKING:
     from ancha.world.environment import Environment
@@ -107,5 +107,10 @@ class ToolSpec:
     """Regexes of this tool's credential shapes: never shown to the judge model."""
     agent_accounts: Callable[[Body], list[str]] = field(default=lambda seed: [])
     """Refs of the agent's own accounts in a resolved seed (``from:`` one names the agent anywhere)."""
+    max_body: int = 10 * 1024 * 1024
+    """Largest request body the server reads for this tool; a larger one is answered with
+    ``body_too_large`` before the replica sees it (and is not traced)."""
+    body_too_large: Callable[[int], ToolResponse] | None = None
+    """The vendor's answer to a body over ``max_body`` (given that limit); None: a plain 413."""
 
 

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from ancha.scene.sections import BodyKind, WorldSection
+from ancha.world.tools.base import ToolResponse
 from ancha.world.tools.datadog import actions, checks, scene_actions
 from ancha.world.tools.datadog import check_bodies as bodies
 from ancha.world.tools.datadog.delivery import start_delivery
@@ -16,6 +18,12 @@ from ancha.world.tools.seam import ActionKind, EffectKind, StateKind, ToolSpec
 
 def _kind(key: str, file_model: Any, resolve: Any, about: str, siblings: dict[str, Any] | None = None) -> BodyKind:
     return BodyKind(key, "datadog", file_model, resolve, about, siblings or {})
+
+
+def _body_too_large(limit: int) -> ToolResponse:
+    """Datadog's 413 (Payload too large, an APIErrorResponse); its intake takes payloads up to 5 MB."""
+    body = {"errors": ["Payload too large"]}
+    return ToolResponse(413, json.dumps(body).encode(), "application/json; charset=utf-8")
 
 
 TOOL = ToolSpec(
@@ -50,4 +58,6 @@ TOOL = ToolSpec(
     ),
     judge_view=judge_view,
     secret_patterns=(r"\b[0-9a-f]{32}\b", r"\b[0-9a-f]{40}\b"),
+    body_too_large=_body_too_large,
+    max_body=5 * 1024 * 1024,
 )

@@ -2,13 +2,24 @@
 
 from __future__ import annotations
 
+import json
+
 from ancha.scene.sections import BodyKind, WorldSection
+from ancha.world.tools.base import ToolResponse
 from ancha.world.tools.okta import actions, checks
 from ancha.world.tools.okta import check_bodies as bodies
 from ancha.world.tools.okta.judge import judge_view
 from ancha.world.tools.okta.replica import OktaReplica
 from ancha.world.tools.okta.scene_file import OktaFile, build_world
 from ancha.world.tools.seam import ActionKind, StateKind, ToolSpec
+
+
+def _body_too_large(limit: int) -> ToolResponse:
+    """Okta's error shape (``E0000003``: a body it will not read)."""
+    body = {"errorCode": "E0000003", "errorSummary": f"The request body was not well-formed: over {limit} bytes.",
+            "errorLink": "E0000003", "errorId": "oaeRequestTooLarge", "errorCauses": []}
+    return ToolResponse(413, json.dumps(body).encode(), "application/json; charset=utf-8")
+
 
 TOOL = ToolSpec(
     name="okta",
@@ -31,4 +42,5 @@ TOOL = ToolSpec(
     agent_env={"OKTA_TESTING_TESTINGDISABLEHTTPSCHECK": "true"},
     judge_view=judge_view,
     secret_patterns=(r"\b00[A-Za-z0-9_-]{40}\b",),
+    body_too_large=_body_too_large,
 )

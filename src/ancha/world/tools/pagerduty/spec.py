@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from ancha.scene.sections import BodyKind, WorldSection
+from ancha.world.tools.base import ToolResponse
 from ancha.world.tools.pagerduty import actions, checks, scene_actions
 from ancha.world.tools.pagerduty.check_bodies import SIBLINGS, IncidentSelectorFile, resolve_incident
 from ancha.world.tools.pagerduty.delivery import start_delivery
@@ -21,6 +23,12 @@ def _agent_accounts(seed: dict[str, Any]) -> list[str]:
 
 def _action(key: str, file_model: Any, resolve: Any, about: str) -> BodyKind:
     return BodyKind(key, "pagerduty", file_model, resolve, about)
+
+
+def _body_too_large(limit: int) -> ToolResponse:
+    """PagerDuty's RequestEntityTooLarge response, in its error shape."""
+    body = {"error": {"message": "Request Entity Too Large", "errors": [f"The request body is over {limit} bytes."]}}
+    return ToolResponse(413, json.dumps(body).encode(), "application/json; charset=utf-8")
 
 
 TOOL = ToolSpec(
@@ -52,4 +60,5 @@ TOOL = ToolSpec(
     judge_view=judge_view,
     secret_patterns=(r"u\+[A-Za-z0-9_-]{18}", r"(?<![0-9a-f])[0-9a-f]{32}(?![0-9a-f])"),
     agent_accounts=_agent_accounts,
+    body_too_large=_body_too_large,
 )

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from ancha.scene.sections import BodyKind, WorldSection
+from ancha.world.tools.base import ToolResponse
 from ancha.world.tools.seam import ActionKind, StateKind, ToolSpec
 from ancha.world.tools.slack import actions, checks, scene, scene_models
 from ancha.world.tools.slack.delivery import start_delivery
@@ -15,6 +17,12 @@ from ancha.world.tools.slack.replica import SlackReplica
 
 def _agent_accounts(seed: dict[str, Any]) -> list[str]:
     return [str((seed.get("bot") or {}).get("ref") or scene_models.SlackBot().ref)]
+
+
+def _body_too_large(limit: int) -> ToolResponse:
+    """Slack refuses an oversized call in its own shape, ``ok: false``, code ``request_too_large``."""
+    body = {"ok": False, "error": "request_too_large"}
+    return ToolResponse(413, json.dumps(body).encode(), "application/json; charset=utf-8")
 
 
 TOOL = ToolSpec(
@@ -39,4 +47,5 @@ TOOL = ToolSpec(
     judge_view=judge_view,
     secret_patterns=(r"xox[a-z]-[A-Za-z0-9-]+", r"xapp-[A-Za-z0-9-]+"),
     agent_accounts=_agent_accounts,
+    body_too_large=_body_too_large,
 )
