@@ -72,7 +72,7 @@ def test_replica__no_body_query_id_or_header_gets_a_5xx(ancha_server: str, every
         sent = {**(auth_headers(tool, credentials) if authorized else {}), "content-type": content_type, **headers}
         url = credentials["url"] + path.replace("{id}", httpx.URL("", params={"x": path_id}).query.decode()[2:])
         answer = client.request(method, url, params=query, content=body,
-                                headers={k: v.encode("latin-1") for k, v in sent.items()})  # type: ignore[misc]
+                                headers={k: v.encode("latin-1") for k, v in sent.items()})  # type: ignore[arg-type]
         assert answer.status_code < 500 or answer.status_code == 501, (method, url[:200], answer.text[:300])
 
     one()
@@ -95,7 +95,7 @@ def test_control_api__no_body_query_or_header_gets_a_5xx(ancha_server: str, ever
     if method == "DELETE" or query.get("teardown") is not None:  # one that may go: its own environment
         env_id = client.post(ancha_server + "/envs", json={"scene": EVERY_TOOL_SCENE}).json()["env_id"]
     answer = client.request(method, f"{ancha_server}/envs/{env_id}{path}", params=query, content=body,
-                           headers={"authorization": authorization.encode("latin-1")})  # type: ignore[dict-item]
+                           headers={"authorization": authorization.encode("latin-1")})  # type: ignore[arg-type]
     assert answer.status_code < 500, (method, path, query, answer.text[:300])
     assert client.get(f"{ancha_server}/envs").status_code == 200
     if env_id != every_tool["env_id"]:

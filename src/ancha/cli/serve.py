@@ -7,8 +7,11 @@ import asyncio
 import click
 
 from ancha.server.app import SecureListener, create_app
+from ancha.server.connections import ConnectionLimits
 from ancha.server.embedded import listeners, serve_all
 from ancha.server.tls import local_tls
+
+_DEFAULTS = ConnectionLimits()
 
 
 @click.command()
@@ -17,8 +20,16 @@ from ancha.server.tls import local_tls
 @click.option("--tls-port", default=7601, show_default=True, type=int,
               help="Where tools whose official SDK needs https (PagerDuty) are served, with a local CA's certificate.")
 @click.option("--key", envvar="ANCHA_SERVER_KEY", help="Bearer key the control API requires (ANCHA_SERVER_KEY).")
-def serve(host: str, port: int, tls_port: int, key: str | None) -> None:
-    """Serve environments for `ancha run` (set server.url in ancha.yaml to use it)."""
+@click.option("--keep-alive", default=_DEFAULTS.keep_alive, show_default=True,
+              type=click.FloatRange(0.1, 3600), help="Seconds an idle connection stays open after a response.")
+@click.option("--read-timeout", default=_DEFAULTS.read_timeout, show_default=True,
+              type=click.FloatRange(0.1, 3600),
+              help="Seconds a client has to send a whole request (head and body); slower connections are closed.")
+def serve(host: str, port: int, tls_port: int, key: str | None, keep_alive: float, read_timeout: float) -> None:
+    """Serve environments for `ancha run` (set server.url in ancha.yaml to use it).
+
+    At start the server raises its soft limit on open files to the hard limit, and it
+    closes idle and slow connections, so that many idle sockets do not starve others."""
     loopback = host in ("127.0.0.1", "localhost", "::1")
     if not loopback and not key:
         raise click.UsageError(f"--host {host} is reachable from other machines: set --key (or ANCHA_SERVER_KEY) "
@@ -26,4 +37,5 @@ def serve(host: str, port: int, tls_port: int, key: str | None) -> None:
     click.echo(f"ancha server on http://{host}:{port}  (ancha.yaml: server: {{url: http://{host}:{port}}})")
     tls = local_tls((host, "localhost"))
     app = create_app(key=key, tls=SecureListener(f"https://{host}:{tls_port}", tls.ca_pem))
-    asyncio.run(serve_all(listeners(app, host, port, tls_port, tls)))
+    limits = ConnectionLimits(keep_alive=keep_alive, read_timeout=read_timeout)
+    asyncio.run(serve_all(listeners(app, host, port, tls_port, tls, limits)))

@@ -14,6 +14,12 @@ import time
 import uvicorn
 
 from ancha.server.app import SecureListener, create_app
+from ancha.server.connections import (
+    ConnectionLimits,
+    accept_backlog,
+    deadline_protocol,
+    raise_open_files_limit,
+)
 from ancha.server.gateway import ToolGateway
 from ancha.server.tls import LocalTLS, local_tls
 
@@ -63,11 +69,18 @@ class EmbeddedServer:
         self.stop()
 
 
-def listeners(app: ToolGateway, host: str, port: int, tls_port: int, tls: LocalTLS) -> list[uvicorn.Server]:
-    """The server's two listeners on one app: plain http on ``port``, TLS on ``tls_port``."""
+def listeners(app: ToolGateway, host: str, port: int, tls_port: int, tls: LocalTLS,
+              limits: ConnectionLimits = ConnectionLimits()) -> list[uvicorn.Server]:
+    """The server's two listeners on one app: plain http on ``port``, TLS on ``tls_port``.
+    Both close idle and slow connections as ``limits`` say (``connections.py``)."""
+    raise_open_files_limit()
+    protocol = deadline_protocol(limits)
+
     def config(listen: int, **extra: str) -> uvicorn.Config:
         return uvicorn.Config(app, host=host, port=listen, log_level="warning", access_log=False, lifespan="off",
-                              loop="asyncio", **extra)  # type: ignore[arg-type]
+                              loop="asyncio", http=protocol, backlog=accept_backlog(),
+                              timeout_keep_alive=limits.keep_alive,  # type: ignore[arg-type]  # a float works
+                              **extra)  # type: ignore[arg-type]
 
     return [uvicorn.Server(config(port)),
             uvicorn.Server(config(tls_port, ssl_certfile=str(tls.cert_file), ssl_keyfile=str(tls.key_file)))]

@@ -1,0 +1,169 @@
+"""How the server holds up under many slow or idle sockets.
+
+Each open connection costs a file descriptor; with the usual soft limit of 1,024, a
+client that opens a thousand sockets and never finishes a request (slowloris) leaves
+the server unable to accept anyone else. Two defences:
+
+- ``raise_open_files_limit()``: the soft ``RLIMIT_NOFILE`` goes up to the hard limit
+  when the server starts, so it takes what the machine allows, not the shell's default.
+- ``DeadlineProtocol``: uvicorn's HTTP protocol with a deadline for reading each
+  request. uvicorn closes a connection idle after a response (``timeout_keep_alive``),
+  but any byte cancels that timer, so a client dripping one byte every few seconds, or
+  one that connects and sends nothing, holds its socket forever. Here a request's head
+  and body must arrive within ``read_timeout`` of the connection opening or of the
+  previous response, and its head (request line and headers) within ``max_head_bytes``;
+  otherwise the connection is closed. Time the app spends answering (a long-polled
+  event feed) does not count.
+- Connections are capped below the file limit (``FILES_RESERVED`` stay free for trace
+  files, scenes and agents' pipes). At the cap a new connection is let in and the one
+  that has been waiting longest for its request is closed: a slow client loses its
+  socket, a client that sends its request at once is served.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import resource
+from dataclasses import dataclass
+from typing import Any
+
+from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+
+KEEP_ALIVE_S = 5.0
+READ_TIMEOUT_S = 30.0
+MAX_HEAD_BYTES = 64 * 1024
+FILES_RESERVED = 32
+"""Open files kept free of connections (at least; an eighth of the limit when that is more)."""
+
+
+@dataclass(frozen=True, slots=True)
+class ConnectionLimits:
+    keep_alive: float = KEEP_ALIVE_S
+    """Seconds an idle connection is kept open after a response."""
+    read_timeout: float = READ_TIMEOUT_S
+    """Seconds a client has to send one whole request (head and body)."""
+    max_head_bytes: int = MAX_HEAD_BYTES
+    """Largest request line plus headers; past it the client gets a 400 and the connection closes."""
+
+
+def raise_open_files_limit() -> tuple[int, int]:
+    """Raise the soft limit on open files to the hard limit; returns (soft, hard) as they end up."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    target = hard if hard != resource.RLIM_INFINITY else max(soft, 1 << 20)
+    if soft != resource.RLIM_INFINITY and soft < target:
+        try:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
+        except (ValueError, OSError):  # e.g. above the kernel's nr_open: keep what we have
+            pass
+    return resource.getrlimit(resource.RLIMIT_NOFILE)
+
+
+def deadline_protocol(limits: ConnectionLimits) -> type[HttpToolsProtocol]:
+    """uvicorn's ``http`` protocol class for a server with these limits."""
+
+    class Protocol(DeadlineProtocol):
+        read_timeout = limits.read_timeout
+        max_head_bytes = limits.max_head_bytes
+        open_connections: dict[DeadlineProtocol, None] = {}  # noqa: RUF012  (shared by both listeners, by design)
+
+    return Protocol
+
+
+def _soft_limit() -> int:
+    soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
+    return 1 << 20 if soft == resource.RLIM_INFINITY else soft
+
+
+def accept_backlog() -> int:
+    """The listen backlog, which is also how many connections asyncio accepts in one go
+    (each holding a file until the loop next turns): an eighth of the file limit, 16 to 2,048."""
+    return min(2048, max(16, _soft_limit() // 8))
+
+
+def connection_cap() -> int:
+    """How many connections the process may hold: its file limit less a reserve for files
+    and less one accept burst, so that a burst at the cap never takes the reserve."""
+    soft = _soft_limit()
+    return max(8, soft - max(FILES_RESERVED, soft // 8) - accept_backlog())
+
+
+class DeadlineProtocol(HttpToolsProtocol):
+    """``HttpToolsProtocol`` that closes connections too slow to send their request."""
+
+    read_timeout = READ_TIMEOUT_S
+    max_head_bytes = MAX_HEAD_BYTES
+    open_connections: dict[DeadlineProtocol, None] = {}  # noqa: RUF012  (every open one, of all listeners)
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._read_deadline: asyncio.TimerHandle | None = None
+        self._waiting_since: float | None = None
+        """Loop time since which this connection waits for (the rest of) a request; None while answering."""
+        self._head_bytes = 0
+
+    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+        super().connection_made(transport)
+        self._arm_read_deadline()
+        self.open_connections[self] = None
+        if len(self.open_connections) > connection_cap():
+            self._shed_slowest()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._disarm_read_deadline()
+        self.open_connections.pop(self, None)
+        super().connection_lost(exc)
+
+    def on_message_begin(self) -> None:
+        self._head_bytes = 0
+        super().on_message_begin()
+
+    def on_url(self, url: bytes) -> None:
+        self._count_head(len(url))
+        super().on_url(url)
+
+    def on_header(self, name: bytes, value: bytes) -> None:
+        self._count_head(len(name) + len(value))
+        super().on_header(name, value)
+
+    def on_message_complete(self) -> None:
+        self._disarm_read_deadline()  # the whole request is in: answering it takes what it takes
+        super().on_message_complete()
+
+    def on_response_complete(self) -> None:
+        super().on_response_complete()
+        if not self.transport.is_closing():
+            self._arm_read_deadline()  # the next request, if any, must come in time too
+
+    # --- deadline ---------------------------------------------------------------------
+
+    def _count_head(self, size: int) -> None:
+        self._head_bytes += size
+        if self._head_bytes > self.max_head_bytes:
+            # Raised inside the parser's callback: uvicorn answers 400 and closes the connection.
+            raise ValueError(f"request line and headers over {self.max_head_bytes} bytes")
+
+    def _arm_read_deadline(self) -> None:
+        self._disarm_read_deadline()
+        self._waiting_since = self.loop.time()
+        self._read_deadline = self.loop.call_later(self.read_timeout, self._read_timed_out)
+
+    def _disarm_read_deadline(self) -> None:
+        self._waiting_since = None
+        if self._read_deadline is not None:
+            self._read_deadline.cancel()
+            self._read_deadline = None
+
+    def _shed_slowest(self) -> None:
+        """At the cap: close the connection that has waited longest for its request."""
+        waiting = [c for c in self.open_connections if c is not self and c._waiting_since is not None]
+        if waiting:
+            slowest = min(waiting, key=lambda c: c._waiting_since or 0.0)
+            slowest.transport.close()
+            self.open_connections.pop(slowest, None)
+
+    def _read_timed_out(self) -> None:
+        self._read_deadline = None
+        cycle = self.cycle
+        reading = cycle is None or cycle.response_complete or cycle.more_body
+        if reading and not self.transport.is_closing():
+            self.transport.close()
