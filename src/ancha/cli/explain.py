@@ -86,13 +86,19 @@ def explain_run(run_dir: Path) -> str:
     if not trials:
         return f"run {run_id} has no graded trials yet (no */*/checks.json in {run_dir})"
     failed_checks = sum(len(t.failed) for t in shown)
+    shown_ids = {id(t) for t in shown}
+    cut_notes = [f"{t.scene} / trial {t.trial}: {log_cut(t.data)}" for t in trials
+                 if id(t) not in shown_ids and log_cut(t.data)]
     if not shown:
-        return f"no failed checks in run {run_id} ({_count(len(trials), 'trial')} passed)"
+        return "\n".join([f"no failed checks in run {run_id} ({_count(len(trials), 'trial')} passed)",
+                          *cut_notes])
     lines = [f"run {run_id}: {_count(failed_checks, 'failed check')} in "
              f"{len(shown)} of {_count(len(trials), 'trial')}"]
     for trial in shown:
         lines.append("")
         lines.extend(explain_trial(trial))
+    if cut_notes:
+        lines.extend(["", *cut_notes])
     return "\n".join(lines)
 
 
@@ -172,7 +178,23 @@ def _agent_reasons(trial: TrialReport) -> list[str]:
     note = _last_note(trial.folder / "agent.log")
     if note:
         reasons.append(note)
+    cut = log_cut(data)
+    if cut:
+        reasons.append(cut)
     return list(dict.fromkeys(reasons))
+
+
+def log_cut(data: dict[str, Any]) -> str | None:
+    """What agent.log lost to ``agent.log_limit`` (``agent_log`` in checks.json), as one line."""
+    cut = data.get("agent_log")
+    if not isinstance(cut, dict):
+        return None
+    try:
+        dropped, written, limit = int(cut["dropped"]), int(cut["written"]), int(cut["limit"])
+    except (KeyError, TypeError, ValueError):
+        return None
+    return (f"agent.log: {dropped:,} of {written:,} bytes dropped between its head and its tail "
+            f"(agent.log_limit: {limit:,} bytes)")
 
 
 def _last_note(log: Path) -> str | None:

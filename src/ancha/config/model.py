@@ -9,7 +9,15 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import BeforeValidator, ConfigDict, Field, StringConstraints, WithJsonSchema, model_validator
+from pydantic import (
+    BeforeValidator,
+    ByteSize,
+    ConfigDict,
+    Field,
+    StringConstraints,
+    WithJsonSchema,
+    model_validator,
+)
 from pydantic.json_schema import SkipJsonSchema
 
 from ancha.config.validation import DURATION_EXPECTED, DurationText, Expect, FileModel
@@ -33,6 +41,14 @@ MAX_PARALLEL = 256
 EnvName = Annotated[str, StringConstraints(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$"),
                     Expect("a variable name such as OPENAI_API_KEY")]
 EnvNames = Annotated[list[EnvName], Expect("a list of variable names")]
+LogLimit = Annotated[
+    ByteSize,
+    Field(ge=4096, le=1024**3),
+    Expect("a size from 4KiB to 1GiB, such as 16MiB"),
+    WithJsonSchema({"anyOf": [{"type": "string", "pattern": r"^\d+(\.\d+)?\s*([KMG]i?B|B)?$"},
+                              {"type": "integer", "minimum": 4096, "maximum": 1024**3}],
+                    "description": "a size from 4KiB to 1GiB, such as 16MiB"}),
+]
 HttpUrl = Annotated[str, StringConstraints(pattern=r"^https?://\S+$"), Expect("an http(s) URL")]
 
 
@@ -72,6 +88,8 @@ class AgentConfig(_Section):
         default=10.0, json_schema_extra={"default": "10s"}, description="more than 0s, at most 1d")
     startup_timeout: Annotated[Duration, DurationText(above=0, at_most=3600)] = Field(
         default=30.0, json_schema_extra={"default": "30s"}, description="more than 0s, at most 1h")
+    log_limit: LogLimit = Field(default=ByteSize(16 * 1024 * 1024), json_schema_extra={"default": "16MiB"})
+    """Most bytes of agent.log kept per trial: its head and its tail, with the cut counted."""
 
     @property
     def kind(self) -> Literal["command", "endpoint"] | None:

@@ -3,7 +3,7 @@
 ``.ancha/runs/RUN_ID/`` holds ``summary.json`` and, per trial, ``SCENE/TRIAL/`` with
 ``checks.json`` (the verdict and every check result), ``trace.jsonl`` (every API call),
 ``records.jsonl`` (the people/process records), ``world.json`` (the final state of every
-tool), ``agent.log`` and the agent's ``state/`` folder. ``ancha run`` writes them;
+tool), ``agent.log`` (capped: ``agent_log.py``) and the agent's ``state/`` folder. ``ancha run`` writes them;
 ``explain``, ``report`` and later the console and CI reports read them through here, so
 the format lives in one module.
 """
@@ -13,6 +13,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 from typing import Any
+
+from ancha.results.agent_log import DEFAULT_LIMIT, AgentLog
 
 SUMMARY = "summary.json"
 CHECKS = "checks.json"
@@ -70,10 +72,17 @@ class TrialFolder:
         (self.path / RECORDS).write_text(records)
         (self.path / WORLD).write_text(state if state.endswith("\n") else state + "\n")
 
+    def open_log(self, limit: int = DEFAULT_LIMIT) -> AgentLog:
+        """``agent.log`` for the agent's output, capped at ``limit`` bytes (head and tail kept)."""
+        return AgentLog(self.log_path, limit)
+
     def write_checks(self, scene: str, trial: int, verdict: str | None, status: str | None, reason: str | None,
-                     results: list[dict[str, Any]]) -> None:
+                     results: list[dict[str, Any]], agent_log: dict[str, Any] | None = None) -> None:
+        """``agent_log``: what was dropped of agent.log (``AgentLog.cut``), when it was cut."""
         body = {"scene": scene, "trial": trial, "verdict": verdict, "status": status, "reason": reason,
                 "results": results}
+        if agent_log:
+            body["agent_log"] = agent_log
         (self.path / CHECKS).write_text(json.dumps(body, indent=2) + "\n")
 
     # --- reading ---------------------------------------------------------------------

@@ -8,7 +8,7 @@ import os
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 import httpx
 
@@ -22,7 +22,7 @@ from ancha.checks.results import CheckResult, trial_verdict
 from ancha.config.model import AnchaConfig
 from ancha.config.templates import render
 from ancha.results.run_folder import TRACE, RunFolder, TrialFolder
-from ancha.runner.agents.command import NOT_STARTED_CODES, AgentNotStarted, CommandAgent
+from ancha.runner.agents.command import NOT_STARTED_CODES, AgentNotStarted, CommandAgent, LogSink
 from ancha.runner.agents.environment import (
     ancha_variables,
     base_environment,
@@ -45,6 +45,8 @@ class TrialOutcome:
     status: str | None = None
     never_started: bool = False
     timings: dict[str, float] = field(default_factory=dict)
+    agent_log: dict[str, Any] | None = None
+    """What was dropped of agent.log past ``agent.log_limit``; None when it is whole."""
 
 
 class TrialRunner:
@@ -110,9 +112,8 @@ class TrialRunner:
         env.update(trust_variables(context, folder.ca_bundle_path.resolve(), env))
         env.update({name: render(value, values) for name, value in agent_cfg.env.items()})
         cwd = agent_cwd(self.config)
-        log_path = TrialFolder(trial_dir).log_path
         begun = time.perf_counter()
-        with log_path.open("wb") as log:
+        with folder.open_log(agent_cfg.log_limit) as log:
             if agent_cfg.input == "per_event":
                 code, status, started_any = await self._per_event(agent_cfg.command, cwd, env, log, context)
             else:
@@ -131,9 +132,10 @@ class TrialRunner:
                 outcome.reason = _exit_reason(code)
             if outcome.reason:
                 log.write(f"\nancha: {outcome.reason}\n".encode())
+        outcome.agent_log = log.cut
         return outcome
 
-    async def _once(self, command: str, cwd: Path, env: dict[str, str], log: IO[bytes],
+    async def _once(self, command: str, cwd: Path, env: dict[str, str], log: LogSink,
                     context: dict[str, Any]) -> tuple[int | None, str, bool]:
         """input: command — one process for the whole trial."""
         agent = CommandAgent(command, cwd, env, log)
@@ -148,7 +150,7 @@ class TrialRunner:
             await agent.stop()
         return code, status, True
 
-    async def _per_event(self, command: str, cwd: Path, env: dict[str, str], log: IO[bytes],
+    async def _per_event(self, command: str, cwd: Path, env: dict[str, str], log: LogSink,
                          context: dict[str, Any]) -> tuple[int | None, str, bool]:
         """input: per_event — one process per event addressed to the agent. Between two
         invocations the runner waits on the event feed, which lets the world's clock jump."""
@@ -162,7 +164,6 @@ class TrialRunner:
                 continue
             for event in events:
                 log.write(f"ancha: event {event.get('id')} {event.get('service')} {event.get('type')}\n".encode())
-                log.flush()
                 per_event = {**env, "ANCHA_EVENT_JSON": json.dumps(event), "ANCHA_TASK": event_summary(event)}
                 code, status, started = await self._once(command, cwd, per_event, log, context)
                 started_any = started_any or started
@@ -227,7 +228,7 @@ class TrialRunner:
     @staticmethod
     def _write_checks(trial_dir: Path, outcome: TrialOutcome, results: list[dict[str, Any]]) -> None:
         TrialFolder(trial_dir).write_checks(outcome.scene, outcome.trial, outcome.verdict, outcome.status,
-                                            outcome.reason, results)
+                                            outcome.reason, results, outcome.agent_log)
 
 
 def _exit_reason(code: int) -> str:
