@@ -8,7 +8,7 @@ import click
 
 from ancha.server.app import SecureListener, create_app
 from ancha.server.connections import ConnectionLimits
-from ancha.server.embedded import listeners, serve_all
+from ancha.server.embedded import free_port, listeners, serve_all
 from ancha.server.tls import local_tls
 
 _DEFAULTS = ConnectionLimits()
@@ -17,8 +17,9 @@ _DEFAULTS = ConnectionLimits()
 @click.command()
 @click.option("--host", default="127.0.0.1", show_default=True)
 @click.option("--port", default=7600, show_default=True, type=int)
-@click.option("--tls-port", default=7601, show_default=True, type=int,
-              help="Where tools whose official SDK needs https (PagerDuty) are served, with a local CA's certificate.")
+@click.option("--tls-port", default=0, type=click.IntRange(0, 65535),
+              help="Where tools whose official SDK needs https (PagerDuty) are served, with a local CA's certificate "
+                   "(default: a free port; agents get the URLs from their context).")
 @click.option("--key", envvar="ANCHA_SERVER_KEY", help="Bearer key the control API requires (ANCHA_SERVER_KEY).")
 @click.option("--keep-alive", default=_DEFAULTS.keep_alive, show_default=True,
               type=click.FloatRange(0.1, 3600), help="Seconds an idle connection stays open after a response.")
@@ -34,7 +35,9 @@ def serve(host: str, port: int, tls_port: int, key: str | None, keep_alive: floa
     if not loopback and not key:
         raise click.UsageError(f"--host {host} is reachable from other machines: set --key (or ANCHA_SERVER_KEY) "
                                "so that only you can create environments")
-    click.echo(f"ancha server on http://{host}:{port}  (ancha.yaml: server: {{url: http://{host}:{port}}})")
+    tls_port = tls_port or free_port(host)
+    click.echo(f"ancha server on http://{host}:{port}  (ancha.yaml: server: {{url: http://{host}:{port}}}); "
+               f"https for tools that need it on port {tls_port}")
     tls = local_tls((host, "localhost"))
     app = create_app(key=key, tls=SecureListener(f"https://{host}:{tls_port}", tls.ca_pem))
     limits = ConnectionLimits(keep_alive=keep_alive, read_timeout=read_timeout)
