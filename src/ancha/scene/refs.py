@@ -60,30 +60,32 @@ class RefTable:
             return f"no refs of kind {kind} in this scene; declare one with ref: NAME"
         return f"refs of kind {kind}: {', '.join('$' + n for n in names)}"
 
+    def _hints(self, kinds: tuple[str, ...]) -> str:
+        return "; ".join(self.hint(k) for k in kinds)  # only on a problem: it lists every ref
+
     def resolve(self, text: object, kind: str | tuple[str, ...], report: Report,
                 tool: str | None = None) -> str | None:
         """The bare name ``text`` points at, checking it exists and is a ``kind`` (one of
         them, given several) declared by ``tool`` when given; None if not."""
         kinds = (kind,) if isinstance(kind, str) else kind
         wanted = kinds[0] if len(kinds) == 1 else ", ".join(kinds[:-1]) + " or " + kinds[-1]
-        hint = "; ".join(self.hint(k) for k in kinds)
         match = _POINTER.match(text) if isinstance(text, str) else None
         if match is None:
-            report(f"expected a ref such as $name or ${kinds[0]}.name, got {text!r}", hint)
+            report(f"expected a ref such as $name or ${kinds[0]}.name, got {text!r}", self._hints(kinds))
             return None
         written_kind, name = match.groups()
         if written_kind is not None and written_kind not in KINDS:
             report(f"unknown ref kind {written_kind}", f"ref kinds: {', '.join(KINDS)}")
             return None
         if written_kind is not None and written_kind not in kinds:
-            report(f"{text} is written as a {written_kind}, but a {wanted} ref is needed here", hint)
+            report(f"{text} is written as a {written_kind}, but a {wanted} ref is needed here", self._hints(kinds))
             return None
         record = self.records.get(name)
         if record is None:
-            report(f"unknown ref {text}", hint)
+            report(f"unknown ref {text}", self._hints(kinds))
             return None
         if record.kind not in kinds:
-            report(f"{text} is a {record.kind}, not a {wanted}", hint)
+            report(f"{text} is a {record.kind}, not a {wanted}", self._hints(kinds))
             return None
         if tool is not None and record.tool not in (None, tool):
             report(f"{text} is a {record.tool} {record.kind}, not a {tool} one",

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import re
 from bisect import bisect_left, insort
+from collections.abc import Callable
 from typing import Any
 
 MICROS = 1_000_000
@@ -195,11 +196,15 @@ class Message:
 
 
 class Channel:
-    """A conversation: public or private channel, DM (``is_im``) or group DM (``is_mpim``)."""
+    """A conversation: public or private channel, DM (``is_im``) or group DM (``is_mpim``).
+
+    Its seeded history may be deferred (``defer``): it is filled in the first time anything
+    reads or writes ``top`` or ``by_key``, so a trial never copies history it does not touch.
+    """
 
     __slots__ = ("id", "name", "is_private", "is_im", "is_mpim", "topic", "purpose", "created",
                  "creator", "is_archived", "is_general", "members", "member_set", "ref",
-                 "top", "by_key")
+                 "_top", "_by_key", "_pending")
 
     def __init__(self, id: str, name: str, *, created: int, creator: str, is_private: bool = False,
                  is_im: bool = False, is_mpim: bool = False, topic: str = "", purpose: str = "",
@@ -218,10 +223,32 @@ class Channel:
         self.members: list[str] = []
         self.member_set: set[str] = set()
         self.ref = ref
-        self.top: list[int] = []
+        self._top: list[int] = []
+        self._by_key: dict[int, Message] = {}
+        self._pending: Callable[[Channel], None] | None = None
+
+    def defer(self, load: Callable[[Channel], None]) -> None:
+        """Let ``load(channel)`` add the seeded history the first time it is needed."""
+        self._pending = load
+
+    def _load(self) -> None:
+        load, self._pending = self._pending, None
+        if load is not None:
+            load(self)
+
+    @property
+    def top(self) -> list[int]:
         """Keys of the messages conversations.history shows, ascending."""
-        self.by_key: dict[int, Message] = {}
+        if self._pending is not None:
+            self._load()
+        return self._top
+
+    @property
+    def by_key(self) -> dict[int, Message]:
         """Every message of the conversation, replies included."""
+        if self._pending is not None:
+            self._load()
+        return self._by_key
 
     @property
     def channel_type(self) -> str:

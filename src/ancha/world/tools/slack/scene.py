@@ -10,7 +10,7 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from ancha.config.validation import INVALID, Walker, join
+from ancha.config.validation import INVALID, Walker, _unsafe_number, file_fields, join
 from ancha.scene.folder import SceneFileRefused, json_lines
 from ancha.scene.predicates import Resolver
 from ancha.scene.refs import Declared, RefTable, bare
@@ -49,12 +49,38 @@ def read_messages_file(name: str, ctx: SectionContext) -> tuple[list[Entry], byt
         if isinstance(record, SceneFileRefused):
             source.add("", record.message, record.hint)
             continue
-        walker = Walker(SlackMessageFile, display)
-        clean = walker.section(record, SlackMessageFile, "", number)
-        scene.problems.extend(walker.problems)
+        clean = _well_formed(record)
+        if clean is None:  # a problem somewhere: the walker finds each one, with its path
+            walker = Walker(SlackMessageFile, display)
+            clean = walker.section(record, SlackMessageFile, "", number)
+            scene.problems.extend(walker.problems)
         if clean is not INVALID:
             entries.append((clean, "", source))
     return entries, data
+
+
+_ATTRIBUTES = {key: name for key, (name, _) in file_fields(SlackMessageFile).items()}
+"""Keys a line may use (``from``) -> attribute names (``from_``)."""
+_TEXT_KEYS = frozenset(("channel", "from", "text", "at", "thread_of"))
+"""Keys whose fields take any string: a line of only these, all strings, is well formed."""
+
+
+def _well_formed(record: Any) -> dict[str, Any] | None:
+    """The fast path for a line without problems: its fields keyed by attribute name, as the
+    walker would give them; None when anything is off (the walker then reports it)."""
+    if type(record) is not dict or not record.keys() <= _ATTRIBUTES.keys() \
+            or not record.keys().isdisjoint(SlackMessageFile.unsupported_fields):
+        return None
+    if not (record.keys() <= _TEXT_KEYS and all(type(value) is str for value in record.values())):
+        try:
+            SlackMessageFile.model_validate(record, strict=True)
+        except ValidationError:
+            return None
+        if record.get("files") and _unsafe_number(record["files"]):
+            return None
+    elif "channel" not in record or "from" not in record:
+        return None
+    return {_ATTRIBUTES[key]: value for key, value in record.items()}
 
 
 def _fixed_line(number: int) -> Callable[[str], int | None]:
@@ -74,8 +100,8 @@ def build_world(clean: dict[str, Any], ctx: SectionContext) -> SlackWorld:
     if clean.get("messages_file"):
         extra, jsonl = read_messages_file(clean["messages_file"], ctx)
         ctx.digest.update(jsonl)
-        for entry in extra:
-            ctx.files.setdefault(entry[2].file, ctx.scene_dir / clean["messages_file"])
+        if extra:
+            ctx.files.setdefault(extra[0][2].file, ctx.scene_dir / clean["messages_file"])
     return build_slack(clean, ctx.source, extra, ctx.refs, ctx.start)
 
 
@@ -111,7 +137,8 @@ def build_slack(clean: dict[str, Any], scene: Source, extra: list[Entry], refs: 
         channel = _build(SlackChannel, {**data, "members": [m for m in members if m]})
         if channel is not None:
             channels.append(channel)
-    messages = [m for m in (_message(e, refs, start) for e in entries) if m is not None]
+    resolved: dict[tuple[str, str], str] = {}
+    messages = [m for m in (_message(e, refs, start, resolved) for e in entries) if m is not None]
     return SlackWorld(team=_build(SlackTeam, clean.get("team", {})) or SlackTeam(), bot=bot, users=users,
                       channels=channels, messages=messages)
 
@@ -123,15 +150,24 @@ def _declare(refs: RefTable, name: object, kind: str, source: Source, path: str,
         refs.declare(name, Declared(kind, source.line_of(path), index, extra, tool=TOOL), source.reporter(path))
 
 
-def _message(entry: Entry, refs: RefTable, start: datetime) -> SlackMessage | None:
+def _message(entry: Entry, refs: RefTable, start: datetime, resolved: dict[tuple[str, str], str]) -> \
+        SlackMessage | None:
+    """``entry`` with its refs and time resolved; ``resolved`` remembers (text, kind) -> name
+    of refs that resolved without a problem, so a long history resolves each ref once."""
     data, prefix, source = entry
     ok = True
 
     def ref(field: str, kind: str) -> str | None:
         nonlocal ok
-        if data.get(field) is None:
+        text = data.get(field)
+        if text is None:
             return None
-        name = refs.resolve(data[field], kind, source.reporter(join(prefix, field.rstrip("_"))), tool=TOOL)
+        known = resolved.get((text, kind)) if isinstance(text, str) else None
+        if known is not None:
+            return known
+        name = refs.resolve(text, kind, source.reporter(join(prefix, field.rstrip("_"))), tool=TOOL)
+        if name is not None and isinstance(text, str):
+            resolved[(text, kind)] = name
         ok = ok and name is not None
         return name
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Annotated, Any, ClassVar
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
 from ancha.config.validation import Expect, FileModel
 from ancha.scene.file_model import Ref, RefName, Time
@@ -78,6 +78,9 @@ class SlackWorld(_Model):
     channels: list[SlackChannel] = Field(default_factory=list)
     messages: list[SlackMessage] = Field(default_factory=list)
     """Inline messages followed by those of ``messages_file``, in file order."""
+
+    _histories: dict[int, Any] = PrivateAttr(default_factory=dict)
+    """clock.start -> the placed history (``history.HistoryPlan``) every trial shares."""
 
 
 class SlackMessageState(_Model):

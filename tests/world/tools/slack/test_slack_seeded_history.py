@@ -1,0 +1,98 @@
+"""Seeded history is shared by a scene's trials: a trial builds a channel's messages only
+when something reads or writes that channel, and what it builds is the same either way."""
+
+from __future__ import annotations
+
+import copy
+import gc
+import json
+from typing import Any
+
+from ancha.scene.model import Scene
+from ancha.world.environment import Environment
+from ancha.world.tools.base import ToolRequest
+from ancha.world.tools.slack.models import Message
+from ancha.world.tools.slack.replica import SlackReplica
+
+SCENE: dict[str, Any] = {
+    "name": "s",
+    "clock": {"start": "2026-03-02T09:00:00Z"},
+    "world": {"slack": {
+        "users": [{"ref": "laura", "name": "laura"}, {"ref": "ben", "name": "ben"}],
+        "channels": [{"ref": "a", "name": "a", "members": ["laura", "ben", "slack_bot"]},
+                     {"ref": "b", "name": "b", "members": ["laura", "slack_bot"]}],
+        "messages": [
+            {"ref": "q", "channel": "a", "from": "laura", "text": "q", "reactions": {"eyes": ["ben"]}},
+            {"ref": "r1", "channel": "a", "from": "ben", "text": "r1", "thread_of": "q"},
+            {"channel": "a", "from": "slack_bot", "text": "r2", "thread_of": "r1"},
+            {"channel": "b", "from": "laura", "text": "x", "at": "2026-03-02T08:00:00Z"},
+            {"channel": "b", "from": "laura", "text": "y", "at": "2026-03-02T08:00:00Z"},
+        ],
+    }},
+}
+
+
+def _env(trial: int = 1) -> tuple[Environment, SlackReplica]:
+    env = Environment("env_test", Scene.model_validate(copy.deepcopy(SCENE)), trial)
+    replica = env.tools["slack"]
+    assert isinstance(replica, SlackReplica)
+    return env, replica
+
+
+def _call(env: Environment, token: str, method: str, **args: object) -> dict[str, Any]:
+    answer = env.dispatch("slack", ToolRequest("POST", f"/api/{method}", headers={
+        "authorization": f"Bearer {token}", "content-type": "application/json; charset=utf-8"},
+        body=json.dumps(args).encode()))
+    return dict(json.loads(answer.body))
+
+
+def _messages_alive() -> int:
+    return sum(1 for item in gc.get_objects() if type(item) is Message)
+
+
+def test_trial__builds_a_channels_seeded_messages_only_when_the_channel_is_read():
+    before = _messages_alive()
+    env, slack = _env()
+    assert _messages_alive() == before
+    token = slack.credentials()["token"]
+    history = _call(env, token, "conversations.history", channel=env.refs["b"].id)
+    assert [m["text"] for m in history["messages"]] == ["y", "x"]
+    assert _messages_alive() == before + 2
+    assert len(slack.state.messages_in(env.refs["a"].id)) == 3
+    assert _messages_alive() == before + 5
+
+
+def test_trial__a_post_to_an_untouched_channel_keeps_its_seeded_history_and_threads():
+    env, slack = _env()
+    token = slack.credentials()["token"]
+    channel, question = slack.message_ref("q")
+    posted = _call(env, token, "chat.postMessage", channel=channel, text="new", thread_ts=question)
+    assert posted["ok"], posted
+    replies = _call(env, token, "conversations.replies", channel=channel, ts=question)
+    assert [m["text"] for m in replies["messages"]] == ["q", "r1", "r2", "new"]
+    assert replies["messages"][0]["reply_count"] == 3
+    assert replies["messages"][0]["reactions"] == [{"name": "eyes", "users": [env.refs["ben"].id], "count": 1}]
+    assert [m.seeded for m in slack.state.messages_in(channel)] == [True, True, True, False]
+
+
+def test_trial__the_same_world_whichever_channel_is_touched_first():
+    (env_a, a), (env_b, b) = _env(), _env()
+    a.state.messages_in(env_a.refs["a"].id)
+    b.state.messages_in(env_b.refs["b"].id)
+    snapshot_a, snapshot_b = a.snapshot(), b.snapshot()
+    assert snapshot_a == snapshot_b
+    texts = {cid: [m["text"] for m in messages] for cid, messages in snapshot_a["messages"].items()}
+    assert texts == {env_a.refs["a"].id: ["q", "r1", "r2"], env_a.refs["b"].id: ["x", "y"]}
+    x, y = snapshot_a["messages"][env_a.refs["b"].id]
+    assert (x["ts"], y["ts"]) == ("1772438400.000000", "1772438400.000001")  # same `at`: a microsecond on
+
+
+def test_trial__trials_of_a_scene_share_one_placed_history():
+    scene = Scene.model_validate(copy.deepcopy(SCENE))
+    first = Environment("env_1", scene, 1).tools["slack"]
+    second = Environment("env_2", scene, 2).tools["slack"]
+    assert isinstance(first, SlackReplica) and isinstance(second, SlackReplica)
+    world = scene._seeds["slack"]
+    assert len(world._histories) == 1
+    assert first.message_ref("q")[1] == second.message_ref("q")[1]
+    assert first.message_ref("q")[0] != second.message_ref("q")[0]  # ids still per trial
