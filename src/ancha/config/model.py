@@ -84,8 +84,8 @@ class AgentConfig(_Section):
     start: str | None = None
     ready_url: str | None = None
     setup_url: str | None = None
-    idle: Annotated[Duration, DurationText(above=0, at_most=86400)] = Field(
-        default=10.0, json_schema_extra={"default": "10s"}, description="more than 0s, at most 1d")
+    idle: Annotated[Duration, DurationText(above=0, at_most=366 * 86400)] = Field(
+        default=10.0, json_schema_extra={"default": "10s"}, description="more than 0s, at most 366d")
     startup_timeout: Annotated[Duration, DurationText(above=0, at_most=3600)] = Field(
         default=30.0, json_schema_extra={"default": "30s"}, description="more than 0s, at most 1h")
     log_limit: LogLimit = Field(default=ByteSize(16 * 1024 * 1024), json_schema_extra={"default": "16MiB"})

@@ -190,6 +190,8 @@ def describe(annotation: Any, metadata: list[Any]) -> str:
         return "true or false"
     if annotation in (int, float):
         noun = "an integer" if annotation is int else "a number"
+        if gt_zero and annotation is float and high is not None:
+            return f"a number above 0 and at most {_number(high)}"  # type: ignore[arg-type]
         if gt_zero:  # past an upper bound reads "expected at most N" (see Walker.scalar)
             return "a positive integer" if annotation is int else "a positive number"
         if low is not None and high is not None:

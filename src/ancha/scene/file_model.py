@@ -38,11 +38,12 @@ class _File(FileModel):
 
 class ClockFile(_File):
     start: Annotated[datetime | str, Expect("an ISO time such as 2026-01-05T09:00:00Z")] = Field(
-        default="2026-01-05T09:00:00Z", description="an ISO time from 1970 to 2100")
-    limit: Annotated[str, DurationText(above=0, at_most=30 * 86400)] = Field(
-        default="1h", description="simulated time a trial may take: more than 0s, at most 30d")
-    speed: Annotated[float, Field(ge=0.001, le=10_000)] = Field(
-        default=1.0, description="simulated seconds per real second while the agent works: 0.001 to 10000")
+        default="2026-01-05T09:00:00Z", description="an ISO time from 1970 to 2200")
+    # The same ranges as the server's (world/settings.py): what a file accepts, a server runs.
+    limit: Annotated[str, DurationText(above=0, at_most=366 * 86400)] = Field(
+        default="1h", description="simulated time a trial may take: more than 0s, at most 366d")
+    speed: Annotated[float, Field(gt=0, le=100_000)] = Field(
+        default=1.0, description="simulated seconds per real second while the agent works: above 0, at most 100000")
 
 
 class TraceFile(_File):

@@ -165,7 +165,7 @@ def _resolve(clean: dict[str, Any], source: Source, present: set[str], path: Pat
         return None
 
 
-START_YEARS = (1970, 2100)
+START_YEARS = (1970, 2200)
 """``clock.start`` falls in these years: seed times are offsets from it, at most 3650d away."""
 
 
