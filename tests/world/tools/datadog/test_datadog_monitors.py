@@ -129,3 +129,11 @@ def test_world_paths__answer_404_to_the_agent(dd: DD) -> None:
     answer = dd.raw("PUT", f"/ancha/monitor/{monitor['id']}/state", json={"state": "Alert"})
     assert answer.status_code == 404 and answer.json() == {"errors": ["Not found"]}
     assert _by_name(dd, "orders p99 latency")["overall_state"] == "OK"
+
+
+def test_create_monitor__a_window_past_any_duration_is_kept_not_evaluated(dd: DD) -> None:
+    query = "avg(last_" + "9" * 5000 + "m):avg:orders.latency.p99{*} > 2000"
+    made = dd.raw("POST", "/api/v1/monitor", json={"type": "query alert", "name": "endless", "query": query})
+    assert made.status_code == 200, made.text
+    assert made.json()["overall_state"] in ("OK", "No Data")
+    assert dd.raw("GET", "/api/v1/monitor").status_code == 200

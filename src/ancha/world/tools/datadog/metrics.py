@@ -110,8 +110,11 @@ def parse_monitor_query(text: str) -> MonitorQuery | None:
     metric = parse_metric_query(match["metric"])
     if metric is None:
         return None
-    return MonitorQuery(match["agg"], parse_duration(match["window"]), metric, match["op"],
-                        float(match["threshold"]))
+    try:
+        window = parse_duration(match["window"])
+    except ValueError:  # a window past any duration Ancha keeps (last_99999…m): not one we evaluate
+        return None
+    return MonitorQuery(match["agg"], window, metric, match["op"], float(match["threshold"]))
 
 
 class MetricStore:
