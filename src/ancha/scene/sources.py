@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
-from ancha.durations import parse_signed_offset
+from ancha.durations import MAX_SECONDS, UNITS, parse_signed_offset
 from ancha.errors import Problem
 
 
@@ -25,12 +26,21 @@ class Source:
         return lambda message, hint: self.add(path, message, hint)
 
 
+_ONE_UNIT = re.compile(r"([+-]?)(\d{1,12})([dhms])")
+"""An offset of one whole unit (``-90m``): the common case of a long history, parsed directly."""
+
+
 def parse_time(value: object, start: datetime) -> datetime:
     """An ISO time, or a signed duration from ``start`` (``-3d``, ``-2h30m``, ``10m``), in UTC."""
     if isinstance(value, datetime):
         return (value if value.tzinfo else value.replace(tzinfo=UTC)).astimezone(UTC)
     if isinstance(value, str):
         text = value.strip()
+        simple = _ONE_UNIT.fullmatch(text)
+        if simple is not None:
+            seconds = float(simple[2]) * UNITS[simple[3]]
+            if seconds <= MAX_SECONDS:  # else the general parser says what is wrong
+                return start + timedelta(seconds=-seconds if simple[1] == "-" else seconds)
         try:
             return start + timedelta(seconds=parse_signed_offset(text))
         except (ValueError, OverflowError):

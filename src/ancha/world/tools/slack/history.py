@@ -17,13 +17,15 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime, timedelta
 from typing import TypeVar
 
-from ancha.world.tools.slack.models import MICROS, Channel, Message, SlackState, User, ts_key, ts_str
+from ancha.world.tools.slack.models import MICROS, Channel, Message, SlackState, User, ts_str
 from ancha.world.tools.slack.scene_models import SlackMessage, SlackWorld
 
 SPACING_S = 60
+EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+ONE_MICROSECOND = timedelta(microseconds=1)
 T = TypeVar("T")
 
 
@@ -158,5 +160,5 @@ def resolve(ids: dict[str, T], ref: str, where: str) -> T:
 
 
 def _key(at: datetime) -> int:
-    key = ts_key(f"{at.timestamp():.6f}")
-    return key if key is not None else 0
+    """``at`` in microseconds since the epoch; 0 before the epoch (a ts is never negative)."""
+    return max(((at if at.tzinfo else at.replace(tzinfo=UTC)) - EPOCH) // ONE_MICROSECOND, 0)
