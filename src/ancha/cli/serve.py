@@ -18,7 +18,7 @@ _DEFAULTS = ConnectionLimits()
 @click.option("--host", default="127.0.0.1", show_default=True)
 @click.option("--port", default=7600, show_default=True, type=int)
 @click.option("--tls-port", default=0, type=click.IntRange(0, 65535),
-              help="Where tools whose official SDK needs https (PagerDuty) are served, with a local CA's certificate "
+              help="Where tools whose official SDK needs https are served, with a local CA's certificate "
                    "(default: a free port; agents get the URLs from their context).")
 @click.option("--key", envvar="ANCHA_SERVER_KEY", help="Bearer key the control API requires (ANCHA_SERVER_KEY).")
 @click.option("--keep-alive", default=_DEFAULTS.keep_alive, show_default=True,

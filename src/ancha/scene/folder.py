@@ -1,7 +1,7 @@
 """Reading the files a scene names, safely: the one place that opens them.
 
-A scene names files beside it (Slack ``messages_file``, GitHub ``files_dir``, Datadog
-``logs_file``, ...). Each name must stay inside the scene's folder once symlinks are
+A scene names files beside it (a tool's long message history, a repository's folder of
+files, a log file, ...). Each name must stay inside the scene's folder once symlinks are
 followed, must be a regular file (or a folder, for ``files_dir``) and must fit a size
 cap, so a scene can neither read ``/etc/shadow`` or ``/proc/self/environ`` into
 ``world.json``, nor hang on a FIFO, nor fill memory from ``/dev/zero``. Files are opened

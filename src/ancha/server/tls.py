@@ -1,7 +1,7 @@
 """A local certificate authority, so that replicas whose official SDK only talks https work.
 
-Some official clients refuse a plain-http base URL outright (the ``pagerduty`` package:
-"API base URL must use scheme https://"), so the server also listens with TLS and hands
+Some official clients refuse a plain-http base URL outright ("API base URL must use
+scheme https://"), so the server also listens with TLS and hands
 those tools' URLs out on that listener (``ToolSpec.secure``). Its certificate comes from a
 certificate authority made for this server alone: its key never leaves the process, and
 agents trust it through the CA file the context carries (``tls.ca_pem``), which the

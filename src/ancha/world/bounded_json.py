@@ -16,7 +16,7 @@ from typing import Any
 
 MAX_DEPTH = 100
 """Arrays and objects nested deeper than this are refused. Real API bodies nest far less
-(Slack blocks, Datadog dashboards: about 10); this stays well under Python's recursion
+(message blocks, dashboards: about 10); this stays well under Python's recursion
 limit so that anything that later walks a value can."""
 
 # A JSON string (skipped whole, escapes included) or a bracket; the unrolled loop keeps
