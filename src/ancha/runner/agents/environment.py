@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import ssl
 from collections.abc import Mapping
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -70,15 +71,18 @@ def trust_variables(context: Mapping[str, Any], bundle: Path, shell: Mapping[str
     ca_pem = (context.get("tls") or {}).get("ca_pem")
     if not ca_pem:
         return {}
-    roots = ""
-    for candidate in (shell.get("SSL_CERT_FILE"), ssl.get_default_verify_paths().openssl_cafile, certifi.where()):
-        if candidate and os.path.isfile(candidate):
-            roots = Path(candidate).read_text(encoding="utf-8", errors="replace")
-            break
+    roots = next((_roots(c) for c in (shell.get("SSL_CERT_FILE"), ssl.get_default_verify_paths().openssl_cafile,
+                                       certifi.where()) if c and os.path.isfile(c)), "")
     bundle.write_text(roots.rstrip("\n") + "\n" + ca_pem, encoding="utf-8")
     ca_only = bundle.with_name("ancha-ca.pem")
     ca_only.write_text(ca_pem, encoding="utf-8")
     return {"SSL_CERT_FILE": str(bundle), "REQUESTS_CA_BUNDLE": str(bundle), "NODE_EXTRA_CA_CERTS": str(ca_only)}
+
+
+@cache
+def _roots(path: str) -> str:
+    """A root bundle's text, read once per run (every trial's bundle starts with it)."""
+    return Path(path).read_text(encoding="utf-8", errors="replace")
 
 
 def base_environment(pass_env: list[str], inherit_env: bool, shell: Mapping[str, str] | None = None) -> dict[str, str]:
