@@ -7,11 +7,12 @@
    (limit=100)`` over one keep-alive connection and reads the server's RSS
    (``/proc/PID/status``) after a warm-up and after every 1,000 calls. Targets:
    <= 8 MB per 1,000 calls, <= 40 MB over 5,000.
-2. Trials. A child process loads a scene whose ``messages_file`` holds ``--messages``
-   lines, then builds ``--trials`` trials of it (the server's ``Registry.create``),
-   first one after another, each torn down before the next (``parallel: 1``), then all
-   alive at once (``parallel: N``). It reports the time and the RSS of each step.
-   Targets for building trials from a loaded 200,000-message scene: <= 5 s and <= 300 MB.
+2. Trials. ``ancha run`` (embedded server, ``parallel: 1``) runs ``--trials`` trials of a
+   scene whose ``messages_file`` holds ``--messages`` lines, with an agent that lists the
+   channels, reads a page of history and posts; every trial writes its ``world.json``
+   (the whole history). It reports the run's wall time and peak RSS, the trials' own
+   times from ``summary.json``, and, from a separate process, loading the scene alone.
+   Targets for 200,000 messages and 8 trials: <= 5 s and <= 300 MB.
 
 Prints markdown tables with each figure and its target. Not part of the test suite.
 """
@@ -103,43 +104,62 @@ def bench_calls(calls: int) -> list[tuple[int, float, float]]:
         server.wait(timeout=10)
 
 
-TRIALS = """
-import json, sys, time
+READER = """
+import json, os, urllib.request
+api = os.environ["ANCHA_SLACK_URL"] + "/api/"
+headers = {"authorization": "Bearer " + os.environ["ANCHA_SLACK_TOKEN"]}
+def call(method, **args):
+    request = urllib.request.Request(api + method, data=json.dumps(args).encode(),
+                                     headers={**headers, "content-type": "application/json"})
+    return json.load(urllib.request.urlopen(request))
+channel = call("conversations.list")["channels"][0]["id"]
+page = call("conversations.history", channel=channel, limit=100)
+call("chat.postMessage", channel=channel, text="read %d messages" % len(page["messages"]))
+"""
+
+LOAD = """
+import json, resource, sys, time
 from pathlib import Path
 from ancha.scene.loading import load_scene
-from ancha.server.registry import Registry
 from ancha.world.tools import catalog
-
-def rss():
-    for line in open("/proc/self/status"):
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1]) / 1024
-
-scene_path, trials = Path(sys.argv[1]), int(sys.argv[2])
-steps = []
-t = time.perf_counter(); base = rss()
-scene = load_scene(scene_path, catalog())
-steps.append(("load the scene (once per run)", time.perf_counter() - t, rss() - base))
-registry = Registry()
-loaded = rss(); t = time.perf_counter(); peak = loaded
-for trial in range(1, trials + 1):
-    env = registry.create(scene, trial, None)
-    peak = max(peak, rss())
-    registry.delete(env.id)
-steps.append((f"build {trials} trials one after another", time.perf_counter() - t, peak - loaded))
 t = time.perf_counter()
-alive = [registry.create(scene, trial, None) for trial in range(1, trials + 1)]
-steps.append((f"build {trials} trials alive at once", time.perf_counter() - t, rss() - loaded))
-print(json.dumps(steps))
+load_scene(Path(sys.argv[1]), catalog())
+print(json.dumps([time.perf_counter() - t, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024]))
 """
 
 
 def bench_trials(messages: int, trials: int) -> list[tuple[str, float, float]]:
+    """``ancha run`` of a ``messages``-line scene for ``trials`` trials (parallel 1) with an
+    agent that reads a history page and posts: (step, wall seconds, peak RSS MB of the run)."""
     with tempfile.TemporaryDirectory() as tmp:
-        scene = seeded_scene(Path(tmp), messages)
-        out = subprocess.run([sys.executable, "-c", TRIALS, str(scene), str(trials)],
-                             check=True, capture_output=True, text=True)
-    return [(label, seconds, mb) for label, seconds, mb in json.loads(out.stdout)]
+        project = Path(tmp)
+        (project / "scenes" / "seeded").mkdir(parents=True)
+        scene = seeded_scene(project / "scenes" / "seeded", messages)
+        (project / "reader.py").write_text(READER)
+        (project / "ancha.yaml").write_text(
+            f"agent:\n  command: {sys.executable} reader.py\nscenes: [scenes/*/scene.yaml]\n"
+            f"trials: {trials}\nparallel: 1\nmin_pass_rate: 1\n")
+        load_s, load_mb = json.loads(subprocess.run([sys.executable, "-c", LOAD, str(scene)], check=True,
+                                                    capture_output=True, text=True).stdout)
+        ancha = str(Path(sys.executable).with_name("ancha"))
+        code = ("import resource, subprocess, sys, time; t = time.perf_counter(); "
+                "r = subprocess.run(sys.argv[1:], capture_output=True); "
+                "print(time.perf_counter() - t, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024, "
+                "r.returncode)")
+        out = subprocess.run([sys.executable, "-c", code, ancha, "run", "--no-progress"], cwd=project, check=True,
+                             capture_output=True, text=True).stdout.split()
+        run_s, run_mb, status = float(out[0]), float(out[1]), int(out[2])
+        summary = json.loads((project / ".ancha" / "runs" / "latest" / "summary.json").read_text())
+        outcomes = summary["scenes"][0]["trial_results"]
+        passed = sum(1 for o in outcomes if o["verdict"] == "passed")
+        if status != 0 or passed != trials:
+            raise SystemExit(f"ancha run exited {status}, {passed}/{trials} trials passed")
+        world = sum(o["timings"]["world_s"] for o in outcomes)
+        total = sum(o["timings"]["total_s"] for o in outcomes)
+    return [("load the scene (alone, once per run)", load_s, load_mb),
+            (f"build {trials} worlds (in the run)", world, float("nan")),
+            (f"{trials} trials, end to end: world, agent, grading, world.json", total, float("nan")),
+            (f"ancha run: load + {trials} trials, {trials} world.json files", run_s, run_mb)]
 
 
 def main() -> None:
@@ -161,12 +181,12 @@ def main() -> None:
     print(f"\nTotal growth {total:.1f} MB over {rows[-1][0]:,} calls (target <= {TOTAL_TARGET_MB:g} MB): {verdict}\n")
 
     steps = bench_trials(args.messages, args.trials)
-    print(f"### Building trials of a {args.messages:,}-message messages_file scene\n")
-    print("| step | time (s) | memory growth (MB) | target |")
+    print(f"### A {args.messages:,}-message messages_file scene, {args.trials} trials\n")
+    print("| step | time (s) | peak RSS (MB) | target |")
     print("|---|---:|---:|---|")
     for label, seconds, mb in steps:
-        target = "" if label.startswith("load") else f"<= {BUILD_TARGET_S:g} s, <= {BUILD_TARGET_MB:g} MB"
-        print(f"| {label} | {seconds:.1f} | {mb:.0f} | {target} |")
+        target = f"<= {BUILD_TARGET_S:g} s, <= {BUILD_TARGET_MB:g} MB" if label.startswith("ancha run") else ""
+        print(f"| {label} | {seconds:.1f} | {'-' if mb != mb else f'{mb:.0f}'} | {target} |")
 
 
 if __name__ == "__main__":

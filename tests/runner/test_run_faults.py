@@ -33,8 +33,8 @@ FAULTS = {
 class FaultyControl(ControlClient):
     """The real client on the real server, with one fault injected per trial (``FAULTS``)."""
 
-    def __init__(self, base_url: str, key: str | None = None) -> None:
-        super().__init__(base_url, key)
+    def __init__(self, base_url: str, key: str | None = None, share: Any = None) -> None:
+        super().__init__(base_url, key, share)
         self.fault_of: dict[str, str] = {}
 
     async def create_env(self, scene: Any, trial: int, agent: dict[str, Any]) -> dict[str, Any]:
@@ -48,13 +48,13 @@ class FaultyControl(ControlClient):
             raise httpx.RemoteProtocolError("Server disconnected without sending a response.")
         return await super().status(env_id)
 
-    async def grade(self, env_id: str, teardown: bool = True, trace: bool = True) -> dict[str, Any]:
+    async def grade(self, env_id: str, teardown: bool = True, trace: bool = True, state: bool = True) -> dict[str, Any]:
         fault = self.fault_of.get(env_id)
         if fault == "grade_500":
             raise ServerError("the trial could not be graded: 500 Internal Server Error")
         if fault == "grade_malformed":
             return {"results": "not a list"}
-        return await super().grade(env_id, teardown, trace)
+        return await super().grade(env_id, teardown, trace, state)
 
     async def delete(self, env_id: str) -> None:
         if self.fault_of.get(env_id) == "delete_raises":

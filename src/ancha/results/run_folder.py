@@ -64,13 +64,9 @@ class TrialFolder:
         with self.log_path.open("a" if append else "w") as log:
             log.write(text if text.endswith("\n") else text + "\n")
 
-    def write_world(self, trace: str | None, records: str, state: str) -> None:
-        """What the server kept of the trial: the trace and records (JSONL) and the final state (JSON).
-        ``trace=None``: ``trace.jsonl`` was already written (the runner pages it in from the server)."""
-        if trace is not None:
-            (self.path / TRACE).write_text(trace)
+    def write_records(self, records: str) -> None:
+        """``records.jsonl``; ``world.json`` and ``trace.jsonl`` are streamed in by the runner."""
         (self.path / RECORDS).write_text(records)
-        (self.path / WORLD).write_text(state if state.endswith("\n") else state + "\n")
 
     def open_log(self, limit: int = DEFAULT_LIMIT) -> AgentLog:
         """``agent.log`` for the agent's output, capped at ``limit`` bytes (head and tail kept)."""

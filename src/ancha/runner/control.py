@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -19,11 +20,16 @@ class ServerError(RuntimeError):
 
 
 class ControlClient:
-    def __init__(self, base_url: str, key: str | None = None) -> None:
+    """``share``: how to hand a scene to a server in this process (``EmbeddedServer.share``);
+    a scene it takes is named by hash from the first trial on, never sent as JSON."""
+
+    def __init__(self, base_url: str, key: str | None = None,
+                 share: Callable[[Scene], None] | None = None) -> None:
         headers = {"authorization": f"Bearer {key}"} if key else {}
         self.base_url = base_url.rstrip("/")
         self._http = httpx.AsyncClient(base_url=self.base_url, headers=headers, timeout=60)
         self._sent_scenes: set[str] = set()
+        self._share = share
 
     async def close(self) -> None:
         await self._http.aclose()
@@ -35,7 +41,11 @@ class ControlClient:
             raise ServerError(f"the Ancha server at {self.base_url} did not answer {method} {path}: {exc}") from exc
 
     async def create_env(self, scene: Scene, trial: int, agent: dict[str, Any]) -> dict[str, Any]:
-        """Build a trial's world. The scene is sent once per server; later trials name its hash."""
+        """Build a trial's world. The scene is sent once per server (or handed over, in this
+        process); later trials name its hash, and it is sent again if the server forgot it."""
+        if self._share is not None and scene.source_hash and scene.source_hash not in self._sent_scenes:
+            self._share(scene)
+            self._sent_scenes.add(scene.source_hash)
         if scene.source_hash in self._sent_scenes:
             answer = await self._call("POST", "/envs", json={"scene_hash": scene.source_hash, "trial": trial,
                                                              "agent": agent})
@@ -77,10 +87,11 @@ class ControlClient:
         results: list[dict[str, Any]] = answer.json()["results"]
         return results
 
-    async def grade(self, env_id: str, teardown: bool = True, trace: bool = True) -> dict[str, Any]:
+    async def grade(self, env_id: str, teardown: bool = True, trace: bool = True, state: bool = True) -> dict[str, Any]:
         """Status, check results, trace, records and state of a finished trial, in one call.
-        ``trace=False`` leaves the trace out: fetch it with ``save_trace`` (page by page)."""
-        params = {"teardown": "1" if teardown else "0", "trace": "1" if trace else "0"}
+        ``trace=False`` leaves the trace out: fetch it with ``save_trace`` (page by page);
+        ``state=False`` the state: fetch it with ``save_state``."""
+        params = {"teardown": "1" if teardown else "0", "trace": "1" if trace else "0", "state": "1" if state else "0"}
         answer = await self._call("POST", f"/envs/{env_id}/grade", params=params)
         if answer.status_code != 200:
             raise ServerError(f"the trial could not be graded: {answer.status_code} {answer.text}")
@@ -108,6 +119,20 @@ class ControlClient:
                 if following is None or int(following) <= after:
                     return
                 after = int(following)
+
+    async def save_state(self, env_id: str, path: Path) -> None:
+        """Write a trial's final state to ``path`` (``world.json``) as the server streams it."""
+        url = f"/envs/{env_id}/state"
+        with path.open("wb") as out:
+            try:
+                async with self._http.stream("GET", url) as answer:
+                    if answer.status_code != 200:
+                        await answer.aread()
+                        raise ServerError(f"the state could not be read: {answer.status_code} {answer.text}")
+                    async for chunk in answer.aiter_bytes():
+                        out.write(chunk)
+            except httpx.HTTPError as exc:
+                raise ServerError(f"the Ancha server at {self.base_url} did not answer GET {url}: {exc}") from exc
 
     async def text(self, env_id: str, what: str) -> str:
         answer = await self._call("GET", f"/envs/{env_id}/{what}")

@@ -89,7 +89,7 @@ async def run_scenes(config: AnchaConfig, scenes: list[Scene], *, inherit_env: b
     else:
         server = EmbeddedServer().start()
         base_url = server.url
-    control = ControlClient(base_url, server_key)
+    control = ControlClient(base_url, server_key, share=server.share if server is not None else None)
     summaries = [SceneSummary(s.name, s.path, config.trials, config.min_pass_rate) for s in scenes]
     trial_runner = TrialRunner(control, config, run_dir, inherit_env=inherit_env or config.inherit_env)
     interrupted = False

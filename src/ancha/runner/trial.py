@@ -21,7 +21,7 @@ from ancha.checks.judge import (
 from ancha.checks.results import CheckResult, trial_verdict
 from ancha.config.model import AnchaConfig
 from ancha.config.templates import render
-from ancha.results.run_folder import TRACE, RunFolder, TrialFolder
+from ancha.results.run_folder import TRACE, WORLD, RunFolder, TrialFolder
 from ancha.runner.agents.command import NOT_STARTED_CODES, AgentNotStarted, CommandAgent, LogSink
 from ancha.runner.agents.environment import (
     ancha_variables,
@@ -188,19 +188,20 @@ class TrialRunner:
                 return None, status
 
     async def _grade(self, scene: Scene, context: dict[str, Any], trial_dir: Path, outcome: TrialOutcome) -> None:
-        graded = await self.control.grade(context["env_id"], teardown=False, trace=False)
-        trace_path = TrialFolder(trial_dir).path / TRACE
+        graded = await self.control.grade(context["env_id"], teardown=False, trace=False, state=False)
+        folder = TrialFolder(trial_dir)
+        trace_path = folder.path / TRACE
         await self.control.save_trace(context["env_id"], trace_path)
-        await self._discard(context["env_id"], TrialFolder(trial_dir))
+        await self.control.save_state(context["env_id"], folder.path / WORLD)
+        await self._discard(context["env_id"], folder)
         results: list[dict[str, Any]] = graded["results"]
         outcome.status = graded["status"]["status"]
         outcome.timings["simulated_s"] = float(graded["status"]["clock"]["elapsed_s"])
         if outcome.status == "timed_out" and not outcome.reason:
             outcome.reason = "the trial outlived clock.limit; the agent was stopped"
-        state = json.dumps(graded["state"], indent=1)
-        TrialFolder(trial_dir).write_world(None, graded["records"], state)
+        folder.write_records(graded["records"])
         try:
-            results = await self._judge(scene, context, trace_path, state, results)
+            results = await self._judge(scene, context, trace_path, folder.path / WORLD, results)
         except JudgeUnavailable as exc:
             outcome.verdict, outcome.reason = "invalid", f"a judge check could not be graded: {exc}"
         if outcome.verdict != "invalid":
@@ -210,7 +211,7 @@ class TrialRunner:
             outcome.verdict = verdict
         self._write_checks(trial_dir, outcome, results)
 
-    async def _judge(self, scene: Scene, context: dict[str, Any], trace_path: Path, state: str,
+    async def _judge(self, scene: Scene, context: dict[str, Any], trace_path: Path, state: Path,
                      results: list[dict[str, Any]]) -> list[dict[str, Any]]:
         """Judge checks are graded here, with the user's own key, never on the server."""
         if not any(spec.judge is not None for spec in scene.checks):
@@ -219,7 +220,7 @@ class TrialRunner:
         secrets += [context["trial_token"], context["events"]["token"]]
         judged = await asyncio.to_thread(
             evaluate_judge_checks, scene.checks, trace_entries_from_jsonl(trace_path.read_text()),
-            world_views(json.loads(state)), self.config.judge.model, dict(os.environ),
+            world_views(json.loads(state.read_bytes())), self.config.judge.model, dict(os.environ),
             required=scene.pass_, secrets=secrets,
         )
         by_id = {r.id: r.to_dict() for r in judged}

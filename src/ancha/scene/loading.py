@@ -10,7 +10,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from ancha.config.errors import sort_problems
 from ancha.config.validation import INVALID
@@ -125,6 +125,7 @@ def _resolve(clean: dict[str, Any], source: Source, present: set[str], path: Pat
     refs = RefTable()
     digest = hashlib.sha256(data)
     world: dict[str, Any] = {}
+    seeds: dict[str, BaseModel] = {}
     for tool, section in catalog.worlds.items():
         seed_data = clean.get("world", {}).get(tool)
         if seed_data is None:
@@ -134,6 +135,7 @@ def _resolve(clean: dict[str, Any], source: Source, present: set[str], path: Pat
         seed = section.build(seed_data, context)
         if seed is not None:
             world[tool] = body_json(seed)
+            seeds[tool] = seed
     written = clean.get("world", {})
     accounts = {tool: section.accounts_kind for tool, section in catalog.worlds.items() if written.get(tool) is not None}
     people = build_people(clean.get("people", {}), source, refs, accounts, catalog.planned_tools)
@@ -155,7 +157,7 @@ def _resolve(clean: dict[str, Any], source: Source, present: set[str], path: Pat
                    "add name: with letters, digits, '.', '_' and '-', such as name: refund-request")
         return None
     try:
-        return Scene.model_validate({
+        scene = Scene.model_validate({
             "name": name, "description": clean.get("description", ""),
             "task": clean.get("task", ""), "clock": clock, "world": world, "people": people.people,
             "world_rules": rules, "checks": checks, "pass": required,
@@ -163,6 +165,8 @@ def _resolve(clean: dict[str, Any], source: Source, present: set[str], path: Pat
     except ValidationError as exc:  # a bug if reached: the walker should have caught it
         source.add("", f"invalid scene: {exc.errors()[0]['msg']}")
         return None
+    scene.keep_seeds(seeds)
+    return scene
 
 
 START_YEARS = (1970, 2200)

@@ -243,9 +243,20 @@ class Scene(_Model):
         if tool not in self.world:
             return None
         parsed = self._seeds.get(tool)
-        if parsed is None:
+        if not isinstance(parsed, model):
             parsed = self._seeds[tool] = model.model_validate(self.world[tool])
         return parsed  # type: ignore[no-any-return]
+
+    def __eq__(self, other: object) -> bool:
+        """Equal when the fields are: what ``seed`` parsed from them is only a cache."""
+        if not isinstance(other, Scene):
+            return NotImplemented
+        return self.__dict__ == other.__dict__
+
+    def keep_seeds(self, seeds: dict[str, BaseModel]) -> None:
+        """The tools' models the loader built ``world`` from: ``seed`` then returns them instead
+        of parsing ``world`` again (a scene handed to a server in this process)."""
+        self._seeds.update(seeds)
 
     def accounts(self, tool: str) -> dict[str, str]:
         """Bare user ref -> the person whose account on ``tool`` it is."""

@@ -7,6 +7,7 @@ the runner talks to both the same way, over HTTP.
 from __future__ import annotations
 
 import hmac
+from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -187,10 +188,12 @@ class ControlAPI:
         return StreamingResponse(lines, media_type="application/x-ndjson", headers=headers)
 
     async def state(self, request: Request) -> Response:
+        """The final state (``world.json``), streamed: built whole here, between two steps of
+        the world, so that it is one consistent moment."""
         env = self._env(request, control=True)
         if isinstance(env, JSONResponse):
             return env
-        return JSONResponse(env.snapshot())
+        return StreamingResponse(_in_pieces(list(env.snapshot_json())), media_type="application/json")
 
     async def records(self, request: Request) -> Response:
         env = self._env(request, control=True)
@@ -220,7 +223,8 @@ class ControlAPI:
         """Everything the runner keeps of a finished trial, in one round trip: the status,
         every check result, the trace, the records and the final state. ``?teardown=1``
         then deletes the environment; ``?trace=0`` leaves the trace out (page it with
-        ``GET /trace`` instead: a long trace is then never held whole in memory)."""
+        ``GET /trace`` instead: a long trace is then never held whole in memory), and
+        ``?state=0`` the state (stream it with ``GET /state``)."""
         from ancha.checks.evaluate import evaluate_checks
 
         if not self._authorized(request):
@@ -234,8 +238,9 @@ class ControlAPI:
             "status": env.status_dict(),
             "results": [r.to_dict() for r in results],
             "records": env.records_jsonl(),
-            "state": env.snapshot(),
         }
+        if request.query_params.get("state") != "0":
+            body["state"] = env.snapshot()
         if request.query_params.get("trace") != "0":
             body["trace"] = env.trace.to_jsonl()
         if request.query_params.get("teardown") == "1":
@@ -336,3 +341,17 @@ def create_app(key: str | None = None, registry: Registry | None = None,
     control = Starlette(routes=routes)
     control.state.registry = api.registry
     return ToolGateway(api.registry, control)
+
+
+async def _in_pieces(pieces: list[bytes], size: int = 1 << 20) -> AsyncIterator[bytes]:
+    """``pieces`` sent about ``size`` bytes at a time."""
+    batch: list[bytes] = []
+    held = 0
+    for piece in pieces:
+        batch.append(piece)
+        held += len(piece)
+        if held >= size:
+            yield b"".join(batch)
+            batch, held = [], 0
+    if batch:
+        yield b"".join(batch)

@@ -13,6 +13,7 @@ import time
 
 import uvicorn
 
+from ancha.scene.model import Scene
 from ancha.server.app import SecureListener, create_app
 from ancha.server.connections import (
     ConnectionLimits,
@@ -36,6 +37,11 @@ class EmbeddedServer:
         self.app = create_app(key=key, tls=SecureListener(self.tls_url, self.tls.ca_pem))
         self._servers = listeners(self.app, host, self.port, self.tls_port, self.tls)
         self._thread = threading.Thread(target=self._serve, name="ancha-server", daemon=True)
+
+    def share(self, scene: Scene) -> None:
+        """Hand a scene loaded in this process to the server (``Registry.share``): it is then
+        named by hash, never copied through JSON."""
+        self.app.registry.share(scene)
 
     @property
     def url(self) -> str:

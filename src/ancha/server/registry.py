@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import secrets
+import threading
 from collections import OrderedDict
 from typing import Any
 
@@ -22,22 +23,37 @@ class Registry:
         self.envs: dict[str, Environment] = {}
         self._scenes: OrderedDict[str, Scene] = OrderedDict()
         self._cache_size = scene_cache_size
+        self._lock = threading.Lock()
+        """The scene cache is also written from outside the server's thread (``share``)."""
 
     def scene(self, body: dict[str, Any]) -> Scene:
         """The scene a ``POST /envs`` body names: inline (``scene``) or by hash (``scene_hash``)."""
         if "scene" in body:
             scene = Scene.model_validate(body["scene"])
-            key = scene.source_hash or secrets.token_hex(8)
+            self._keep(scene.source_hash or secrets.token_hex(8), scene)
+            return scene
+        key = str(body.get("scene_hash", ""))
+        with self._lock:
+            if key not in self._scenes:
+                raise SceneNotCached(key)
+            self._scenes.move_to_end(key)
+            return self._scenes[key]
+
+    def share(self, scene: Scene) -> None:
+        """Cache a scene loaded in this process, so that ``POST /envs`` can name it by hash:
+        the embedded server's runner hands scenes over this way instead of sending them as
+        JSON, and every trial of a scene then shares the one loaded copy (and its seeded
+        history) with the runner."""
+        if not scene.source_hash:
+            raise ValueError("only a scene with a source_hash can be shared by hash")
+        self._keep(scene.source_hash, scene)
+
+    def _keep(self, key: str, scene: Scene) -> None:
+        with self._lock:
             self._scenes[key] = scene
             self._scenes.move_to_end(key)
             while len(self._scenes) > self._cache_size:
                 self._scenes.popitem(last=False)
-            return scene
-        key = str(body.get("scene_hash", ""))
-        if key not in self._scenes:
-            raise SceneNotCached(key)
-        self._scenes.move_to_end(key)
-        return self._scenes[key]
 
     def create(self, scene: Scene, trial: int, agent: dict[str, Any] | None) -> Environment:
         env_id = "env_" + secrets.token_hex(6)

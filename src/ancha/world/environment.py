@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import hashlib
+import json
 import random
 import secrets
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from ancha.durations import parse_duration
@@ -21,7 +22,7 @@ from ancha.world.rules import WorldEvents
 from ancha.world.scheduler import Due, Scheduler
 from ancha.world.ticker import Ticker, Timekeeper
 from ancha.world.tools import registry
-from ancha.world.tools.base import RecordRef, Tool, ToolRequest, ToolResponse
+from ancha.world.tools.base import RecordRef, StreamsSnapshot, Tool, ToolRequest, ToolResponse
 from ancha.world.trace import Trace
 
 DEFAULT_IDLE_S = 10.0
@@ -282,6 +283,18 @@ class Environment:
 
     def snapshot(self) -> dict[str, Any]:
         return {name: tool.snapshot() for name, tool in self.tools.items()}
+
+    def snapshot_json(self) -> Iterator[bytes]:
+        """``world.json``: every tool's state as JSON text, a piece at a time, so that a long
+        seeded history is never turned into objects just to be written out again."""
+        yield b"{"
+        for i, (name, tool) in enumerate(self.tools.items()):
+            yield (b",\n" if i else b"\n") + json.dumps(name).encode() + b": "
+            if isinstance(tool, StreamsSnapshot):
+                yield from tool.snapshot_json()
+            else:
+                yield json.dumps(tool.snapshot(), indent=1, ensure_ascii=False, allow_nan=False).encode()
+        yield b"\n}\n"
 
 
 def _seconds(value: Any, default: float) -> float:

@@ -9,8 +9,9 @@ bus and answers a ``ToolResponse`` with the vendor's exact bytes.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 if TYPE_CHECKING:
     from ancha.world.environment import Environment
@@ -80,6 +81,14 @@ class Tool(Protocol):
         """How one of this tool's places (a channel, an issue) reads in an explanation; None
         when ``place_id`` is not one of its places."""
         ...
+
+
+@runtime_checkable
+class StreamsSnapshot(Protocol):
+    """A tool whose state is large (a long seeded history) gives it as JSON text, a piece at
+    a time, for ``/state`` and ``world.json``; ``snapshot()`` is then that text parsed."""
+
+    def snapshot_json(self) -> Iterator[bytes]: ...
 
 
 class ToolFactory(Protocol):

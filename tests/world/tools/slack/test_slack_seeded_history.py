@@ -96,3 +96,104 @@ def test_trial__trials_of_a_scene_share_one_placed_history():
     assert len(world._histories) == 1
     assert first.message_ref("q")[1] == second.message_ref("q")[1]
     assert first.message_ref("q")[0] != second.message_ref("q")[0]  # ids still per trial
+
+
+def _long_scene(messages: int) -> dict[str, Any]:
+    scene = copy.deepcopy(SCENE)
+    scene["world"]["slack"]["messages"] += [{"channel": "a", "from": "ben", "text": f"m{i}"} for i in range(messages)]
+    return scene
+
+
+def test_trial__reading_one_page_of_a_long_history_builds_only_that_page():
+    env = Environment("env_test", Scene.model_validate(_long_scene(2000)), 1)
+    slack = env.tools["slack"]
+    assert isinstance(slack, SlackReplica)
+    before = _messages_alive()
+    page = _call(env, slack.credentials()["token"], "conversations.history", channel=env.refs["a"].id, limit=10)
+    assert [m["text"] for m in page["messages"]] == [f"m{i}" for i in range(1999, 1989, -1)]
+    assert page["has_more"] is True
+    assert _messages_alive() - before == 10
+
+
+RICH: dict[str, Any] = {
+    "name": "rich",
+    "clock": {"start": "2026-03-02T09:00:00Z"},
+    "world": {"slack": {
+        "users": [{"ref": "laura", "name": "laura"}, {"ref": "ben", "name": "ben"}, {"ref": "ana", "name": "ana"}],
+        "channels": [{"ref": "a", "name": "a", "members": ["laura", "ben", "slack_bot"]},
+                     {"ref": "b", "name": "b", "members": ["laura", "slack_bot"]},
+                     {"ref": "empty", "name": "empty", "members": ["laura"]}],
+        "messages": [
+            {"ref": "q", "channel": "a", "from": "laura", "text": "q \"quoted\" \u00e9\u2603 \x7f",
+             "reactions": {"eyes": ["ben", "ana"], ":+1:": ["laura"]}},
+            {"ref": "r1", "channel": "a", "from": "ben", "text": "r1", "thread_of": "q"},
+            {"channel": "a", "from": "slack_bot", "text": "r2 from the bot", "thread_of": "r1"},
+            {"channel": "a", "from": "ana", "text": "r3", "thread_of": "q"},
+            {"ref": "solo", "channel": "a", "from": "slack_bot", "text": "a bot's own line"},
+            {"channel": "b", "from": "laura", "text": "x", "at": "2026-03-02T08:00:00Z",
+             "files": [{"name": "notes.txt", "title": "Notes"}]},
+            {"channel": "b", "from": "laura", "text": "y", "at": "2026-03-02T08:00:00Z"},
+            *({"channel": "b", "from": "ben", "text": f"line {i}"} for i in range(15)),
+            {"ref": "gone", "channel": "b", "from": "slack_bot", "text": "to be deleted"},
+            *({"channel": "b", "from": "ben", "text": f"line {i}"} for i in range(15, 30)),
+        ],
+    }},
+}
+
+
+def _rich(trial: int) -> tuple[Environment, SlackReplica]:
+    env = Environment("env_rich", Scene.model_validate(copy.deepcopy(RICH)), trial)
+    slack = env.tools["slack"]
+    assert isinstance(slack, SlackReplica)
+    return env, slack
+
+
+def _build_everything(slack: SlackReplica) -> None:
+    for channel_id in slack.state.channels:
+        slack.state.messages_in(channel_id)
+
+
+def _world_json(env: Environment) -> dict[str, Any]:
+    world: dict[str, Any] = json.loads(b"".join(env.snapshot_json()))
+    return world
+
+
+def test_snapshot__untouched_seeded_history_reads_as_if_every_message_were_built():
+    for trial in (1, 2, 3):
+        env, slack = _rich(trial)
+        shared = _world_json(env)  # from the scene's shared text, with this trial's ids
+        _build_everything(slack)
+        assert shared == _world_json(env)  # from the trial's own messages
+        assert slack.snapshot() == shared["slack"]
+    thread = shared["slack"]["messages"][env.refs["a"].id]
+    top = next(m for m in thread if m["text"].startswith("q "))
+    assert top["text"] == "q \"quoted\" \u00e9\u2603 \x7f"
+    assert top["reply_count"] == 3 and top["reply_users"] == [env.refs["ben"].id, slack.bot.id, env.refs["ana"].id]
+    assert top["reactions"][0] == {"name": "eyes", "users": [env.refs["ben"].id, env.refs["ana"].id], "count": 2}
+    own = next(m for m in thread if m["text"] == "a bot's own line")
+    assert own["bot_id"] == slack.bot.bot_id and own["bot_profile"]["team_id"] == slack.state.team["id"]
+    assert shared["slack"]["messages"][env.refs["empty"].id] == []
+
+
+def test_snapshot__a_trial_that_changed_seeded_history_shows_each_change_among_the_shared_lines():
+    env, slack = _rich(1)
+    token = slack.credentials()["token"]
+    channel, question = slack.message_ref("q")
+    assert _call(env, token, "chat.postMessage", channel=channel, text="new reply", thread_ts=question)["ok"]
+    other = env.refs["b"].id
+    page = _call(env, token, "conversations.history", channel=other, limit=3)
+    assert _call(env, token, "reactions.add", channel=other, timestamp=page["messages"][1]["ts"], name="tada")["ok"]
+    _, solo = slack.message_ref("solo")
+    assert _call(env, token, "chat.update", channel=channel, ts=solo, text="edited")["ok"]
+    _, gone = slack.message_ref("gone")
+    assert _call(env, token, "chat.delete", channel=other, ts=gone)["ok"]
+    assert _call(env, token, "chat.postMessage", channel=other, text="the newest")["ok"]
+    world = _world_json(env)
+    _build_everything(slack)
+    assert world == _world_json(env)
+    texts = [m["text"] for m in world["slack"]["messages"][env.refs["a"].id]]
+    assert "edited" in texts and "new reply" in texts and "a bot's own line" not in texts
+    lines = world["slack"]["messages"][other]
+    assert len(lines) == 33 and gone not in [m["ts"] for m in lines]
+    assert lines[-1]["text"] == "the newest" and not lines[-1]["seeded"]
+    assert [m["reactions"] for m in lines if "reactions" in m][0][0]["name"] == "tada"

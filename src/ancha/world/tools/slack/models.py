@@ -195,11 +195,66 @@ class Message:
         return d
 
 
+class MessageIndex(dict[int, Message]):
+    """A conversation's messages by key. A seeded message nobody has read yet is held as its
+    ordinal in the channel's shared history plan and built (``build``) the first time it is
+    read, so a trial that reads one page of a long history builds one page of messages.
+
+    Reads and writes go through ``[]``, ``get``, ``pop``, ``in`` and iteration over keys;
+    ``held`` gives what is stored without building it, ``built`` the built messages.
+    """
+
+    __slots__ = ("_build",)
+
+    def __init__(self, seeded: dict[int, int] | None = None,
+                 build: Callable[[int], Message] | None = None) -> None:
+        super().__init__(seeded or {})  # type: ignore[arg-type]  # ordinals until built
+        self._build = build
+
+    def __getitem__(self, key: int) -> Message:
+        value: Message | int = dict.__getitem__(self, key)
+        return value if type(value) is Message else self._made(key, value)
+
+    def get(self, key: int, default: Any = None) -> Any:  # type: ignore[override]
+        value: Message | int | None = dict.get(self, key)
+        if value is None:
+            return default
+        return value if type(value) is Message else self._made(key, value)
+
+    def pop(self, key: int, *default: Any) -> Any:  # type: ignore[override]
+        value: Message | int = dict.pop(self, key, *default)
+        if type(value) is int and self._build is not None:
+            return self._build(value)
+        return value
+
+    def values(self) -> list[Message]:  # type: ignore[override]
+        return [self[key] for key in self]
+
+    def items(self) -> list[tuple[int, Message]]:  # type: ignore[override]
+        return [(key, self[key]) for key in self]
+
+    def held(self, key: int) -> Message | int:
+        """The message under ``key`` if built, else its ordinal in the shared plan."""
+        value: Message | int = dict.__getitem__(self, key)
+        return value
+
+    def built(self) -> list[Message]:
+        """The messages built so far (every message written during the trial is one)."""
+        return [value for value in dict.values(self) if type(value) is Message]
+
+    def _made(self, key: int, ordinal: Message | int) -> Message:
+        assert self._build is not None and type(ordinal) is int
+        message = self._build(ordinal)
+        dict.__setitem__(self, key, message)
+        return message
+
+
 class Channel:
     """A conversation: public or private channel, DM (``is_im``) or group DM (``is_mpim``).
 
     Its seeded history may be deferred (``defer``): it is filled in the first time anything
     reads or writes ``top`` or ``by_key``, so a trial never copies history it does not touch.
+    Even then ``by_key`` (a ``MessageIndex``) builds a seeded message only when it is read.
     """
 
     __slots__ = ("id", "name", "is_private", "is_im", "is_mpim", "topic", "purpose", "created",
@@ -224,7 +279,7 @@ class Channel:
         self.member_set: set[str] = set()
         self.ref = ref
         self._top: list[int] = []
-        self._by_key: dict[int, Message] = {}
+        self._by_key = MessageIndex()
         self._pending: Callable[[Channel], None] | None = None
 
     def defer(self, load: Callable[[Channel], None]) -> None:
@@ -237,6 +292,15 @@ class Channel:
             load(self)
 
     @property
+    def deferred(self) -> bool:
+        """True while the seeded history has not been filled in (nothing touched it yet)."""
+        return self._pending is not None
+
+    def seed(self, top: list[int], messages: MessageIndex) -> None:
+        """The seeded history: keys of the top-level messages (ascending) and the index."""
+        self._top, self._by_key = top, messages
+
+    @property
     def top(self) -> list[int]:
         """Keys of the messages conversations.history shows, ascending."""
         if self._pending is not None:
@@ -244,7 +308,7 @@ class Channel:
         return self._top
 
     @property
-    def by_key(self) -> dict[int, Message]:
+    def by_key(self) -> MessageIndex:
         """Every message of the conversation, replies included."""
         if self._pending is not None:
             self._load()
@@ -306,6 +370,14 @@ class SlackState:
         """Members of a DM or group DM -> its id."""
 
     # --- reads (checks use these) -------------------------------------------------------
+
+    def messages_written(self, channel_id: str) -> list[Message]:
+        """The conversation's messages written during the trial (not seeded), in ts order,
+        without building its seeded history."""
+        channel = self.channels.get(channel_id)
+        if channel is None or channel.deferred:
+            return []
+        return sorted((m for m in channel.by_key.built() if not m.seeded), key=lambda m: m.key)
 
     def messages_in(self, channel_id: str, include_replies: bool = True) -> list[Message]:
         """The conversation's messages in ts order; without replies, as history shows them."""

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import secrets
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from ancha.world.tools.base import ToolRequest, ToolResponse
@@ -25,6 +26,7 @@ from ancha.world.tools.slack.params import Params, bearer_token
 from ancha.world.tools.slack.routes import ROUTES
 from ancha.world.tools.slack.scene_models import SlackWorld
 from ancha.world.tools.slack.seed import bot_profile, new_id, seed_state
+from ancha.world.tools.slack.snapshot import SEPARATOR, channel_lines
 
 if TYPE_CHECKING:
     from ancha.world.environment import Environment
@@ -44,7 +46,7 @@ class SlackReplica:
         self.bot: User
         if not isinstance(seed, SlackWorld):
             seed = env.scene.seed("slack", SlackWorld) or SlackWorld()
-        self.state, self.bot = seed_state(env, seed)
+        self.state, self.bot, self.history = seed_state(env, seed)
         self._bot_profile = bot_profile(self.bot, self.state.team["id"])
         self.tokens: dict[str, Caller] = {}
         self.bot_token = self._mint("xoxb", Caller(self.bot.id, "agent", is_bot=True))
@@ -94,17 +96,33 @@ class SlackReplica:
         return ToolResponse(200, _encode_body(body), JSON, actor=actor)
 
     def snapshot(self) -> dict[str, Any]:
+        snapshot: dict[str, Any] = json.loads(b"".join(self.snapshot_json()))
+        return snapshot
+
+    def snapshot_json(self) -> Iterator[bytes]:
+        """The whole state as JSON text (``world.json``'s ``slack``), a piece at a time: one
+        line per user, channel and message; seeded history comes from text every trial of
+        the scene shares (``snapshot.py``)."""
         state = self.state
-        return {
-            "team": dict(state.team),
-            "bot": {"user_id": self.bot.id, "bot_id": self.bot.bot_id, "app_id": self.bot.app_id,
-                    "ref": self.bot.ref},
-            "users": [{**u.to_dict(), "ref": u.ref, "person": u.person} for u in state.users.values()],
-            "channels": [{**c.to_dict(self.bot.id, num_members=not c.is_im), "members": list(c.members),
-                          "ref": c.ref} for c in state.channels.values()],
-            "messages": {cid: [{**m.to_dict(), "channel": cid, "seeded": m.seeded, "actor": m.actor}
-                               for m in state.messages_in(cid)] for cid in state.channels},
-        }
+        bot = {"user_id": self.bot.id, "bot_id": self.bot.bot_id, "app_id": self.bot.app_id, "ref": self.bot.ref}
+        users = [_dumps({**u.to_dict(), "ref": u.ref, "person": u.person}) for u in state.users.values()]
+        channels = [_dumps({**c.to_dict(self.bot.id, num_members=not c.is_im), "members": list(c.members),
+                            "ref": c.ref}) for c in state.channels.values()]
+        yield (f'{{"team": {_dumps(state.team)},\n"bot": {_dumps(bot)},\n'
+               f'"users": [\n{_lines(users)}\n],\n"channels": [\n{_lines(channels)}\n],\n'
+               f'"messages": {{').encode()
+        for i, (cid, channel) in enumerate(state.channels.items()):
+            yield f'{"," if i else ""}\n{_dumps(cid)}: ['.encode()
+            last = b""
+            for lines in channel_lines(self.history.plan, self.history.channels.get(cid), channel,
+                                       self.history.ids, self.bot):
+                if last:
+                    yield last
+                last = lines
+            if last:
+                yield b"\n" + last[:-len(SEPARATOR)] + b"\n"
+            yield b"]"
+        yield b"\n}}"
 
     def place_label(self, place_id: str) -> str | None:
         channel = self.state.channels.get(place_id)
@@ -229,6 +247,10 @@ class SlackReplica:
             body["error"] = str(args["error"])
         body["args"] = args
         return ToolResponse(200, _dumps(body).encode(), JSON, vendor_ok=body["ok"])
+
+
+def _lines(items: list[str]) -> str:
+    return ",\n".join(items)
 
 
 def _encode_body(body: dict[str, Any]) -> bytes:

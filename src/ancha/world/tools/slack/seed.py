@@ -11,7 +11,7 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from ancha.world.tools.slack.history import HistoryLoader, plan_history, resolve
+from ancha.world.tools.slack.history import HistoryLoader, Ids, plan_history, resolve
 from ancha.world.tools.slack.models import Channel, SlackState, User
 from ancha.world.tools.slack.scene_models import SlackWorld
 
@@ -25,8 +25,8 @@ def new_id(env: Environment, prefix: str) -> str:
     return prefix + env.random_hex(10).upper()
 
 
-def seed_state(env: Environment, world: SlackWorld) -> tuple[SlackState, User]:
-    """The workspace and the agent's bot user."""
+def seed_state(env: Environment, world: SlackWorld) -> tuple[SlackState, User, HistoryLoader]:
+    """The workspace, the agent's bot user and what gives channels their seeded history."""
     start = int(env.clock.start)
     state = SlackState(new_id(env, "T"), world.team.name, world.team.domain)
     team = state.team["id"]
@@ -67,10 +67,10 @@ def seed_state(env: Environment, world: SlackWorld) -> tuple[SlackState, User]:
     for position in plan.with_ref:
         planned = plan.messages[position]
         env.register_ref(planned.seed.ref, "message", "slack", f"{channels_by_index[planned.channel].id}/{planned.ts}")
-    history = HistoryLoader(plan, state, users, bot, lambda: bot_profile(bot, team))
+    history = HistoryLoader(plan, Ids(team, users, bot.id, bot.bot_id, bot.app_id, lambda: bot_profile(bot, team)))
     for index, channel in enumerate(channels_by_index):
         history.defer(channel, index)
-    return state, bot
+    return state, bot, history
 
 
 def bot_profile(bot: User, team: str) -> dict[str, object]:
