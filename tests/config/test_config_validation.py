@@ -97,6 +97,12 @@ def test_yaml_syntax_error__is_a_problem_with_its_line(tmp_path: Path) -> None:
     assert error.problems[0].line is not None
 
 
+def test_yaml_syntax_error__names_file_and_line_as_scene_files_do(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    error = _problems(tmp_path, "agent:\n  command: [x\ntrials: 2\n")
+    assert str(error).splitlines()[0].startswith("error[CONFIG_INVALID]: ancha.yaml:3: not valid YAML")
+
+
 def test_url_with_command__conflict(tmp_path: Path) -> None:
     error = _problems(tmp_path, "agent:\n  command: x\n  url: http://127.0.0.1/e\n")
     assert "agent.url: conflicts with agent.command" in _messages(error)
@@ -129,6 +135,17 @@ def test_endpoint_parallel_with_port_and_start__valid(tmp_path: Path) -> None:
     config = load_config(None, tmp_path, ConfigOverrides())
     assert config.agent is not None and config.agent.kind == "endpoint"
     assert config.parallel == 2
+
+
+@pytest.mark.parametrize("agent", [
+    "agent:\n  command: python3 agent.py\n  env: {T: '{{agent.port}}'}\n",
+    "agent:\n  url: http://127.0.0.1:8080/e\n  env: {T: 'port {{ agent.port }}'}\n",
+])
+def test_agent_port_template__only_for_an_endpoint_agent_ancha_starts(tmp_path: Path, agent: str) -> None:
+    error = _problems(tmp_path, agent)
+    assert _messages(error) == ["agent.env.T: {{agent.port}} applies only to an endpoint agent that Ancha starts "
+                                "(agent.url with agent.start)"]
+    assert "a command agent has no port" in str(_hints(error)["agent.env.T"])
 
 
 def test_endpoint_socket_transport__refused(tmp_path: Path) -> None:

@@ -5,6 +5,12 @@ from pathlib import Path
 import pytest
 from scene_files import SLACK, messages, problems_of, scene_of, slack_only
 
+from ancha.errors import Problem
+
+
+def hints(problems: list[Problem]) -> list[str | None]:
+    return [p.hint for p in problems]
+
 
 def _checks(body: str) -> str:
     return SLACK + "checks:\n" + body
@@ -21,6 +27,24 @@ def test_check_kinds__exactly_one(tmp_path: Path) -> None:
     found = problems_of(tmp_path, _checks("  - id: a\n  - id: b\n    judge: x\n    trace: {called: '*'}\n"))
     assert messages(found) == ["checks[0]: a check needs a kind",
                                "checks[1]: a check has exactly one kind, got trace, judge"]
+
+
+def test_check_id__empty_is_refused_and_kept_out_of_the_id_list(tmp_path: Path) -> None:
+    found = problems_of(tmp_path, _checks("  - { id: '', judge: x }\n  - { id: ' ', judge: x }\n"
+                                          "  - { id: a, judge: y }\npass: [b]\n"))
+    assert messages(found) == ["checks[0].id: a check id cannot be empty", "checks[1].id: a check id cannot be empty",
+                               "pass[0]: unknown check id b"]
+    assert hints(found)[-1] == "check ids: a"
+
+
+@pytest.mark.parametrize("where", ["trace: { called: '{p}' }", "trace: { not_called: ['*', '{p}'] }",
+                                   "before: [{ called: '{p}' }, { called: '*' }]"])
+def test_call_pattern__a_query_string_is_refused_at_validation(tmp_path: Path, where: str) -> None:
+    pattern = "GET /api/conversations.history?channel=*"
+    found = problems_of(tmp_path, _checks(f"  - id: a\n    {where.replace('{p}', pattern)}\n"))
+    assert [m.split(": ", 1)[1] for m in messages(found)] == [
+        f"a pattern matches the path only, not the query string: got {pattern!r}"]
+    assert 'write "GET /api/conversations.history"' in hints(found)[0]
 
 
 def test_check_id__required_and_unique(tmp_path: Path) -> None:

@@ -39,8 +39,19 @@ class ConfigInvalid(AnchaUserError):
         super().__init__(self.render())
 
     def render(self) -> str:
-        problems = [_located(p, p.message) for p in self.problems]
+        problems = [self._at_line(p) or _located(p, p.message) for p in self.problems]
         hints = [_located(p, p.hint) for p in self.problems if p.hint]
         from_file = self.file is not None and any(not p.path.startswith("-") for p in self.problems)
         fix = f"fix the config file: {self.file}" if from_file else "fix the command-line options"
         return render_report("CONFIG_INVALID", problems, hints, [fix])
+
+    def _at_line(self, problem: Problem) -> str | None:
+        """``file:line: message`` for a problem of the file as a whole (YAML syntax), as scene
+        files give it; problems of a field keep the reference's ``path: message``."""
+        if problem.path or problem.line is None or self.file is None:
+            return None
+        try:
+            shown = self.file.resolve().relative_to(Path.cwd().resolve())
+        except ValueError:
+            shown = self.file
+        return f"{shown}:{problem.line}: {problem.message}"

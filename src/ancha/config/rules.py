@@ -51,17 +51,27 @@ def config_problems(config: AnchaConfig, line_of: LineOf, file: str | None) -> l
         if name in RESERVED_ENV or name.startswith("ANCHA_"):
             add(f"agent.execution.env[{i}]", f"{name} is a reserved name",
                 "PATH, HOME and ANCHA_* are set by Ancha inside the container; remove it")
+    has_port = endpoint and agent.start is not None
     for key, value in agent.env.items():
-        _check_templates(f"agent.env.{key}", value, "env", add)
+        _check_templates(f"agent.env.{key}", value, "env", add, has_port)
     for name in ("url", "ready_url", "setup_url"):
         value = getattr(agent, name)
         if value is not None:
-            _check_templates(f"agent.{name}", value, name, add)
+            _check_templates(f"agent.{name}", value, name, add, has_port)
     return out
 
 
-def _check_templates(path: str, text: str, where: str, add: Callable[[str, str, str | None], None]) -> None:
-    names = available_names(where=where)
+PORT_TEMPLATE = "agent.port"
+
+
+def _check_templates(path: str, text: str, where: str, add: Callable[[str, str, str | None], None],
+                     has_port: bool) -> None:
+    """Every placeholder of ``text`` must name a template ``where`` offers; ``{{agent.port}}``
+    exists only for an endpoint agent whose server Ancha starts (``has_port``)."""
+    names = [n for n in available_names(where=where) if has_port or n != PORT_TEMPLATE]
     for name in find_placeholders(text):
-        if name not in names:
+        if name == PORT_TEMPLATE and not has_port:
+            add(path, "{{agent.port}} applies only to an endpoint agent that Ancha starts (agent.url with "
+                "agent.start)", "a command agent has no port; remove it, or run your agent as an endpoint agent")
+        elif name not in names:
             add(path, f"unknown template {{{{{name}}}}}", f"available templates: {', '.join(names)}")

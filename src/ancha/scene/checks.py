@@ -14,9 +14,8 @@ from pydantic import ValidationError
 
 from ancha.config.validation import join
 from ancha.scene.model import CHECK_KINDS, CheckSpec, TraceCheck
-from ancha.scene.predicates import CALL_PATTERN as _PATTERN
 from ancha.scene.predicates import CALL_PATTERN_HINT as _PATTERN_HINT
-from ancha.scene.predicates import PROCESS_RECORDS, Resolver
+from ancha.scene.predicates import PROCESS_RECORDS, Resolver, call_pattern_problem
 from ancha.scene.sources import Source
 
 
@@ -30,7 +29,10 @@ def build_checks(items: list[dict[str, Any] | None], resolver: Resolver) -> tupl
             continue
         path = f"checks[{i}]"
         check_id = data.get("id")
-        if isinstance(check_id, str):
+        if isinstance(check_id, str) and not check_id.strip():
+            scene.add(f"{path}.id", "a check id cannot be empty", "name the check, such as id: replied-in-thread")
+            check_id = None
+        elif isinstance(check_id, str):
             if check_id in ids:
                 scene.add(f"{path}.id", f"duplicate check id {check_id}", "check ids are unique in a scene")
             else:
@@ -101,10 +103,9 @@ def _trace(data: dict[str, Any], path: str, scene: Source) -> TraceCheck | None:
             scene.add(join(path, name), "needs at least one pattern", _PATTERN_HINT)
             ok = False
         for j, pattern in enumerate(patterns):
-            if not _PATTERN.match(pattern):
-                where = join(path, name) if isinstance(value, str) else join(join(path, name), j)
-                scene.add(where, f'expected a pattern such as "POST /api/chat.postMessage" or "*", got {pattern!r}',
-                          _PATTERN_HINT)
+            problem = call_pattern_problem(pattern)
+            if problem is not None:
+                scene.add(join(path, name) if isinstance(value, str) else join(join(path, name), j), *problem)
                 ok = False
         lists[name] = patterns
     if "called" not in lists and "not_called" not in lists:

@@ -25,6 +25,19 @@ from ancha.scene.sources import Source
 CALL_PATTERN = re.compile(r"^(\*|[A-Za-z*]+ /\S*)$")
 CALL_PATTERN_HINT = ('a pattern is "<METHOD> <PATH>" such as "POST /api/chat.postMessage" (METHOD letters or *), '
                      'or "*"')
+
+
+def call_pattern_problem(pattern: str) -> tuple[str, str] | None:
+    """(problem, hint) when ``pattern`` is not a call pattern; None when it is."""
+    if CALL_PATTERN.match(pattern):
+        if "?" in pattern:
+            path = pattern.split("?", 1)[0]
+            return (f"a pattern matches the path only, not the query string: got {pattern!r}",
+                    f'patterns match paths only (the query is not part of a call\'s path); write "{path}"')
+        return None
+    return f'expected a pattern such as "POST /api/chat.postMessage" or "*", got {pattern!r}', CALL_PATTERN_HINT
+
+
 _GENERIC = ("called", "message", "decided", "knows", "told", "revealed")
 _COMBINERS = ("all", "any", "not")
 PLACE_KINDS = ("channel", "issue", "pull")
@@ -224,11 +237,11 @@ class Resolver:
             return None  # otherwise refused (not supported yet) or invalid: already reported
         built: Any = None
         if kind == "called":
-            if CALL_PATTERN.match(value):
+            problem = call_pattern_problem(value)
+            if problem is None:
                 built = value
             else:
-                self.add(sub, f'expected a pattern such as "POST /api/chat.postMessage" or "*", got {value!r}',
-                         CALL_PATTERN_HINT)
+                self.add(sub, *problem)
         elif kind == "message":
             built = self.selector(value, sub)
         elif kind in PROCESS_RECORDS:
