@@ -272,3 +272,19 @@ def test_run__no_agent_is_a_config_error(tmp_path: Path) -> None:
     assert ran.returncode == 2
     assert ran.stderr.startswith("error[CONFIG_INVALID]: agent: no agent to run")
     assert "--agent" in ran.stderr
+
+
+CHECKING_AGENT = POSTING_AGENT + textwrap.dedent("""
+    import subprocess, sys
+    out = subprocess.run([sys.executable, "-m", "ancha.cli", "check", "--env", os.environ["ANCHA_ENV_ID"], "--json"],
+                         capture_output=True, text=True)
+    open(os.path.join(os.environ["ANCHA_STATE_DIR"], "check.json"), "w").write(out.stdout + out.stderr)
+""")
+
+
+def test_run__the_agent_can_run_ancha_check_on_its_own_world(tmp_path: Path) -> None:
+    folder = project(tmp_path, CHECKING_AGENT, trials=1, extra="  env: { SERVER: '{{server.url}}' }\n")
+    done = ancha("run", cwd=folder)
+    assert done.returncode == 0, done.stdout + done.stderr
+    checked = (folder / ".ancha" / "runs" / "latest" / "hello" / "1" / "state" / "check.json").read_text()
+    assert [(r["id"], r["passed"]) for r in json.loads(checked)] == [("posted", True)], checked

@@ -18,7 +18,7 @@ _TOOL_EXTRAS: dict[str, tuple[str, ...]] = {
     "datadog": ("datadog.api_key", "datadog.app_key", "datadog.webhook_token"),
     "pagerduty": ("pagerduty.from_email", "pagerduty.routing_key", "pagerduty.routing_keys"),
 }
-_TRIAL = ("events.url", "events.token", "done.url", "trial.token", "context.url")
+_TRIAL = ("events.url", "events.token", "done.url", "trial.token", "context.url", "server.url")
 _AGENT = ("agent.port",)
 _URL_ONLY = ("service",)
 

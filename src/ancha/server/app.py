@@ -111,6 +111,7 @@ class ControlAPI:
             "events": {"url": f"{base}/events", "token": env.events_token},
             "done_url": f"{base}/done",
             "context_url": f"{base}/context",
+            "server_url": str(request.base_url).rstrip("/"),
             "trial_token": env.trial_token,
             **extra,
         }

@@ -32,6 +32,7 @@ def template_values(context: Mapping[str, Any]) -> dict[str, str]:
         "done.url": str(context["done_url"]),
         "trial.token": str(context["trial_token"]),
         "context.url": str(context["context_url"]),
+        "server.url": str(context.get("server_url", "")),
     }
     for tool, creds in context["tools"].items():
         for key, value in creds.items():
@@ -51,6 +52,7 @@ def ancha_variables(context: Mapping[str, Any], state_dir: str) -> dict[str, str
         "ANCHA_DONE_URL": str(context["done_url"]),
         "ANCHA_TRIAL_TOKEN": str(context["trial_token"]),
         "ANCHA_STATE_DIR": state_dir,
+        "ANCHA_SERVER_URL": str(context.get("server_url", "")),
     }
     specs = registry().tools
     for tool, creds in context["tools"].items():
