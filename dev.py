@@ -71,7 +71,7 @@ def test() -> None:
         lock, installed = js / "package-lock.json", js / "node_modules" / ".package-lock.json"
         if lock.exists() and (not installed.exists() or installed.stat().st_mtime < lock.stat().st_mtime):
             _run(shutil.which("npm") or "npm", "ci", "--no-audit", "--no-fund", cwd=js, env=env)
-        _run("node", "--test", "test/", cwd=js, env=env)
+        _run("node", "--test", "test/", cwd=js, env={**env, "AGENTOS_BIN": str(BIN / "agentos")})
     _run(BIN / "python", "-m", "pytest", "-n", "2", "--dist", "loadfile", *sys.argv[2:], env=env)
 
 

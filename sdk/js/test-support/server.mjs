@@ -1,21 +1,40 @@
 /**
  * A real AgentOS server for the tests: `agentos serve --port <free port>` as a
  * subprocess over a temporary SQLite database, plus keys from `agentos keys create`.
- * The binary is $AGENTOS_BIN, default ../../.venv/bin/agentos (the repository's venv).
+ * The binary is $AGENTOS_BIN, else `agentos` on PATH (`python3 dev.py test` puts the
+ * project's venv first on PATH, and sets AGENTOS_BIN too); `findAgentos` says how to fix it.
  *
  * Kept outside test/ because `node --test test/` runs every .mjs file under test/.
  */
 
 import { execFile, spawn } from "node:child_process";
+import { accessSync, constants } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
-import { dirname, join, resolve } from "node:path";
+import { delimiter, dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 
 const PACKAGE_DIR = resolve(dirname(fileURLToPath(import.meta.url)), "..");
-const AGENTOS_BIN = process.env.AGENTOS_BIN ?? resolve(PACKAGE_DIR, "../../.venv/bin/agentos");
+
+/** The agentos executable: $AGENTOS_BIN, else the first `agentos` on $PATH. */
+export function findAgentos(env = process.env) {
+  if (env.AGENTOS_BIN) return env.AGENTOS_BIN;
+  for (const dir of (env.PATH ?? "").split(delimiter).filter(Boolean)) {
+    const candidate = join(dir, "agentos");
+    try {
+      accessSync(candidate, constants.X_OK);
+      return candidate;
+    } catch {
+      // not here
+    }
+  }
+  throw new Error(
+    "no agentos executable to start: run these tests with `python3 dev.py test` (it puts the project's " +
+      "venv on PATH), or set AGENTOS_BIN to the agentos executable, e.g. AGENTOS_BIN=$PWD/../../.venv/bin/agentos",
+  );
+}
 
 async function freePort() {
   const probe = createServer();
@@ -27,6 +46,7 @@ async function freePort() {
 
 /** A running server: { url, apiKey, newKey(workspace), stop() }. */
 export async function startServer({ workspace = "test" } = {}) {
+  const AGENTOS_BIN = findAgentos();
   const dir = await mkdtemp(join(tmpdir(), "agentos-sdk-js-"));
   const env = { ...process.env, AGENTOS_DATABASE_URL: `sqlite:///${join(dir, "a.db")}` };
   delete env.AGENTOS_API_KEY;
