@@ -31,9 +31,11 @@ def _run(*cmd: str | Path, cwd: Path = ROOT, env: dict[str, str] | None = None) 
         sys.exit(done.returncode)
 
 
-def _run_quiet(*cmd: str | Path, env: dict[str, str] | None = None) -> None:
-    """Run a tool whose output only matters when it fails (import-linter prints a banner)."""
-    print("+", " ".join(str(c) for c in cmd), flush=True)
+def _run_quiet(*cmd: str | Path, env: dict[str, str] | None = None, echo: bool = True) -> None:
+    """Run a tool whose output only matters when it fails (import-linter prints a banner, pip
+    warnings about this machine's configuration)."""
+    if echo:
+        print("+", " ".join(str(c) for c in cmd), flush=True)
     done = subprocess.run([str(c) for c in cmd], cwd=ROOT, env=env, capture_output=True, text=True)
     if done.returncode != 0:
         sys.stdout.write(done.stdout + done.stderr)
@@ -48,8 +50,9 @@ def setup() -> None:
     wanted = hashlib.sha256((ROOT / "pyproject.toml").read_bytes()).hexdigest()
     if STAMP.exists() and STAMP.read_text() == wanted:
         return
-    _run(BIN / "python", "-m", "pip", "install", "-qq", "--upgrade", "pip")
-    _run(BIN / "python", "-m", "pip", "install", "-qq", "-e", ".[dev]")
+    print("installing Ancha and its dependencies into .venv (a few minutes the first time)", flush=True)
+    _run_quiet(BIN / "python", "-m", "pip", "install", "-q", "--upgrade", "pip", echo=False)
+    _run_quiet(BIN / "python", "-m", "pip", "install", "-q", "-e", ".[dev]", echo=False)
     STAMP.write_text(wanted)
 
 
