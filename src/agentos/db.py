@@ -1,6 +1,6 @@
 """The database: URL resolution, engine set-up, migrations, sessions.
 
-SQLite (the default, ./agentos.db) runs in WAL mode; every write transaction in a process
+SQLite (the default: agentos.db in the per-user data directory, ``data_dir()``) runs in WAL mode; every write transaction in a process
 takes one lock, because SQLite has one writer anyway and a deferred transaction that
 upgrades from read to write can fail instead of waiting. PostgreSQL needs no such lock.
 """
@@ -16,20 +16,42 @@ from typing import Any
 
 from alembic import command
 from alembic.config import Config
-from sqlalchemy import Connection, Engine, create_engine, event, text
+from platformdirs import user_data_dir
+from sqlalchemy import Connection, Engine, create_engine, event, make_url, text
 from sqlalchemy.orm import Session, sessionmaker
 
 from agentos import storable
 
-DEFAULT_DATABASE_URL = "sqlite:///./agentos.db"
 MIGRATIONS = Path(__file__).resolve().parent / "migrations"
 # Any constant shared by every process; serialises concurrent migrations on PostgreSQL.
 _PG_MIGRATION_LOCK = 7_424_918_310
 
 
+def data_dir() -> Path:
+    """Where AgentOS keeps its default database: ``$AGENTOS_HOME``, else the platform's
+    per-user data directory (``~/.local/share/agentos`` on Linux), so that ``agentos keys
+    create`` and ``agentos serve`` share one database from whichever directory they run."""
+    home = os.environ.get("AGENTOS_HOME")
+    return Path(home).expanduser() if home else Path(user_data_dir("agentos", appauthor=False))
+
+
+def default_url() -> str:
+    folder = data_dir()
+    folder.mkdir(parents=True, exist_ok=True)
+    return f"sqlite:///{folder / 'agentos.db'}"
+
+
+def describe(url: str) -> str:
+    """A database URL as a person reads it: the file of a SQLite one, no password."""
+    if url.startswith("sqlite:///"):
+        return url.removeprefix("sqlite:///")
+    return make_url(url).render_as_string(hide_password=True)
+
+
 def resolve_url(database_url: str | None = None) -> str:
-    """The URL given, else AGENTOS_DATABASE_URL, else ./agentos.db; psycopg 3 for PostgreSQL."""
-    url = database_url or os.environ.get("AGENTOS_DATABASE_URL") or DEFAULT_DATABASE_URL
+    """The URL given, else AGENTOS_DATABASE_URL, else agentos.db in ``data_dir()``; psycopg 3
+    for PostgreSQL."""
+    url = database_url or os.environ.get("AGENTOS_DATABASE_URL") or default_url()
     for plain in ("postgresql://", "postgres://"):
         if url.startswith(plain):
             url = "postgresql+psycopg://" + url[len(plain) :]

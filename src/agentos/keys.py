@@ -16,7 +16,7 @@ import threading
 
 from sqlalchemy import select
 
-from agentos.db import Database
+from agentos.db import Database, describe
 from agentos.ids import new_id
 from agentos.models import ApiKey, Workspace
 from agentos.timestamps import utcnow
@@ -58,6 +58,8 @@ class KeyRing:
 
     def __init__(self, db: Database) -> None:
         self._db = db
+        self.database = describe(db.url)
+        """Which database the keys come from, for the 401's hint."""
         self._known: dict[str, str] = {}
         self._lock = threading.Lock()
 

@@ -1,7 +1,7 @@
 """The AgentOS ASGI app.
 
     from agentos.api.app import create_app
-    app = create_app("sqlite:///./agentos.db")     # or None: AGENTOS_DATABASE_URL, else ./agentos.db
+    app = create_app("sqlite:///./agentos.db")     # or None: AGENTOS_DATABASE_URL, else db.data_dir()
 
 Creating the app migrates the database and fails the runs a gone server left behind
 (see agentos.instances); every error answers {"detail": "..."}.

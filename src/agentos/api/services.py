@@ -58,7 +58,7 @@ async def services(request: Request) -> Services:
 
 KEY_HINT = "send 'Authorization: Bearer <key>' with a key from `agentos keys create --workspace NAME`"
 MISSING_KEY = f"Missing API key: {KEY_HINT}"
-UNKNOWN_KEY = f"Invalid API key (not a key of this server): {KEY_HINT}"
+UNKNOWN_KEY = "Invalid API key (not a key of this server, which reads its keys from {database}): " + KEY_HINT
 
 
 def bearer(authorization: str | None) -> str | None:
@@ -85,7 +85,7 @@ async def resolve_workspace(keys: KeyRing, key: str | None) -> str:
     if workspace_id is None:
         workspace_id = await run_in_threadpool(keys.workspace_of, key)
     if workspace_id is None:
-        raise Unauthorized(UNKNOWN_KEY)
+        raise Unauthorized(UNKNOWN_KEY.format(database=keys.database))
     return workspace_id
 
 
