@@ -28,6 +28,7 @@ class Source:
 
 _ONE_UNIT = re.compile(r"([+-]?)(\d{1,12})([dhms])")
 """An offset of one whole unit (``-90m``): the common case of a long history, parsed directly."""
+_UNIT_SECONDS = {unit: int(UNITS[unit]) for unit in "dhms"}
 
 
 def parse_time(value: object, start: datetime) -> datetime:
@@ -38,9 +39,10 @@ def parse_time(value: object, start: datetime) -> datetime:
         text = value.strip()
         simple = _ONE_UNIT.fullmatch(text)
         if simple is not None:
-            seconds = float(simple[2]) * UNITS[simple[3]]
+            sign, count, unit = simple.groups()
+            seconds = int(count) * _UNIT_SECONDS[unit]  # whole seconds: the same value float arithmetic gives
             if seconds <= MAX_SECONDS:  # else the general parser says what is wrong
-                return start + timedelta(seconds=-seconds if simple[1] == "-" else seconds)
+                return start - timedelta(0, seconds) if sign == "-" else start + timedelta(0, seconds)
         try:
             return start + timedelta(seconds=parse_signed_offset(text))
         except (ValueError, OverflowError):

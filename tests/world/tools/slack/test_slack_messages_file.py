@@ -4,13 +4,18 @@ gives the same fields; every other line goes to the walker, which reports its pr
 
 from __future__ import annotations
 
+import gc
+import json
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
 from typing import Any
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from tests.scene.scene_files import SLACK, problems_of, scene_of, slack_seed
 
 from ancha.config.validation import INVALID, Walker
-from ancha.world.tools.slack.scene import _well_formed
+from ancha.world.tools.slack.scene import _validated, _well_formed
 from ancha.world.tools.slack.scene_models import SlackMessageFile
 
 KEYS = ["ref", "channel", "from", "text", "at", "thread_of", "reactions", "files", "from_", "bogus", "Ref"]
@@ -56,3 +61,58 @@ def test_messages_file_line__common_lines_take_the_fast_path():
                 {"channel": "$general", "from": "$laura", "text": 5},
                 {"channel": "$general", "from": "$laura", "files": [{"size": float("nan")}]}):
         assert _well_formed(bad) is None and _walked(bad)[1]
+
+
+def _history(tmp_path: Path, lines: list[str]) -> str:
+    (tmp_path / "demo").mkdir()
+    (tmp_path / "demo" / "history.jsonl").write_text("\n".join(lines) + "\n")
+    return SLACK + "    messages_file: history.jsonl\n"
+
+
+def _line(i: int, **fields: Any) -> str:
+    return json.dumps({"channel": "$slack_general", "from": "$slack_ben", "text": f"m{i}", "at": f"-{i}m", **fields})
+
+
+def test_messages_file__a_long_history_loads_every_message_in_order(tmp_path: Path) -> None:
+    lines = [_line(i) for i in range(2500, 0, -1)]
+    lines[1200] = _line(1300, ref="slack_m1300", reactions={"eyes": ["$slack_laura"]})
+    lines[1201] = _line(1299, thread_of="$slack_m1300")
+    seed = slack_seed(scene_of(tmp_path, _history(tmp_path, lines)))
+    start = datetime(2026, 1, 5, 9, tzinfo=UTC)
+    history = seed.messages[1:]  # after the scene's own message
+    assert [m.text for m in history] == [f"m{i}" for i in range(2500, 0, -1)]
+    assert [m.at for m in history] == [start - timedelta(minutes=i) for i in range(2500, 0, -1)]
+    assert {m.channel for m in history} == {"slack_general"} and {m.from_ for m in history} == {"slack_ben"}
+    assert (history[1200].ref, history[1200].reactions, history[1201].thread_of) == \
+        ("slack_m1300", {"eyes": ["slack_laura"]}, "slack_m1300")
+
+
+def test_messages_file__a_long_history_reports_each_bad_line_on_its_line(tmp_path: Path) -> None:
+    lines = [_line(i) for i in range(2500, 0, -1)]
+    lines[999] = "not json"  # the last of the first thousand lines, which are read together
+    lines[1000] = _line(1, **{"from": "$slack_nobody"})
+    lines[1999] = _line(1, at="-3651d")
+    lines[2499] = _line(1, text=5)
+    problems = problems_of(tmp_path, _history(tmp_path, lines))
+    assert [(p.line, p.path) for p in problems] == [(1000, ""), (1001, "from"), (2000, "at"), (2500, "text")]
+    assert [p.message for p in problems] == [
+        "not valid JSON: Expecting value", "unknown ref $slack_nobody",
+        "expected an ISO time such as 2026-01-05T09:00:00Z or an offset from clock.start such as -3d, "
+        "got '-3651d'", "expected a string, got 5"]
+    assert {Path(p.file or "").name for p in problems} == {"history.jsonl"}
+
+
+def test_messages_file__the_cycle_collector_is_left_as_it_was(tmp_path: Path) -> None:
+    text = _history(tmp_path, [_line(i) for i in range(3, 0, -1)])
+    assert len(slack_seed(scene_of(tmp_path, text)).messages) == 4 and gc.isenabled()
+    gc.disable()
+    try:
+        slack_seed(scene_of(tmp_path, text))
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
+
+
+def test_messages__one_that_fails_validation_leaves_out_only_itself() -> None:
+    good = {"channel": "slack_general", "from_": "slack_ben", "text": "hi"}
+    assert [m.text for m in _validated([good, {**good, "text": 5}, {**good, "text": "bye"}])] == ["hi", "bye"]

@@ -3,12 +3,14 @@ times; and the Slack bodies of state checks and world-rule actions."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import gc
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from ancha.config.validation import INVALID, Walker, _unsafe_number, file_fields, join
 from ancha.scene.folder import SceneFileRefused, json_lines
@@ -63,23 +65,26 @@ _ATTRIBUTES = {key: name for key, (name, _) in file_fields(SlackMessageFile).ite
 """Keys a line may use (``from``) -> attribute names (``from_``)."""
 _TEXT_KEYS = frozenset(("channel", "from", "text", "at", "thread_of"))
 """Keys whose fields take any string: a line of only these, all strings, is well formed."""
+_STR = frozenset((str,))
 
 
 def _well_formed(record: Any) -> dict[str, Any] | None:
     """The fast path for a line without problems: its fields keyed by attribute name, as the
     walker would give them; None when anything is off (the walker then reports it)."""
-    if type(record) is not dict or not record.keys() <= _ATTRIBUTES.keys() \
-            or not record.keys().isdisjoint(SlackMessageFile.unsupported_fields):
+    if type(record) is not dict:
         return None
-    if not (record.keys() <= _TEXT_KEYS and all(type(value) is str for value in record.values())):
+    if record.keys() <= _TEXT_KEYS and {*map(type, record.values())} <= _STR:
+        if "channel" not in record or "from" not in record:
+            return None
+    elif not record.keys() <= _ATTRIBUTES.keys() or not record.keys().isdisjoint(SlackMessageFile.unsupported_fields):
+        return None
+    else:
         try:
             SlackMessageFile.model_validate(record, strict=True)
         except ValidationError:
             return None
         if record.get("files") and _unsafe_number(record["files"]):
             return None
-    elif "channel" not in record or "from" not in record:
-        return None
     return {_ATTRIBUTES[key]: value for key, value in record.items()}
 
 
@@ -96,13 +101,36 @@ def _build(model: type[BaseModel], data: dict[str, Any]) -> Any:
 
 def build_world(clean: dict[str, Any], ctx: SectionContext) -> SlackWorld:
     """``world.slack``: read ``messages_file`` if any, declare every ref, resolve them."""
-    extra: list[Entry] = []
-    if clean.get("messages_file"):
-        extra, jsonl = read_messages_file(clean["messages_file"], ctx)
-        ctx.digest.update(jsonl)
-        if extra:
-            ctx.files.setdefault(extra[0][2].file, ctx.scene_dir / clean["messages_file"])
-    return build_slack(clean, ctx.source, extra, ctx.refs, ctx.start)
+    with _collector_paused():
+        extra: list[Entry] = []
+        if clean.get("messages_file"):
+            extra, jsonl = read_messages_file(clean["messages_file"], ctx)
+            ctx.digest.update(jsonl)
+            if extra:
+                ctx.files.setdefault(extra[0][2].file, ctx.scene_dir / clean["messages_file"])
+        return build_slack(clean, ctx.source, extra, ctx.refs, ctx.start)
+
+
+_MANY_OBJECTS = 100_000
+"""Objects made while the collector is paused past which one full collection costs less than
+the collector's own (a small scene makes a few thousand)."""
+
+
+@contextmanager
+def _collector_paused() -> Iterator[None]:
+    """The cycle collector paused while a long history becomes objects. They hold no cycles,
+    yet the collector would walk all of them each time their number grew by a quarter (a
+    third of the time a 200,000-line history takes). Once they are made, one full collection
+    files them as old, where the collector would otherwise walk them as young ones again."""
+    paused = gc.isenabled()  # else someone else paused it, and resumes it
+    gc.disable()
+    try:
+        yield
+    finally:
+        if paused:
+            gc.enable()
+            if gc.get_count()[0] > _MANY_OBJECTS:
+                gc.collect()
 
 
 def build_slack(clean: dict[str, Any], scene: Source, extra: list[Entry], refs: RefTable,
@@ -127,7 +155,8 @@ def build_slack(clean: dict[str, Any], scene: Source, extra: list[Entry], refs: 
                           if d is not None]
     entries += extra
     for index, (data, prefix, source) in enumerate(entries):
-        _declare(refs, data.get("ref"), "message", source, join(prefix, "ref"), index, bare(data.get("channel")))
+        if isinstance(data.get("ref"), str):  # most messages of a long history have none
+            _declare(refs, data["ref"], "message", source, join(prefix, "ref"), index, bare(data.get("channel")))
 
     channels: list[SlackChannel] = []
     for i, data in channel_data:
@@ -137,10 +166,8 @@ def build_slack(clean: dict[str, Any], scene: Source, extra: list[Entry], refs: 
         channel = _build(SlackChannel, {**data, "members": [m for m in members if m]})
         if channel is not None:
             channels.append(channel)
-    resolved: dict[tuple[str, str], str] = {}
-    messages = [m for m in (_message(e, refs, start, resolved) for e in entries) if m is not None]
     return SlackWorld(team=_build(SlackTeam, clean.get("team", {})) or SlackTeam(), bot=bot, users=users,
-                      channels=channels, messages=messages)
+                      channels=channels, messages=_messages(entries, refs, start))
 
 
 def _declare(refs: RefTable, name: object, kind: str, source: Source, path: str, index: int = 0,
@@ -150,28 +177,40 @@ def _declare(refs: RefTable, name: object, kind: str, source: Source, path: str,
         refs.declare(name, Declared(kind, source.line_of(path), index, extra, tool=TOOL), source.reporter(path))
 
 
-def _message(entry: Entry, refs: RefTable, start: datetime, resolved: dict[tuple[str, str], str]) -> \
-        SlackMessage | None:
-    """``entry`` with its refs and time resolved; ``resolved`` remembers (text, kind) -> name
-    of refs that resolved without a problem, so a long history resolves each ref once."""
+_MESSAGES = TypeAdapter(list[SlackMessage])
+_BATCH = 1_000
+"""Messages validated in one call: as fast as all at once, without holding all their fields."""
+
+
+def _messages(entries: list[Entry], refs: RefTable, start: datetime) -> list[SlackMessage]:
+    """Each entry with its refs and time resolved, in order; one with a problem is left out."""
+    resolved: dict[str, dict[str, str]] = {"channel": {}, "user": {}, "message": {}}
+    messages: list[SlackMessage] = []
+    for first in range(0, len(entries), _BATCH):
+        batch = (_message(entry, refs, start, resolved) for entry in entries[first:first + _BATCH])
+        messages += _validated([fields for fields in batch if fields is not None])
+    return messages
+
+
+def _validated(fields: list[dict[str, Any]]) -> list[SlackMessage]:
+    """``fields`` as messages, validated in one call (much faster than one by one)."""
+    try:
+        return _MESSAGES.validate_python(fields)
+    except ValidationError:  # a field the walker already reported: leave out just its message
+        return [m for m in (_build(SlackMessage, f) for f in fields) if m is not None]
+
+
+def _message(entry: Entry, refs: RefTable, start: datetime, resolved: dict[str, dict[str, str]]) -> \
+        dict[str, Any] | None:
+    """The fields of ``entry``'s message with its refs and time resolved; None after a problem.
+    ``resolved`` remembers, by kind, text -> name of refs that resolved without a problem, so
+    a long history resolves each ref once."""
     data, prefix, source = entry
-    ok = True
-
-    def ref(field: str, kind: str) -> str | None:
-        nonlocal ok
-        text = data.get(field)
-        if text is None:
-            return None
-        known = resolved.get((text, kind)) if isinstance(text, str) else None
-        if known is not None:
-            return known
-        name = refs.resolve(text, kind, source.reporter(join(prefix, field.rstrip("_"))), tool=TOOL)
-        if name is not None and isinstance(text, str):
-            resolved[(text, kind)] = name
-        ok = ok and name is not None
-        return name
-
-    channel, author, parent = ref("channel", "channel"), ref("from_", "user"), ref("thread_of", "message")
+    channel = _ref(data.get("channel"), "channel", refs, resolved, source, prefix, "channel")
+    author = _ref(data.get("from_"), "user", refs, resolved, source, prefix, "from")
+    thread_of = data.get("thread_of")
+    parent = None if thread_of is None else _ref(thread_of, "message", refs, resolved, source, prefix, "thread_of")
+    ok = channel is not None and author is not None and (thread_of is None or parent is not None)
     if parent is not None and channel is not None:
         parent_channel = refs.records[parent].extra.get("channel")
         if parent_channel is not None and parent_channel != channel:
@@ -184,17 +223,31 @@ def _message(entry: Entry, refs: RefTable, start: datetime, resolved: dict[tuple
                  for j, u in enumerate(users)]
         ok = ok and all(names)
         reactions[emoji] = [n for n in names if n]
-    at = None
-    if data.get("at") is not None:
+    at = data.get("at")
+    if at is not None:
         try:
-            at = parse_time(data["at"], start)
+            at = parse_time(at, start)
         except (ValueError, OverflowError) as exc:
             source.add(join(prefix, "at"), str(exc), "write an ISO time, or -3d for three days before clock.start")
             ok = False
-    if not ok or channel is None or author is None:
+    if not ok:
         return None
-    fields = {**data, "channel": channel, "from_": author, "thread_of": parent, "reactions": reactions, "at": at}
-    return _build(SlackMessage, fields)
+    return {**data, "channel": channel, "from_": author, "thread_of": parent, "reactions": reactions, "at": at}
+
+
+def _ref(text: object, kind: str, refs: RefTable, resolved: dict[str, dict[str, str]], source: Source,
+         prefix: str, key: str) -> str | None:
+    """The bare name ``text`` (the field ``key`` under ``prefix``) points at; None if it is
+    None, or wrong (reported)."""
+    if text is None:
+        return None
+    known = resolved[kind].get(text) if isinstance(text, str) else None
+    if known is not None:
+        return known
+    name = refs.resolve(text, kind, source.reporter(join(prefix, key)), tool=TOOL)
+    if name is not None and isinstance(text, str):
+        resolved[kind][text] = name
+    return name
 
 
 # --- bodies of checks and world rules ---------------------------------------------------
