@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any, TypeVar
 
+from ancha.world.tools.slack.bulk import collector_paused
 from ancha.world.tools.slack.models import MICROS, Channel, Message, MessageIndex, ts_str
 from ancha.world.tools.slack.scene_models import SlackMessage, SlackWorld
 
@@ -86,7 +87,8 @@ def plan_history(world: SlackWorld, start: int) -> HistoryPlan:
     out once and kept on ``world``; ``ValueError`` when a seed names nothing."""
     plan = world._histories.get(start)
     if plan is None:
-        plan = world._histories[start] = _plan(world, start)
+        with collector_paused():
+            plan = world._histories[start] = _plan(world, start)
     return plan  # type: ignore[no-any-return]
 
 

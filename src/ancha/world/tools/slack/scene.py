@@ -3,9 +3,7 @@ times; and the Slack bodies of state checks and world-rule actions."""
 
 from __future__ import annotations
 
-import gc
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -18,6 +16,7 @@ from ancha.scene.predicates import Resolver
 from ancha.scene.refs import Declared, RefTable, bare
 from ancha.scene.sections import SectionContext
 from ancha.scene.sources import Source, parse_time
+from ancha.world.tools.slack.bulk import collector_paused
 from ancha.world.tools.slack.scene_models import (
     SlackBot,
     SlackChannel,
@@ -101,7 +100,7 @@ def _build(model: type[BaseModel], data: dict[str, Any]) -> Any:
 
 def build_world(clean: dict[str, Any], ctx: SectionContext) -> SlackWorld:
     """``world.slack``: read ``messages_file`` if any, declare every ref, resolve them."""
-    with _collector_paused():
+    with collector_paused():
         extra: list[Entry] = []
         if clean.get("messages_file"):
             extra, jsonl = read_messages_file(clean["messages_file"], ctx)
@@ -109,28 +108,6 @@ def build_world(clean: dict[str, Any], ctx: SectionContext) -> SlackWorld:
             if extra:
                 ctx.files.setdefault(extra[0][2].file, ctx.scene_dir / clean["messages_file"])
         return build_slack(clean, ctx.source, extra, ctx.refs, ctx.start)
-
-
-_MANY_OBJECTS = 100_000
-"""Objects made while the collector is paused past which one full collection costs less than
-the collector's own (a small scene makes a few thousand)."""
-
-
-@contextmanager
-def _collector_paused() -> Iterator[None]:
-    """The cycle collector paused while a long history becomes objects. They hold no cycles,
-    yet the collector would walk all of them each time their number grew by a quarter (a
-    third of the time a 200,000-line history takes). Once they are made, one full collection
-    files them as old, where the collector would otherwise walk them as young ones again."""
-    paused = gc.isenabled()  # else someone else paused it, and resumes it
-    gc.disable()
-    try:
-        yield
-    finally:
-        if paused:
-            gc.enable()
-            if gc.get_count()[0] > _MANY_OBJECTS:
-                gc.collect()
 
 
 def build_slack(clean: dict[str, Any], scene: Source, extra: list[Entry], refs: RefTable,

@@ -19,6 +19,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from ancha.world.tools.slack.bulk import collector_paused
 from ancha.world.tools.slack.history import ChannelPlan, HistoryPlan, Ids, build_message
 from ancha.world.tools.slack.models import Channel, Message, User, _encode
 from ancha.world.tools.slack.seed import bot_profile
@@ -121,7 +122,8 @@ def channel_lines(plan: HistoryPlan, history: ChannelPlan | None, channel: Chann
                   bot: User) -> Iterator[bytes]:
     """The channel's messages as ``world.json`` lines in ts order, each ending in ``SEPARATOR``."""
     if history is not None and history.snapshot is None:
-        history.snapshot = seeded_text(plan, history, ids, bot)
+        with collector_paused():
+            history.snapshot = seeded_text(plan, history, ids, bot)
     text: SeededText | None = history.snapshot if history is not None else None
     values = trial_ids(text, channel, ids) if text is not None else None
     if text is None or values is None:
