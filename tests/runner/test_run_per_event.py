@@ -76,3 +76,46 @@ def test_per_event__one_process_per_event_and_the_clock_jumps(tmp_path: Path) ->
     assert tasks[0].startswith("message | slack message from ") and "Hello? anyone there?" in tasks[0]
     summary = json.loads((tmp_path / ".ancha" / "runs" / "latest" / "summary.json").read_text())
     assert summary["scenes"][0]["trial_results"][0]["timings"]["simulated_s"] >= 90 * 60
+
+
+QUIET = """
+name: quiet
+task: "Post a status line in #support."
+clock: { limit: 2h }
+world:
+  slack:
+    users: [{ ref: slack_laura, name: laura }]
+    channels: [{ ref: slack_support, name: support, members: [$slack_laura, $slack_bot] }]
+checks:
+  - id: posted
+    trace: { called: "POST /api/chat.postMessage" }
+"""
+
+TASK_AGENT = textwrap.dedent("""
+    import json, os, urllib.request
+    event = json.loads(os.environ["ANCHA_EVENT_JSON"])
+    with open(os.path.join(os.environ["ANCHA_STATE_DIR"], "tasks.txt"), "a") as out:
+        out.write(event["service"] + " " + event["type"] + " | " + os.environ["ANCHA_TASK"] + "\\n")
+    api = os.environ["ANCHA_SLACK_URL"] + "/api/"
+    headers = {"Authorization": "Bearer " + os.environ["ANCHA_SLACK_TOKEN"], "Content-Type": "application/json"}
+    req = urllib.request.Request(api + "conversations.list", data=b"{}", headers=headers)
+    channel = json.load(urllib.request.urlopen(req))["channels"][0]["id"]
+    body = json.dumps({"channel": channel, "text": "all quiet"}).encode()
+    assert json.load(urllib.request.urlopen(urllib.request.Request(api + "chat.postMessage", data=body,
+                                                                    headers=headers)))["ok"]
+""")
+
+
+def test_per_event__with_no_event_the_agent_gets_the_task_once_before_the_world_goes_idle(tmp_path: Path) -> None:
+    (tmp_path / "scenes" / "quiet").mkdir(parents=True)
+    (tmp_path / "scenes" / "quiet" / "scene.yaml").write_text(QUIET)
+    (tmp_path / "agent.py").write_text(TASK_AGENT)
+    (tmp_path / "ancha.yaml").write_text(
+        f"agent:\n  command: {sys.executable} agent.py\n  input: per_event\n  idle: 5m\ntrials: 1\n")
+    ran = subprocess.run([*ANCHA, "run", "--no-progress"], cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert ran.returncode == 0, ran.stdout + ran.stderr
+    trial = tmp_path / ".ancha" / "runs" / "latest" / "quiet" / "1"
+    checks = json.loads((trial / "checks.json").read_text())
+    assert checks["verdict"] == "passed" and checks["status"] == "idle"
+    assert (trial / "state" / "tasks.txt").read_text().splitlines() == [
+        "ancha task | Post a status line in #support."]

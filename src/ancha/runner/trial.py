@@ -164,7 +164,8 @@ class TrialRunner:
                 continue
             for event in events:
                 log.write(f"ancha: event {event.get('id')} {event.get('service')} {event.get('type')}\n".encode())
-                per_event = {**env, "ANCHA_EVENT_JSON": json.dumps(event), "ANCHA_TASK": event_summary(event)}
+                summary = str(context["task"]) if event.get("type") == "task" else event_summary(event)
+                per_event = {**env, "ANCHA_EVENT_JSON": json.dumps(event), "ANCHA_TASK": summary}
                 code, status, started = await self._once(command, cwd, per_event, log, context)
                 started_any = started_any or started
                 if not started:

@@ -224,6 +224,18 @@ class Environment:
         if self.ticker is not None:
             self.ticker.wake()
 
+    def hand_over_task(self) -> bool:
+        """A ``per_event`` agent nothing has reached by the time the world would go idle gets
+        the task as its first event (``{"service": "ancha", "type": "task"}``), so it runs
+        once, as a command agent would; True when it was handed over. Idle counts anew."""
+        if self.agent.get("input") != "per_event" or self.feed.events or self.feed.closed:
+            return False
+        now = self.clock.peek()
+        self.feed.push({"service": "ancha", "type": "task", "at": self.clock.isoformat(now),
+                        "payload": {"task": self.scene.task}})
+        self.last_activity = now
+        return True
+
     def _touch(self, event: DomainEvent) -> None:
         if event.at > self.last_activity:
             self.last_activity = event.at

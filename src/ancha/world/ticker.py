@@ -76,6 +76,8 @@ class Timekeeper:
             quiet_until = max(clock.peek(), env.last_activity + env.idle)
             if quiet_until <= env.deadline:
                 clock.advance_to(quiet_until)
+                if env.hand_over_task():
+                    return True
                 env.finish("idle", f"nothing was pending and the world was quiet for {env.idle:g}s "
                                    "of simulated time while the agent waited")
                 return False
