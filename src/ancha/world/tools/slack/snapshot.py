@@ -17,6 +17,7 @@ from array import array
 from bisect import bisect_left
 from collections.abc import Iterator
 from dataclasses import dataclass
+from itertools import accumulate
 from typing import Any
 
 from ancha.world.tools.slack.bulk import collector_paused
@@ -74,9 +75,11 @@ def seeded_text(plan: HistoryPlan, history: ChannelPlan, ids: Ids, bot: User) ->
     pattern = re.compile(b"(\x7f" + tag.encode() + rb"\d{6})")
     pieces = pattern.split(text)
     index = {holder.encode(): i for i, holder in enumerate(holders.values())}
+    segments = pieces[::2]
     kinds = array("H", [index[holder] for holder in pieces[1::2]])
-    slots = array("q", [found.start() for found in pattern.finditer(text)])
-    return SeededText(pieces[::2], slots, kinds, starts, tuple(names))
+    # slot i starts after segments 0..i and the i slots before it
+    slots = array("q", (end + i * ID_WIDTH for i, end in enumerate(accumulate(map(len, segments[:-1])))))
+    return SeededText(segments, slots, kinds, starts, tuple(names))
 
 
 def _lines(plan: HistoryPlan, history: ChannelPlan, channel: str, ids: Ids, tag: str,
