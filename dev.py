@@ -62,11 +62,13 @@ def examples() -> None:
 
 
 def test() -> None:
-    """Lint, types, import layers, the Python suite (SQLite and PostgreSQL) and the JavaScript SDK's tests."""
+    """Lint, types, import layers, the docs site (mkdocs --strict), the Python suite (SQLite and PostgreSQL) and the JavaScript SDK's tests."""
     env = _venv_env()
     _run(BIN / "ruff", "check", "src", "tests", "bench", "examples", env=env)
     _run(BIN / "mypy", env=env)
     _run_quiet(BIN / "lint-imports", "--no-cache", env=env)
+    docs_env = {**env, "NO_MKDOCS_2_WARNING": "1"}
+    _run_quiet(BIN / "mkdocs", "build", "--strict", "--quiet", "--site-dir", ROOT / ".site", env=docs_env)
     js = ROOT / "sdk" / "js"
     if (js / "package.json").exists():
         if shutil.which("node") is None:
