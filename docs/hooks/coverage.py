@@ -1,0 +1,83 @@
+"""MkDocs hook: each tool page's coverage table, generated from the tool's coverage ledger.
+
+A page writes ``<!-- coverage: slack -->`` (or github, datadog, pagerduty, okta) where the
+table goes. At build time this hook imports the tool's generated ledger module (the one its
+``coverage.py`` declares, e.g. ``methods_ledger.py``) and puts in its place: the counts per
+status, a table of every operation the replica serves (implemented or partial, with what a
+partial one leaves out), and a collapsible list of the operations it does not serve. The
+numbers are never copied by hand, so a page cannot fall behind its ledger.
+"""
+
+from __future__ import annotations
+
+import importlib
+import re
+from types import ModuleType
+from typing import Any
+
+MARKER = re.compile(r"<!--\s*coverage:\s*([a-z]+)\s*-->")
+
+STATUSES = ("implemented", "partial", "not_implemented")
+LABELS = {"implemented": "implemented", "partial": "partial", "not_implemented": "not implemented"}
+EXTRA_COLUMNS = {"SUMMARIES": "Summary", "OPERATION_IDS": "Operation id"}
+"""Per-operation tables some ledgers carry that read well beside an operation (GitHub's
+``DOCS`` are vendor URLs: left out, the docs link nowhere outside the repository)."""
+
+
+def ledger_module(tool: str) -> ModuleType:
+    """The generated ledger module of ``tool``, found through its coverage declaration."""
+    coverage = importlib.import_module(f"ancha.world.tools.{tool}.coverage")
+    stem = coverage.COVERAGE.path.stem
+    return importlib.import_module(f"ancha.world.tools.{tool}.{stem}")
+
+
+def counts(ledger: dict[str, tuple[str, str]]) -> dict[str, int]:
+    """How many operations have each status."""
+    return {s: sum(1 for status, _ in ledger.values() if status == s) for s in STATUSES}
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def render(tool: str) -> str:
+    """The Markdown that replaces ``<!-- coverage: tool -->``."""
+    module = ledger_module(tool)
+    coverage = importlib.import_module(f"ancha.world.tools.{tool}.coverage").COVERAGE
+    ledger: dict[str, tuple[str, str]] = module.LEDGER
+    noun = coverage.noun
+    n = counts(ledger)
+    extra_name = next((name for name in EXTRA_COLUMNS if hasattr(module, name)), None)
+    extras: dict[str, str] = getattr(module, extra_name) if extra_name else {}
+    out = [
+        f"The ledger lists **{len(ledger)} {noun}**: "
+        f"**{n['implemented']} implemented**, **{n['partial']} partial** and "
+        f"**{n['not_implemented']} not implemented**.",
+        "",
+        f"| Status | {noun.capitalize()} |",
+        "|---|---:|",
+        *(f"| {LABELS[s]} | {n[s]} |" for s in STATUSES),
+        "",
+        f"**Served {noun}** (implemented or partial):",
+        "",
+    ]
+    head = ["Method" if noun == "methods" else "Operation", "Status", "What is missing"]
+    if extra_name:
+        head.insert(1, EXTRA_COLUMNS[extra_name])
+    out += ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for key, (status, note) in ledger.items():
+        if status == "not_implemented":
+            continue
+        row = [f"`{key}`", LABELS[status], _cell(note) or "—"]
+        if extra_name:
+            row.insert(1, _cell(extras.get(key, "")))
+        out.append("| " + " | ".join(row) + " |")
+    missing = [key for key, (status, _) in ledger.items() if status == "not_implemented"]
+    out += ["", f'??? note "Not implemented ({len(missing)} {noun})"', ""]
+    out += [f"    - `{key}`" for key in missing]
+    out.append("")
+    return "\n".join(out)
+
+
+def on_page_markdown(markdown: str, page: Any, config: Any, files: Any) -> str:
+    return MARKER.sub(lambda m: render(m.group(1)), markdown)
