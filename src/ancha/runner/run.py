@@ -39,26 +39,38 @@ class RunResult:
 
 def refuse_unbuilt_agents(config: AnchaConfig) -> None:
     """Endpoint and container agents are valid config, not yet runnable: say so, never ignore."""
+    for refusal in agent_refusals(config).values():
+        raise refusal
+
+
+def agent_refusals(config: AnchaConfig) -> dict[str, AnchaUserError]:
+    """Why ``ancha run`` would not start this agent, keyed by the field at fault (``agent``,
+    ``agent.url``, ``agent.execution``, ``agent.<tool>_transport``), in the order run checks
+    them; run stops at the first, ``ancha doctor`` reports each."""
     agent = config.agent
     if agent is None or not (agent.command or agent.url):
-        raise AnchaUserError("error[CONFIG_INVALID]: agent: no agent to run\n"
-                             "hint: agent: set agent.command (e.g. `python agent.py`) in ancha.yaml, "
-                             "or pass --agent 'python agent.py'")
+        return {"agent": AnchaUserError("error[CONFIG_INVALID]: agent: no agent to run\n"
+                                        "hint: agent: set agent.command (e.g. `python agent.py`) in ancha.yaml, "
+                                        "or pass --agent 'python agent.py'")}
+    refusals: dict[str, AnchaUserError] = {}
     if agent.url:
-        raise RunFailed("error[AGENT_UNSUPPORTED]: endpoint agents (agent.url) are not supported yet by this "
-                        "version of ancha run\nhint: run the agent as a command agent (agent.command) for now")
+        refusals["agent.url"] = RunFailed(
+            "error[AGENT_UNSUPPORTED]: endpoint agents (agent.url) are not supported yet by this "
+            "version of ancha run\nhint: run the agent as a command agent (agent.command) for now")
     if agent.execution.mode == "container":
-        raise RunFailed("error[AGENT_UNSUPPORTED]: agent.execution mode container is not supported yet by this "
-                        "version of ancha run\nhint: remove agent.execution (or set mode: host) to run the agent "
-                        "as a local process")
+        refusals["agent.execution"] = RunFailed(
+            "error[AGENT_UNSUPPORTED]: agent.execution mode container is not supported yet by this "
+            "version of ancha run\nhint: remove agent.execution (or set mode: host) to run the agent "
+            "as a local process")
     for field, value in agent.model_dump().items():
         if not field.endswith("_transport"):
             continue
         spec = registry().tools.get(field.removesuffix("_transport"))
         supported = spec.transports if spec is not None else ("feed",)
         if value not in supported:
-            raise RunFailed(f"error[AGENT_UNSUPPORTED]: agent.{field} {value} is not supported yet\n"
-                            f"hint: use {field}: {supported[0]}")
+            refusals[f"agent.{field}"] = RunFailed(f"error[AGENT_UNSUPPORTED]: agent.{field} {value} is not "
+                                                   f"supported yet\nhint: use {field}: {supported[0]}")
+    return refusals
 
 
 def new_run_id() -> str:

@@ -1,0 +1,47 @@
+"""``ancha doctor``: check the config, scenes, server, agent, container and judge key, without running trials."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+from rich.console import Console
+from rich.markup import escape
+
+from ancha.config.loading import ConfigOverrides
+from ancha.runner.doctor import Diagnosis, diagnose
+
+_STYLES = {"ok": "green", "FAIL": "bold red", "skip": "dim"}
+
+
+@click.command()
+@click.option("--config", "config_path", type=click.Path(path_type=Path), help="ancha.yaml to use.")
+@click.option("--agent", "agent_command", help="Agent command; overrides agent.command.")
+@click.option("-n", "trials", type=int, help="Trials per scene; overrides trials.")
+@click.option("--parallel", type=int, help="Trials running at once; overrides parallel.")
+@click.option("--min-pass-rate", type=float, help="Fraction of each scene's trials that must pass.")
+@click.option("--pass-env", multiple=True, help="Pass this variable from your shell to the agent (repeatable).")
+@click.option("--inherit-env", is_flag=True, help="Pass your whole shell environment to the agent.")
+def doctor(config_path: Path | None, agent_command: str | None, trials: int | None, parallel: int | None,
+           min_pass_rate: float | None, pass_env: tuple[str, ...], inherit_env: bool) -> None:
+    """Check what `ancha run` with the same options needs, one line per check, with a fix for each failure.
+
+    Exit 0 when all is ready, 2 on config or scene problems (as ancha run), 3 when the
+    server, agent, container engine or judge key is not ready."""
+    overrides = ConfigOverrides(agent_command=agent_command, trials=trials, parallel=parallel,
+                                min_pass_rate=min_pass_rate, pass_env=list(pass_env), inherit_env=inherit_env)
+    diagnosis = diagnose(config_path, Path.cwd(), overrides)
+    print_diagnosis(Console(highlight=False, soft_wrap=True), diagnosis)
+    for report in diagnosis.reports:  # word for word what ancha run prints for them
+        click.echo(report.render(), err=True)
+    sys.exit(diagnosis.exit_code)
+
+
+def print_diagnosis(console: Console, diagnosis: Diagnosis) -> None:
+    """``status  name  detail — fix``, the columns aligned."""
+    width = max((len(c.name) for c in diagnosis.checks), default=0)
+    for check in diagnosis.checks:
+        status = f"[{_STYLES[check.status]}]{check.status:<4}[/]"
+        fix = f" — {check.fix}" if check.status == "FAIL" and check.fix else ""
+        console.print(f"{status}  {check.name:<{width}}  {escape(check.detail + fix)}")

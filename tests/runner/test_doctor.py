@@ -1,0 +1,283 @@
+"""`ancha doctor` as a user runs it: a real CLI process in a project `ancha init` wrote."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+from ancha.server.embedded import EmbeddedServer, free_port
+
+ANCHA = [sys.executable, "-m", "ancha.cli"]
+PYTHON_DIR = str(Path(sys.executable).parent)
+
+BROKEN_SCENE = """
+name: broken
+task: Say hello.
+checks:
+  - id: posted
+    trace: { bogus: 1 }
+"""
+
+JUDGED_SCENE = """
+name: judged
+task: Say hello.
+world:
+  slack:
+    channels: [{ name: general }]
+checks:
+  - id: polite
+    judge: The agent greeted the team politely.
+"""
+
+FAKE_ENGINE = """#!/bin/sh
+# `docker image inspect --format {{.Id}} IMAGE`: only my-agent:local is here
+if [ "$1 $2" = "image inspect" ] && [ "$5" = "my-agent:local" ]; then echo sha256:0123456789abcdef; exit 0; fi
+echo "Error: No such image: $5" >&2
+exit 1
+"""
+
+
+def ancha(*args: str, cwd: Path, env: dict[str, str] | None = None,
+          without: tuple[str, ...] = ()) -> subprocess.CompletedProcess[str]:
+    base = {k: v for k, v in os.environ.items() if k not in without}
+    base["PATH"] = f"{PYTHON_DIR}:{base.get('PATH', '')}"
+    return subprocess.run([*ANCHA, *args], cwd=cwd, capture_output=True, text=True, timeout=120,
+                          env={**base, **(env or {})})
+
+
+def initialised(tmp_path: Path) -> Path:
+    created = ancha("init", cwd=tmp_path)
+    assert created.returncode == 0, created.stderr
+    return tmp_path
+
+
+def set_config(root: Path, text: str) -> None:
+    (root / "ancha.yaml").write_text(textwrap.dedent(text))
+
+
+def add_scene(root: Path, name: str, text: str) -> None:
+    (root / "scenes" / name).mkdir(parents=True)
+    (root / "scenes" / name / "scene.yaml").write_text(text)
+
+
+def lines(result: subprocess.CompletedProcess[str]) -> dict[str, list[str]]:
+    """Each check's lines, by check name: ``{"agent": ["FAIL  agent  ..."]}``."""
+    found: dict[str, list[str]] = {}
+    for line in result.stdout.splitlines():
+        status, name = line.split()[:2]
+        assert status in ("ok", "FAIL", "skip"), line
+        found.setdefault(name, []).append(line)
+    return found
+
+
+def only(result: subprocess.CompletedProcess[str], name: str) -> tuple[str, str]:
+    """The status and the text (detail — fix) of the one line of check ``name``."""
+    [line] = lines(result)[name]
+    status, _, text = line.split(maxsplit=2)
+    return status, text
+
+
+def test_doctor__fresh_init_project_is_ready(tmp_path: Path) -> None:
+    root = initialised(tmp_path)
+    result = ancha("doctor", cwd=root)
+    assert result.returncode == 0, result.stdout + result.stderr
+    checks = lines(result)
+    assert list(checks) == ["config", "scenes", "server", "agent", "container", "judge"]
+    for name in ("config", "scenes", "server", "agent"):
+        assert only(result, name)[0] == "ok", result.stdout
+    assert only(result, "config")[1] == "ancha.yaml: 1 scene, 1 trial each"
+    assert only(result, "agent")[1].startswith("python3 agent.py: python3 is ")
+    assert only(result, "container")[0] == "skip"
+    assert only(result, "judge") == ("skip", "no judge checks")
+    assert result.stderr == ""
+
+
+def test_doctor__columns_are_aligned(tmp_path: Path) -> None:
+    result = ancha("doctor", cwd=initialised(tmp_path))
+    details_start = {len(re.match(r"\S+ +\S+ +", line).group()) for line in result.stdout.splitlines()}  # type: ignore[union-attr]
+    assert len(details_start) == 1, result.stdout
+
+
+def test_doctor__broken_scene_exits_2_with_the_problems_run_prints(tmp_path: Path) -> None:
+    root = initialised(tmp_path)
+    add_scene(root, "broken", BROKEN_SCENE)
+    ran = ancha("run", "--no-progress", cwd=root)
+    result = ancha("doctor", cwd=root)
+    assert ran.returncode == 2 and result.returncode == 2, result.stdout + result.stderr
+    assert ran.stderr.strip() and ran.stderr in result.stderr
+    status, scene = only(result, "scene")
+    assert status == "FAIL"
+    assert scene.startswith("scenes/broken/scene.yaml:6: checks[0].trace.bogus: unknown field (and 1 more problem) "
+                            "— known fields of checks[0].trace")
+    assert only(result, "config")[0] == "ok"
+
+
+def test_doctor__bad_config_exits_2_with_the_problems_run_prints(tmp_path: Path) -> None:
+    root = initialised(tmp_path)
+    set_config(root, "agent: { command: python3 agent.py }\ntrials: 0\n")
+    ran = ancha("run", "--no-progress", cwd=root)
+    result = ancha("doctor", cwd=root)
+    assert ran.returncode == 2 and result.returncode == 2
+    assert ran.stderr.strip() and ran.stderr in result.stderr
+    assert list(lines(result)) == ["config"]
+    assert only(result, "config")[0] == "FAIL"
+    assert only(result, "config")[1].startswith("ancha.yaml: trials: expected a positive integer, got 0 — ")
+
+
+def test_doctor__options_are_validated_as_run_validates_them(tmp_path: Path) -> None:
+    root = initialised(tmp_path)
+    ran = ancha("run", "--no-progress", "--parallel", "0", cwd=root)
+    result = ancha("doctor", "--parallel", "0", cwd=root)
+    assert ran.returncode == 2 and result.returncode == 2
+    assert ran.stderr in result.stderr
+    assert only(result, "config") == ("FAIL", "options: --parallel: expected a positive integer, got 0 — "
+                                              "fix the command-line options")
+
+
+def test_doctor__no_agent_exits_2_as_run_does(tmp_path: Path) -> None:
+    root = initialised(tmp_path)
+    set_config(root, "scenes: [scenes/**/scene.yaml]\n")
+    ran = ancha("run", "--no-progress", cwd=root)
+    result = ancha("doctor", cwd=root)
+    assert ran.returncode == 2 and result.returncode == 2
+    assert ran.stderr in result.stderr
+    assert only(result, "agent")[0] == "FAIL"
+    assert only(result, "agent")[1].startswith("agent: no agent to run — ")
+
+
+def test_doctor__missing_agent_program_fails_with_a_fix(tmp_path: Path) -> None:
+    root = initialised(tmp_path)
+    result = ancha("doctor", "--agent", "no-such-agent-program --verbose", cwd=root)
+    assert result.returncode == 3, result.stdout + result.stderr
+    status, agent = only(result, "agent")
+    assert status == "FAIL"
+    assert agent.startswith("no-such-agent-program --verbose: no-such-agent-program is not on the agent's PATH — "
+                            "install no-such-agent-program, or change agent.command")
+    assert only(result, "server")[0] == "ok"
+
+
+def test_doctor__agent_script_is_resolved_from_agent_cwd(tmp_path: Path) -> None:
+    root = initialised(tmp_path)
+    (root / "bot").mkdir()
+    script = root / "bot" / "start.sh"
+    script.write_text("#!/bin/sh\nexit 0\n")
+    set_config(root, "agent:\n  command: ./start.sh\n  cwd: bot\n")
+    not_executable = ancha("doctor", cwd=root)
+    assert not_executable.returncode == 3
+    assert only(not_executable, "agent") == ("FAIL", f"./start.sh: {script} is not executable — chmod +x {script}, "
+                                                     "or start it through its interpreter (e.g. `python ./start.sh`)")
+    script.chmod(0o755)
+    ready = ancha("doctor", cwd=root)
+    assert ready.returncode == 0, ready.stdout
+    assert only(ready, "agent") == ("ok", f"./start.sh: ./start.sh is {script}")
+
+
+def test_doctor__unreachable_server_url_fails_with_a_fix(tmp_path: Path) -> None:
+    root = initialised(tmp_path)
+    url = f"http://127.0.0.1:{free_port()}"
+    set_config(root, f"agent: {{ command: python3 agent.py }}\nserver: {{ url: \"{url}\" }}\n")
+    result = ancha("doctor", cwd=root)
+    assert result.returncode == 3, result.stdout + result.stderr
+    status, server = only(result, "server")
+    assert status == "FAIL" and server.startswith(f"no Ancha server answers at {url}: ")
+    assert server.endswith("— start one with `ancha serve`, or remove server.url to use the embedded one")
+
+
+def test_doctor__server_url_is_checked_with_the_control_key(tmp_path: Path) -> None:
+    root = initialised(tmp_path)
+    with EmbeddedServer(key="doctor-key") as server:
+        set_config(root, f"agent: {{ command: python3 agent.py }}\nserver: {{ url: \"{server.url}\" }}\n")
+        keyed = ancha("doctor", cwd=root, env={"ANCHA_SERVER_KEY": "doctor-key"})
+        keyless = ancha("doctor", cwd=root, without=("ANCHA_SERVER_KEY",))
+    assert keyed.returncode == 0, keyed.stdout
+    assert only(keyed, "server") == ("ok", f"{server.url} answered GET /envs with ANCHA_SERVER_KEY")
+    assert keyless.returncode == 3
+    assert only(keyless, "server") == ("FAIL", f"{server.url} answered 401 to GET /envs — is it an Ancha server? "
+                                               "Set ANCHA_SERVER_KEY if it needs a key")
+
+
+def test_doctor__judge_checks_without_a_key_fail(tmp_path: Path) -> None:
+    root = initialised(tmp_path)
+    add_scene(root, "judged", JUDGED_SCENE)
+    result = ancha("doctor", cwd=root, without=("OPENROUTER_API_KEY",))
+    assert result.returncode == 3, result.stdout + result.stderr
+    assert only(result, "judge") == ("FAIL", "OPENROUTER_API_KEY is not set, so the 1 judge check in judged would be "
+                                             "skipped, and a skipped check never passes — export "
+                                             "OPENROUTER_API_KEY=<your OpenRouter key> in the shell you run ancha from")
+
+
+def test_doctor__judge_checks_with_a_key_pass(tmp_path: Path) -> None:
+    root = initialised(tmp_path)
+    add_scene(root, "judged", JUDGED_SCENE)
+    result = ancha("doctor", cwd=root, env={"OPENROUTER_API_KEY": "sk-or-test"})
+    assert result.returncode == 0, result.stdout
+    assert only(result, "judge") == ("ok", "OPENROUTER_API_KEY is set; 1 judge check in judged, "
+                                           "model openai/gpt-4o-mini")
+
+
+def container_project(tmp_path: Path, image: str, engine: bool) -> tuple[Path, dict[str, str]]:
+    root = initialised(tmp_path)
+    set_config(root, f"""\
+        agent:
+          command: python3 agent.py
+          execution: {{ mode: container, image: "{image}" }}
+        """)
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "python3").symlink_to(sys.executable)
+    if engine:
+        (bin_dir / "docker").write_text(FAKE_ENGINE)
+        (bin_dir / "docker").chmod(0o755)
+    return root, {"PATH": str(bin_dir)}  # this PATH only: no engine but the fake one
+
+
+def test_doctor__container_mode_finds_engine_and_image_and_reports_runs_refusal(tmp_path: Path) -> None:
+    root, env = container_project(tmp_path, "my-agent:local", engine=True)
+    result = ancha("doctor", cwd=root, env=env)
+    assert result.returncode == 3, result.stdout + result.stderr
+    assert only(result, "engine") == ("ok", f"docker is {tmp_path / 'bin' / 'docker'}")
+    assert only(result, "image") == ("ok", "my-agent:local is in the local docker (sha256:0123456789ab)")
+    assert only(result, "container") == ("FAIL",
+        "agent.execution mode container is not supported yet by this version of ancha run — "
+        "remove agent.execution (or set mode: host) to run the agent as a local process")
+    ran = ancha("run", "--no-progress", cwd=root, env=env)
+    assert ran.returncode == 3 and "agent.execution mode container is not supported yet" in ran.stderr
+
+
+def test_doctor__container_image_missing_says_how_to_build_it(tmp_path: Path) -> None:
+    root, env = container_project(tmp_path, "other:latest", engine=True)
+    result = ancha("doctor", cwd=root, env=env)
+    assert result.returncode == 3
+    assert only(result, "image") == ("FAIL", "other:latest is not in the local docker — build it "
+                                     "(`docker build -t other:latest .`) or pull it (`docker pull other:latest`); "
+                                     "trials never pull images")
+
+
+def test_doctor__container_mode_without_an_engine_fails_with_a_fix(tmp_path: Path) -> None:
+    root, env = container_project(tmp_path, "my-agent:local", engine=False)
+    result = ancha("doctor", cwd=root, env=env)
+    assert result.returncode == 3
+    assert only(result, "engine")[0] == "FAIL"
+    assert only(result, "engine")[1].startswith("no docker or podman on PATH — install Docker")
+    assert only(result, "image")[0] == "skip"
+
+
+def test_doctor__endpoint_agent_reports_runs_refusal(tmp_path: Path) -> None:
+    root = initialised(tmp_path)
+    set_config(root, """\
+        agent:
+          url: "http://127.0.0.1:{{agent.port}}/events/{{service}}"
+          start: python3 server.py
+          ready_url: "http://127.0.0.1:{{agent.port}}/ready"
+        """)
+    ran = ancha("run", "--no-progress", cwd=root)
+    result = ancha("doctor", cwd=root)
+    assert ran.returncode == 3 and result.returncode == 3
+    assert only(result, "agent") == ("FAIL",
+        "endpoint agents (agent.url) are not supported yet by this version of ancha run — "
+        "run the agent as a command agent (agent.command) for now")
+    assert "endpoint agents (agent.url) are not supported yet by this version of ancha run" in ran.stderr
