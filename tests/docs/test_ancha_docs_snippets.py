@@ -26,11 +26,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
 from doc_snippets import DOCS, Block, fenced_blocks
 
 from ancha.config.errors import ConfigInvalid
 from ancha.config.loading import load_config
+from ancha.config.yaml_source import read_yaml
 from ancha.errors import AnchaUserError
 from ancha.runner.run import refuse_unbuilt_agents
 from ancha.scene.errors import SceneInvalid
@@ -148,10 +148,10 @@ EXCERPTS = blocks_titled("scene.yaml (excerpt)")
 
 @pytest.mark.parametrize("block", EXCERPTS, ids=ids(EXCERPTS))
 def test_docs__every_scene_excerpt_validates_in_the_scene_above_it(block: Block, tmp_path: Path) -> None:
-    base = yaml.safe_load(base_scene(block).text)
-    part = yaml.safe_load(block.text)
+    base, part = read_yaml(base_scene(block).text)[0], read_yaml(block.text)[0]
     assert isinstance(part, dict), f"{block.where}: an excerpt is a mapping of top-level scene keys"
-    load_example_scene(tmp_path, yaml.safe_dump(merged(base, part), sort_keys=False))
+    # JSON is YAML: the merged scene goes back through the real loader as JSON text.
+    load_example_scene(tmp_path, json.dumps(merged(base, part), default=lambda t: t.isoformat()))
 
 
 REFUSED_SCENES = blocks_titled("scene.yaml (refused)")
