@@ -15,7 +15,7 @@ import re
 from types import ModuleType
 from typing import Any
 
-MARKER = re.compile(r"<!--\s*coverage:\s*([a-z]+)\s*-->")
+MARKER = re.compile(r"<!--\s*coverage:\s*([a-z-]+)\s*-->")
 
 STATUSES = ("implemented", "partial", "not_implemented")
 LABELS = {"implemented": "implemented", "partial": "partial", "not_implemented": "not implemented"}
@@ -79,5 +79,23 @@ def render(tool: str) -> str:
     return "\n".join(out)
 
 
+def render_graphql() -> str:
+    """GitHub's served GraphQL root fields and object types, from the replica's resolver map
+    (the full ledger needs GitHub's schema, which is not in the repository)."""
+    importlib.import_module("ancha.world.tools.github.graphql.resolvers")  # registers the resolver map
+    fields: dict[str, Any] = importlib.import_module("ancha.world.tools.github.graphql.registry").FIELDS
+    roots = sorted(key for key in fields if key.split(".", 1)[0] in ("Query", "Mutation"))
+    types = sorted({key.split(".", 1)[0] for key in fields} - {"Query", "Mutation"})
+    out = [f"The GraphQL API serves **{len(roots)} root fields** and **{len(fields)} fields** in all, "
+           f"on {len(types)} object types.", "", "| Root field | Kind |", "|---|---|"]
+    out += [f"| `{key.split('.', 1)[1]}` | {key.split('.', 1)[0].lower()} |" for key in roots]
+    out += ["", f'??? note "Object types with served fields ({len(types)})"', ""]
+    out += [f"    - `{name}`: " + ", ".join(f"`{k.split('.', 1)[1]}`" for k in sorted(fields)
+                                            if k.split(".", 1)[0] == name) for name in types]
+    out.append("")
+    return "\n".join(out)
+
+
 def on_page_markdown(markdown: str, page: Any, config: Any, files: Any) -> str:
-    return MARKER.sub(lambda m: render(m.group(1)), markdown)
+    return MARKER.sub(lambda m: render_graphql() if m.group(1) == "github-graphql" else render(m.group(1)),
+                      markdown)
