@@ -321,8 +321,12 @@ OLD_GREETING = 'text="Hello team! Ancha sent me to say hi."'
 NEW_GREETING = 'text="Hi team! Ancha sent me."'
 
 
+PROGRAM_PATH = re.compile(r"python3 is \S+")
+
+
 def normalized(text: str, folder: Path) -> list[str]:
     text = RUN_ID.sub("RUN_ID", text.replace(str(folder.resolve()), QUICKSTART_HOME))
+    text = PROGRAM_PATH.sub("python3 is PATH", text)
     return [line.strip() for line in text.splitlines() if line.strip()]
 
 
@@ -346,18 +350,18 @@ def test_docs__the_quickstart_prints_what_the_page_shows(tmp_path: Path) -> None
     import sys
 
     outputs = [b for b in fenced_blocks(DOCS / "quickstart.md") if title(b) == "Output"]
-    assert len(outputs) == 4, "init, a passing run, a failing run and explain"
+    assert len(outputs) == 5, "init, doctor, a passing run, a failing run and explain"
 
     def ancha(*args: str) -> tuple[int, str]:
         done = subprocess.run([sys.executable, "-m", "ancha.cli", *args], cwd=tmp_path, capture_output=True,
                               text=True, check=False)
         return done.returncode, done.stdout + done.stderr
 
-    steps: list[tuple[int, str]] = [ancha("init"), ancha("run", "--no-progress")]
+    steps: list[tuple[int, str]] = [ancha("init"), ancha("doctor"), ancha("run", "--no-progress")]
     agent = tmp_path / "agent.py"
     agent.write_text(agent.read_text().replace(OLD_GREETING, NEW_GREETING))
     steps += [ancha("run", "--no-progress"), ancha("explain")]
-    assert [code for code, _ in steps] == [0, 0, 1, 0]
+    assert [code for code, _ in steps] == [0, 0, 0, 1, 0]
     for (_, printed), shown in zip(steps, outputs, strict=True):
         # Lines are compared with runs of spaces as one: a long path wraps the results line.
         real = " ".join(" ".join(normalized(printed, tmp_path)).split())
