@@ -26,7 +26,7 @@ from ancha.scene.people import build_people
 from ancha.scene.predicates import Resolver
 from ancha.scene.refs import RefTable
 from ancha.scene.rules import build_world_rules
-from ancha.scene.sections import Catalog, SectionContext, body_json
+from ancha.scene.sections import Catalog, SectionContext
 from ancha.scene.sources import Source, parse_time
 from ancha.scene.walker import SceneWalker
 
@@ -134,7 +134,7 @@ def _resolve(clean: dict[str, Any], source: Source, present: set[str], path: Pat
                                  digest)
         seed = section.build(seed_data, context)
         if seed is not None:
-            world[tool] = body_json(seed)
+            world[tool] = section.seed_json(seed)
             seeds[tool] = seed
     written = clean.get("world", {})
     accounts = {tool: section.accounts_kind for tool, section in catalog.worlds.items() if written.get(tool) is not None}

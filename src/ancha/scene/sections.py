@@ -88,6 +88,13 @@ class WorldSection:
     file_model: type[FileModel]
     build: Callable[[dict[str, Any], SectionContext], BaseModel | None]
     accounts_kind: str = "user"
+    as_json: Callable[[BaseModel], dict[str, Any]] | None = None
+    """The resolved seed as ``Scene.world`` keeps it; ``body_json`` when None. A tool whose
+    seed can be long (Slack's messages) may keep that part as an object that serializes
+    as its JSON, instead of a second copy of it."""
+
+    def seed_json(self, seed: BaseModel) -> dict[str, Any]:
+        return self.as_json(seed) if self.as_json is not None else body_json(seed)
 
 
 @dataclass(frozen=True)

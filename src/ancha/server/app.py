@@ -7,7 +7,7 @@ the runner talks to both the same way, over HTTP.
 from __future__ import annotations
 
 import hmac
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -194,7 +194,7 @@ class ControlAPI:
         env = self._env(request, control=True)
         if isinstance(env, JSONResponse):
             return env
-        return StreamingResponse(_in_pieces(list(env.snapshot_json())), media_type="application/json")
+        return StreamingResponse(_in_pieces(env.snapshot_json()), media_type="application/json")
 
     async def records(self, request: Request) -> Response:
         env = self._env(request, control=True)
@@ -344,7 +344,7 @@ def create_app(key: str | None = None, registry: Registry | None = None,
     return ToolGateway(api.registry, control)
 
 
-async def _in_pieces(pieces: list[bytes], size: int = 1 << 20) -> AsyncIterator[bytes]:
+async def _in_pieces(pieces: Iterable[bytes], size: int = 1 << 20) -> AsyncIterator[bytes]:
     """``pieces`` sent about ``size`` bytes at a time."""
     batch: list[bytes] = []
     held = 0

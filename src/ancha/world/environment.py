@@ -297,16 +297,27 @@ class Environment:
         return {name: tool.snapshot() for name, tool in self.tools.items()}
 
     def snapshot_json(self) -> Iterator[bytes]:
-        """``world.json``: every tool's state as JSON text, a piece at a time, so that a long
-        seeded history is never turned into objects just to be written out again."""
-        yield b"{"
+        """``world.json``: every tool's state as JSON text, as it is now, a piece at a time,
+        so that a long seeded history is never turned into objects just to be written out
+        again. Every tool's state is captured here; the pieces may be read later."""
+        parts: list[bytes | Iterator[bytes]] = []
         for i, (name, tool) in enumerate(self.tools.items()):
-            yield (b",\n" if i else b"\n") + json.dumps(name).encode() + b": "
+            parts.append((b",\n" if i else b"\n") + json.dumps(name).encode() + b": ")
             if isinstance(tool, StreamsSnapshot):
-                yield from tool.snapshot_json()
+                parts.append(tool.snapshot_json())
             else:
-                yield json.dumps(tool.snapshot(), indent=1, ensure_ascii=False, allow_nan=False).encode()
-        yield b"\n}\n"
+                parts.append(json.dumps(tool.snapshot(), indent=1, ensure_ascii=False, allow_nan=False).encode())
+        return _joined(parts)
+
+
+def _joined(parts: list[bytes | Iterator[bytes]]) -> Iterator[bytes]:
+    yield b"{"
+    for part in parts:
+        if isinstance(part, bytes):
+            yield part
+        else:
+            yield from part
+    yield b"\n}\n"
 
 
 def _seconds(value: Any, default: float) -> float:

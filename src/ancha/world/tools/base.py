@@ -86,7 +86,10 @@ class Tool(Protocol):
 @runtime_checkable
 class StreamsSnapshot(Protocol):
     """A tool whose state is large (a long seeded history) gives it as JSON text, a piece at
-    a time, for ``/state`` and ``world.json``; ``snapshot()`` is then that text parsed."""
+    a time, for ``/state`` and ``world.json``; ``snapshot()`` is then that text parsed.
+
+    ``snapshot_json`` captures the state when it is called (not when the iterator is first
+    read): the pieces are read while the world may go on changing."""
 
     def snapshot_json(self) -> Iterator[bytes]: ...
 

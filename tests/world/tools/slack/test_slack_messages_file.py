@@ -15,7 +15,8 @@ from hypothesis import strategies as st
 from tests.scene.scene_files import SLACK, problems_of, scene_of, slack_seed
 
 from ancha.config.validation import INVALID, Walker
-from ancha.world.tools.slack.scene import _validated, _well_formed
+from ancha.scene.model import Scene
+from ancha.world.tools.slack.scene import _well_formed
 from ancha.world.tools.slack.scene_models import SlackMessageFile
 
 KEYS = ["ref", "channel", "from", "text", "at", "thread_of", "reactions", "files", "from_", "bogus", "Ref"]
@@ -113,6 +114,17 @@ def test_messages_file__the_cycle_collector_is_left_as_it_was(tmp_path: Path) ->
         gc.enable()
 
 
-def test_messages__one_that_fails_validation_leaves_out_only_itself() -> None:
-    good = {"channel": "slack_general", "from_": "slack_ben", "text": "hi"}
-    assert [m.text for m in _validated([good, {**good, "text": 5}, {**good, "text": "bye"}])] == ["hi", "bye"]
+def test_messages_file__a_long_history_is_kept_once_and_dumps_as_the_list_it_was_written_as(tmp_path: Path) -> None:
+    lines = [_line(i) for i in range(300, 0, -1)]
+    lines[10] = _line(290, ref="slack_m290", reactions={"eyes": ["$slack_laura"]})
+    lines[11] = _line(289, thread_of="$slack_m290")
+    scene = scene_of(tmp_path, _history(tmp_path, lines))
+    seed = slack_seed(scene)
+    assert scene.world["slack"]["messages"] is seed.messages  # one copy, not a JSON list beside the models
+    dumped = scene.model_dump(mode="json", by_alias=True)["world"]["slack"]["messages"]
+    assert len(dumped) == 301 and dumped[11] == {
+        "ref": "slack_m290", "channel": "slack_general", "from": "slack_ben", "text": "m290",
+        "at": "2026-01-05T04:10:00Z", "thread_of": None, "reactions": {"eyes": ["slack_laura"]}, "files": []}
+    assert dumped[12]["thread_of"] == "slack_m290"
+    again = Scene.model_validate_json(scene.model_dump_json(by_alias=True))
+    assert slack_seed(again).messages == seed.messages and again == scene

@@ -197,3 +197,29 @@ def test_snapshot__a_trial_that_changed_seeded_history_shows_each_change_among_t
     assert len(lines) == 33 and gone not in [m["ts"] for m in lines]
     assert lines[-1]["text"] == "the newest" and not lines[-1]["seeded"]
     assert [m["reactions"] for m in lines if "reactions" in m][0][0]["name"] == "tada"
+
+
+def test_snapshot__is_the_world_when_asked_even_when_read_after_it_changed():
+    env, slack = _rich(1)
+    token = slack.credentials()["token"]
+    other = env.refs["b"].id
+    assert _call(env, token, "chat.postMessage", channel=other, text="before")["ok"]
+    pieces = env.snapshot_json()  # asked for now, read below
+    assert _call(env, token, "chat.postMessage", channel=other, text="after")["ok"]
+    _, gone = slack.message_ref("gone")
+    assert _call(env, token, "chat.delete", channel=other, ts=gone)["ok"]
+    world = json.loads(b"".join(pieces))
+    texts = [m["text"] for m in world["slack"]["messages"][other]]
+    assert "before" in texts and "after" not in texts and "to be deleted" in texts
+
+
+def test_snapshot__a_long_run_of_shared_lines_is_written_in_pieces_of_whole_lines(monkeypatch):
+    from ancha.world.tools.slack import snapshot
+
+    monkeypatch.setattr(snapshot, "PIECE", 300)  # a few lines a piece
+    env, slack = _rich(2)
+    pieces = list(env.snapshot_json())
+    assert len(pieces) > 10
+    world = json.loads(b"".join(pieces))
+    _build_everything(slack)
+    assert world == _world_json(env)

@@ -16,48 +16,26 @@ channel never share a ts (the later one moves on a microsecond).
 
 from __future__ import annotations
 
+from array import array
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
 from typing import Any, TypeVar
 
 from ancha.world.tools.slack.bulk import collector_paused
 from ancha.world.tools.slack.models import MICROS, Channel, Message, MessageIndex, ts_str
-from ancha.world.tools.slack.scene_models import SlackMessage, SlackWorld
+from ancha.world.tools.slack.scene_models import SlackWorld
+from ancha.world.tools.slack.seeded import NO_TIME, SeededMessages
 
 SPACING_S = 60
-EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
-ONE_MICROSECOND = timedelta(microseconds=1)
 T = TypeVar("T")
-
-
-@dataclass(slots=True)
-class Planned:
-    """One seeded message, placed: the same in every trial."""
-
-    seed: SlackMessage
-    channel: int
-    """Index of its channel in ``world.channels``."""
-    key: int
-    """Its ts in microseconds."""
-    author: str
-    """Bare user ref of ``from``."""
-    root: int | None
-    """Position (in ``HistoryPlan.messages``) of its thread's top message, for a reply."""
-    reactions: tuple[tuple[str, tuple[str, ...]], ...]
-    """(emoji without colons, bare user refs), in seed order."""
-
-    @property
-    def ts(self) -> str:
-        return ts_str(self.key)
 
 
 @dataclass(slots=True)
 class ChannelPlan:
     """One channel's seeded history, in ts order."""
 
-    order: list[int]
-    """Positions (in ``HistoryPlan.messages``) in ts order; a message's index here is its ordinal."""
+    order: array[int]
+    """Positions (in the seed) in ts order; a message's index here is its ordinal."""
     ordinals: dict[int, int]
     """ts key -> ordinal."""
     top: list[int]
@@ -68,18 +46,33 @@ class ChannelPlan:
     """Position of a thread's top message -> bare refs of who replied, in seed order, once each."""
     snapshot: Any = None
     """The channel's messages as ``world.json`` text with slots for a trial's ids, made the
-    first time a trial's snapshot needs it (``snapshot.SeededText``)."""
+    first time a trial's snapshot needs it (``snapshot.SeededText``; False when a message holds
+    a DEL byte, and each trial renders the channel from its messages)."""
 
 
 @dataclass(frozen=True, slots=True)
 class HistoryPlan:
-    """Every seeded message placed, and each channel's history."""
+    """Every seeded message placed (the same in every trial), as columns by seed position."""
 
-    messages: list[Planned]
+    seeded: SeededMessages
+    channel: array[int]
+    """Index in ``world.channels`` of each message's channel (a reply's is its thread's)."""
+    key: array[int]
+    """Each message's ts in microseconds."""
+    root: array[int]
+    """Position of a reply's thread's top message; ``NO_ROOT`` for a top-level message."""
+    reactions: dict[int, tuple[tuple[str, tuple[str, ...]], ...]]
+    """Position -> (emoji without colons, bare user refs), in seed order."""
     channels: dict[int, ChannelPlan]
     """Channel index -> its history (channels without seeded messages have none)."""
     with_ref: list[int]
     """Positions of messages that declare a ref, in seed order."""
+
+    def ts(self, position: int) -> str:
+        return ts_str(self.key[position])
+
+
+NO_ROOT = -1
 
 
 def plan_history(world: SlackWorld, start: int) -> HistoryPlan:
@@ -93,72 +86,79 @@ def plan_history(world: SlackWorld, start: int) -> HistoryPlan:
 
 
 def _plan(world: SlackWorld, start: int) -> HistoryPlan:
+    seeded = world.messages
     users = {world.bot.ref: world.bot.ref} | {u.ref: u.ref for u in world.users if u.ref}
     channels = {c.ref: i for i, c in enumerate(world.channels) if c.ref}
-    undated = sum(1 for m in world.messages if m.at is None)
+    # every name the messages give, checked once: a long history names a few, many times
+    channel_of = [-1] * len(seeded.names)
+    for index in dict.fromkeys(seeded.channel):
+        channel_of[index] = resolve(channels, seeded.names[index], f"message {seeded.channel.index(index) + 1} channel")
+    for index in dict.fromkeys(seeded.author):
+        resolve(users, seeded.names[index], f"message {seeded.author.index(index) + 1} from")
+    undated = sum(1 for at in seeded.at if at == NO_TIME)
     seen: dict[str, int] = {}
     taken: dict[int, set[int]] = {}
-    messages: list[Planned] = []
+    count = len(seeded)
+    channel, key, root_of = array("I", bytes(4 * count)), array("q", bytes(8 * count)), array("q", [NO_ROOT]) * count
     by_channel: dict[int, list[int]] = {}
-    with_ref: list[int] = []
-    channel_of: dict[str, int] = {}
-    """Each ``channel`` a message names -> its index: a long history names a few, many times."""
-    user_of: dict[str, str] = {}
-    for i, seeded in enumerate(world.messages):
-        channel = channel_of.get(seeded.channel)
-        if channel is None:
-            channel = channel_of[seeded.channel] = resolve(channels, seeded.channel, f"message {i + 1} channel")
-        author = user_of.get(seeded.from_)
-        if author is None:
-            author = user_of[seeded.from_] = resolve(users, seeded.from_, f"message {i + 1} from")
-        root: int | None = None
-        if seeded.thread_of:
-            parent = seen.get(seeded.thread_of)
+    reactions: dict[int, tuple[tuple[str, tuple[str, ...]], ...]] = {}
+    for i in range(count):
+        where = channel_of[seeded.channel[i]]
+        root = NO_ROOT
+        parent_ref = seeded.thread_of.get(i)
+        if parent_ref:
+            parent = seen.get(parent_ref)
             if parent is None:
-                raise ValueError(f"slack message {i + 1}: thread_of {seeded.thread_of!r} names no earlier message")
-            top = messages[parent].root
-            root = parent if top is None else top
-            channel = messages[root].channel
-        if seeded.at is not None:
-            key = _key(seeded.at)
+                raise ValueError(f"slack message {i + 1}: thread_of {parent_ref!r} names no earlier message")
+            top = root_of[parent]
+            root = parent if top == NO_ROOT else top
+            where = channel[root]
+        at = seeded.at[i]
+        if at != NO_TIME:
+            ts = max(at, 0)  # a ts is never negative
         else:
             undated -= 1
-            key = (start - SPACING_S * (undated + 1)) * MICROS
-        if root is not None and key <= messages[root].key:
-            key = messages[root].key + 1
-        keys = taken.get(channel)
+            ts = (start - SPACING_S * (undated + 1)) * MICROS
+        if root != NO_ROOT and ts <= key[root]:
+            ts = key[root] + 1
+        keys = taken.get(where)
         if keys is None:
-            keys = taken[channel] = set()
-        while key in keys:
-            key += 1
-        keys.add(key)
-        reactions = tuple((emoji.strip(":"), tuple(resolve(users, r, f"message {i + 1} reaction") for r in refs))
-                          for emoji, refs in seeded.reactions.items()) if seeded.reactions else ()
-        by_channel.setdefault(channel, []).append(len(messages))
-        if seeded.ref:
-            seen[seeded.ref] = len(messages)
-            with_ref.append(len(messages))
-        messages.append(Planned(seeded, channel, key, author, root, reactions))
-    return HistoryPlan(messages, {index: _channel(messages, positions) for index, positions in by_channel.items()},
-                       with_ref)
+            keys = taken[where] = set()
+        while ts in keys:
+            ts += 1
+        keys.add(ts)
+        channel[i], key[i], root_of[i] = where, ts, root
+        by_channel.setdefault(where, []).append(i)
+        ref = seeded.ref.get(i)
+        if ref:
+            seen[ref] = i
+        emoji = seeded.reactions.get(i)
+        if emoji:
+            reactions[i] = tuple((name.strip(":"), tuple(resolve(users, r, f"message {i + 1} reaction") for r in refs))
+                                 for name, refs in emoji.items())
+    with_ref = sorted(seeded.ref)
+    histories = {index: _channel(seeded, key, root_of, positions) for index, positions in by_channel.items()}
+    return HistoryPlan(seeded, channel, key, root_of, reactions, histories, with_ref)
 
 
-def _channel(messages: list[Planned], positions: list[int]) -> ChannelPlan:
+def _channel(seeded: SeededMessages, key: array[int], root_of: array[int], positions: list[int]) -> ChannelPlan:
     """A channel's history from its messages' positions, in seed order."""
-    order = sorted(positions, key=lambda p: messages[p].key)
+    order = array("I", sorted(positions, key=key.__getitem__))
     replies: dict[int, list[int]] = {}
     repliers: dict[int, list[str]] = {}
     for position in positions:  # seed order: who replied first is listed first, as Slack does
-        planned = messages[position]
-        if planned.root is not None:
-            replies.setdefault(planned.root, []).append(planned.key)
-            names = repliers.setdefault(planned.root, [])
-            if planned.author not in names:
-                names.append(planned.author)
+        root = root_of[position]
+        if root != NO_ROOT:
+            replies.setdefault(root, []).append(key[position])
+            names = repliers.setdefault(root, [])
+            author = seeded.author_of(position)
+            if author not in names:
+                names.append(author)
     for keys in replies.values():
         keys.sort()
-    return ChannelPlan(order, {messages[p].key: i for i, p in enumerate(order)},
-                       [messages[p].key for p in order if messages[p].root is None], replies, repliers)
+    in_order = [key[p] for p in order]  # one int object per ts, shared by ordinals and top
+    top = [k for k, p in zip(in_order, order, strict=True) if root_of[p] == NO_ROOT]
+    return ChannelPlan(order, dict(zip(in_order, range(len(in_order)), strict=True)), top, replies, repliers)
 
 
 @dataclass(frozen=True, slots=True)
@@ -180,13 +180,14 @@ def build_message(plan: HistoryPlan, history: ChannelPlan, ordinal: int, channel
     same message, replies and thread fields included, that storing the seed one message at
     a time would give."""
     position = history.order[ordinal]
-    planned = plan.messages[position]
-    user_id = ids.users[planned.author]
-    message = Message(channel_id, planned.key, user_id, planned.seed.text, team=ids.team, seeded=True)
-    if planned.root is not None:
-        root = plan.messages[planned.root]
-        message.thread_ts = ts_str(root.key)
-        message.parent_user_id = ids.users[root.author]
+    seeded = plan.seeded
+    user_id = ids.users[seeded.author_of(position)]
+    key = plan.key[position]
+    message = Message(channel_id, key, user_id, seeded.text[position], team=ids.team, seeded=True)
+    root = plan.root[position]
+    if root != NO_ROOT:
+        message.thread_ts = ts_str(plan.key[root])
+        message.parent_user_id = ids.users[seeded.author_of(root)]
     elif position in history.replies:
         message.thread_ts = message.ts
         message.reply_keys = list(history.replies[position])
@@ -194,10 +195,11 @@ def build_message(plan: HistoryPlan, history: ChannelPlan, ordinal: int, channel
     if user_id == ids.bot_user:
         message.bot_id, message.app_id = ids.bot_id, ids.app_id
         message.bot_profile = ids.bot_profile()
-    for emoji, refs in planned.reactions:
+    for emoji, refs in plan.reactions.get(position, ()):
         message.reactions[emoji] = [ids.users[ref] for ref in refs]
-    if planned.seed.files:
-        message.files = list(planned.seed.files)
+    files = seeded.files.get(position)
+    if files:
+        message.files = list(files)
     return message
 
 
@@ -234,7 +236,3 @@ def resolve(ids: dict[str, T], ref: str, where: str) -> T:
         raise ValueError(f"slack {where}: {ref!r} names nothing here (known: {known})")
     return ids[ref]
 
-
-def _key(at: datetime) -> int:
-    """``at`` in microseconds since the epoch; 0 before the epoch (a ts is never negative)."""
-    return max(((at if at.tzinfo else at.replace(tzinfo=UTC)) - EPOCH) // ONE_MICROSECOND, 0)

@@ -26,7 +26,7 @@ from ancha.world.tools.slack.params import Params, bearer_token
 from ancha.world.tools.slack.routes import ROUTES
 from ancha.world.tools.slack.scene_models import SlackWorld
 from ancha.world.tools.slack.seed import bot_profile, new_id, seed_state
-from ancha.world.tools.slack.snapshot import SEPARATOR, channel_lines
+from ancha.world.tools.slack.snapshot import Line, channel_lines, written
 
 if TYPE_CHECKING:
     from ancha.world.environment import Environment
@@ -100,27 +100,30 @@ class SlackReplica:
         return snapshot
 
     def snapshot_json(self) -> Iterator[bytes]:
-        """The whole state as JSON text (``world.json``'s ``slack``), a piece at a time: one
-        line per user, channel and message; seeded history comes from text every trial of
-        the scene shares (``snapshot.py``)."""
+        """The whole state as JSON text (``world.json``'s ``slack``), as it is now, given a
+        piece at a time: one line per user, channel and message; seeded history comes from
+        text every trial of the scene shares (``snapshot.py``), written out as it is read."""
         state = self.state
         bot = {"user_id": self.bot.id, "bot_id": self.bot.bot_id, "app_id": self.bot.app_id, "ref": self.bot.ref}
         users = [_dumps({**u.to_dict(), "ref": u.ref, "person": u.person}) for u in state.users.values()]
         channels = [_dumps({**c.to_dict(self.bot.id, num_members=not c.is_im), "members": list(c.members),
                             "ref": c.ref}) for c in state.channels.values()]
-        yield (f'{{"team": {_dumps(state.team)},\n"bot": {_dumps(bot)},\n'
-               f'"users": [\n{_lines(users)}\n],\n"channels": [\n{_lines(channels)}\n],\n'
-               f'"messages": {{').encode()
-        for i, (cid, channel) in enumerate(state.channels.items()):
+        head = (f'{{"team": {_dumps(state.team)},\n"bot": {_dumps(bot)},\n'
+                f'"users": [\n{_lines(users)}\n],\n"channels": [\n{_lines(channels)}\n],\n'
+                f'"messages": {{').encode()
+        messages = [(cid, channel_lines(self.history.plan, self.history.channels.get(cid), channel,
+                                        self.history.ids, self.bot)) for cid, channel in state.channels.items()]
+        return self._snapshot_text(head, messages)
+
+    @staticmethod
+    def _snapshot_text(head: bytes, messages: list[tuple[str, list[Line]]]) -> Iterator[bytes]:
+        yield head
+        for i, (cid, lines) in enumerate(messages):
             yield f'{"," if i else ""}\n{_dumps(cid)}: ['.encode()
-            last = b""
-            for lines in channel_lines(self.history.plan, self.history.channels.get(cid), channel,
-                                       self.history.ids, self.bot):
-                if last:
-                    yield last
-                last = lines
-            if last:
-                yield b"\n" + last[:-len(SEPARATOR)] + b"\n"
+            if lines:
+                yield b"\n"
+                yield from written(lines)
+                yield b"\n"
             yield b"]"
         yield b"\n}}"
 

@@ -8,7 +8,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, TypeAdapter, ValidationError
+from pydantic import BaseModel, ValidationError
 
 from ancha.config.validation import INVALID, Walker, _unsafe_number, file_fields, join
 from ancha.scene.folder import SceneFileRefused, json_lines
@@ -20,7 +20,6 @@ from ancha.world.tools.slack.bulk import collector_paused
 from ancha.world.tools.slack.scene_models import (
     SlackBot,
     SlackChannel,
-    SlackMessage,
     SlackMessageAction,
     SlackMessageFile,
     SlackMessageState,
@@ -29,35 +28,33 @@ from ancha.world.tools.slack.scene_models import (
     SlackUser,
     SlackWorld,
 )
+from ancha.world.tools.slack.seeded import SeededMessages
 
 TOOL = "slack"
 
-Entry = tuple[dict[str, Any], str, Source]
-"""A message's valid fields, its path prefix and the file it came from."""
-
-
-def read_messages_file(name: str, ctx: SectionContext) -> tuple[list[Entry], bytes]:
-    """Messages of a JSONL file beside the scene (read through ``ctx.read_file``: inside the
-    scene's folder, a regular file, capped), each line validated on its own."""
+def read_messages_file(name: str, ctx: SectionContext, seeded: SeededPacker) -> bytes:
+    """Pack the messages of a JSONL file beside the scene (read through ``ctx.read_file``:
+    inside the scene's folder, a regular file, capped), each line validated on its own and
+    packed as it is read, so no object per line outlives its line."""
     data = ctx.read_file(name, "world.slack.messages_file")
     if data is None:
-        return [], b""
+        return b""
     display = str(Path(ctx.display_dir) / name) if ctx.display_dir else name
     scene = ctx.source
-    entries: list[Entry] = []
     for number, record in json_lines(data):
-        source = Source(display, _fixed_line(number), scene.problems)
-        if isinstance(record, SceneFileRefused):
-            source.add("", record.message, record.hint)
-            continue
         clean = _well_formed(record)
         if clean is None:  # a problem somewhere: the walker finds each one, with its path
+            if isinstance(record, SceneFileRefused):
+                Source(display, _fixed_line(number), scene.problems).add("", record.message, record.hint)
+                continue
             walker = Walker(SlackMessageFile, display)
             clean = walker.section(record, SlackMessageFile, "", number)
             scene.problems.extend(walker.problems)
-        if clean is not INVALID:
-            entries.append((clean, "", source))
-    return entries, data
+            if clean is INVALID:
+                continue
+        seeded.add(clean, "", Source(display, _fixed_line(number), scene.problems))
+        seeded.from_file = display
+    return data
 
 
 _ATTRIBUTES = {key: name for key, (name, _) in file_fields(SlackMessageFile).items()}
@@ -99,20 +96,34 @@ def _build(model: type[BaseModel], data: dict[str, Any]) -> Any:
 
 
 def build_world(clean: dict[str, Any], ctx: SectionContext) -> SlackWorld:
-    """``world.slack``: read ``messages_file`` if any, declare every ref, resolve them."""
+    """``world.slack``: declare every ref, resolve them, and pack the messages (inline, then
+    ``messages_file``'s) as they are read."""
     with collector_paused():
-        extra: list[Entry] = []
+        world = _world(clean, ctx.source, ctx.refs)
+        seeded = SeededPacker(ctx.refs, ctx.start)
+        for i, data in enumerate(clean.get("messages", [])):
+            if data is not None:  # None: invalid, already reported
+                seeded.add(data, f"world.slack.messages[{i}]", ctx.source)
         if clean.get("messages_file"):
-            extra, jsonl = read_messages_file(clean["messages_file"], ctx)
+            jsonl = read_messages_file(clean["messages_file"], ctx, seeded)
             ctx.digest.update(jsonl)
-            if extra:
-                ctx.files.setdefault(extra[0][2].file, ctx.scene_dir / clean["messages_file"])
-        return build_slack(clean, ctx.source, extra, ctx.refs, ctx.start)
+            if seeded.from_file:
+                ctx.files.setdefault(seeded.from_file, ctx.scene_dir / clean["messages_file"])
+        world.messages = seeded.finish()
+        return world
 
 
-def build_slack(clean: dict[str, Any], scene: Source, extra: list[Entry], refs: RefTable,
-                start: datetime) -> SlackWorld:
-    """Declare every ref of the Slack seed, then resolve them; problems go to ``scene``."""
+def world_json(seed: BaseModel) -> dict[str, Any]:
+    """``world.slack`` as the scene keeps it: JSON, but for the messages, kept as packed
+    (``SeededMessages`` serializes as their JSON list wherever the scene is dumped)."""
+    assert isinstance(seed, SlackWorld)
+    body = seed.model_dump(mode="json", by_alias=True, exclude_none=True, exclude={"messages"})
+    body["messages"] = seed.messages
+    return body
+
+
+def _world(clean: dict[str, Any], scene: Source, refs: RefTable) -> SlackWorld:
+    """The team, bot, users and channels, their refs declared and resolved (messages come next)."""
     base = "world.slack"
     bot = _build(SlackBot, clean.get("bot", {})) or SlackBot()
     refs.declare(bot.ref, Declared("user", scene.line_of(f"{base}.bot.ref"), tool=TOOL),
@@ -128,13 +139,6 @@ def build_slack(clean: dict[str, Any], scene: Source, extra: list[Entry], refs: 
     channel_data = [(i, d) for i, d in enumerate(clean.get("channels", [])) if d is not None]
     for i, data in channel_data:
         _declare(refs, data.get("ref"), "channel", scene, f"{base}.channels[{i}].ref")
-    entries: list[Entry] = [(d, f"{base}.messages[{i}]", scene) for i, d in enumerate(clean.get("messages", []))
-                          if d is not None]
-    entries += extra
-    for index, (data, prefix, source) in enumerate(entries):
-        if isinstance(data.get("ref"), str):  # most messages of a long history have none
-            _declare(refs, data["ref"], "message", source, join(prefix, "ref"), index, bare(data.get("channel")))
-
     channels: list[SlackChannel] = []
     for i, data in channel_data:
         path = f"{base}.channels[{i}]"
@@ -144,7 +148,7 @@ def build_slack(clean: dict[str, Any], scene: Source, extra: list[Entry], refs: 
         if channel is not None:
             channels.append(channel)
     return SlackWorld(team=_build(SlackTeam, clean.get("team", {})) or SlackTeam(), bot=bot, users=users,
-                      channels=channels, messages=_messages(entries, refs, start))
+                      channels=channels)
 
 
 def _declare(refs: RefTable, name: object, kind: str, source: Source, path: str, index: int = 0,
@@ -154,77 +158,76 @@ def _declare(refs: RefTable, name: object, kind: str, source: Source, path: str,
         refs.declare(name, Declared(kind, source.line_of(path), index, extra, tool=TOOL), source.reporter(path))
 
 
-_MESSAGES = TypeAdapter(list[SlackMessage])
-_BATCH = 1_000
-"""Messages validated in one call: as fast as all at once, without holding all their fields."""
+class SeededPacker:
+    """Resolves each seeded message's refs and time as it is read and packs it into
+    ``SeededMessages``. Channel, ``from`` and reaction refs name users and channels, declared
+    before any message; a message's own ref is declared as it is read, and ``thread_of``
+    refs are resolved at the end, once every message ref is declared. A message with a
+    problem is packed anyway: the scene is refused for the problem."""
 
+    def __init__(self, refs: RefTable, start: datetime) -> None:
+        self.refs = refs
+        self.start = start
+        self.seeded = SeededMessages()
+        self.from_file: str | None = None
+        """The displayed name of ``messages_file`` once a line of it is packed."""
+        self._resolved: dict[str, dict[str, str]] = {"channel": {}, "user": {}}
+        """Kind -> text -> name of refs that resolved without a problem: a long history
+        resolves each ref once."""
+        self._threads: list[tuple[int, str, str, Source]] = []
+        """(position, thread_of as written, path prefix, source) of each reply."""
 
-def _messages(entries: list[Entry], refs: RefTable, start: datetime) -> list[SlackMessage]:
-    """Each entry with its refs and time resolved, in order; one with a problem is left out."""
-    resolved: dict[str, dict[str, str]] = {"channel": {}, "user": {}, "message": {}}
-    messages: list[SlackMessage] = []
-    for first in range(0, len(entries), _BATCH):
-        batch = (_message(entry, refs, start, resolved) for entry in entries[first:first + _BATCH])
-        messages += _validated([fields for fields in batch if fields is not None])
-    return messages
+    def add(self, data: dict[str, Any], prefix: str, source: Source) -> None:
+        """Pack one message's walked fields (attribute names as keys), read at ``prefix`` of ``source``."""
+        position = len(self.seeded)
+        ref = data.get("ref")
+        if isinstance(ref, str):  # most messages of a long history have none
+            _declare(self.refs, ref, "message", source, join(prefix, "ref"), position, bare(data.get("channel")))
+        channel = self._ref(data.get("channel"), "channel", source, prefix, "channel") or ""
+        author = self._ref(data.get("from_"), "user", source, prefix, "from") or ""
+        if data.get("thread_of") is not None:
+            self._threads.append((position, data["thread_of"], prefix, source))
+        reactions: dict[str, list[str]] = {}
+        for emoji, users in (data.get("reactions") or {}).items():
+            names = [self.refs.resolve(u, "user", source.reporter(join(join(join(prefix, "reactions"), emoji), j)),
+                                       tool=TOOL) for j, u in enumerate(users)]
+            reactions[emoji] = [n for n in names if n]
+        at = data.get("at")
+        if at is not None:
+            try:
+                at = parse_time(at, self.start)
+            except (ValueError, OverflowError) as exc:
+                source.add(join(prefix, "at"), str(exc), "write an ISO time, or -3d for three days before clock.start")
+                at = None
+        self.seeded.add(channel, author, data.get("text", ""), at, ref=ref if isinstance(ref, str) else None,
+                        reactions=reactions or None, files=data.get("files") or None)
 
+    def finish(self) -> SeededMessages:
+        """The packed messages, each reply's ``thread_of`` resolved (every message ref is declared now)."""
+        for position, written, prefix, source in self._threads:
+            parent = self.refs.resolve(written, "message", source.reporter(join(prefix, "thread_of")), tool=TOOL)
+            if parent is None:
+                continue
+            channel = self.seeded.channel_of(position)
+            parent_channel = self.refs.records[parent].extra.get("channel")
+            if parent_channel is not None and channel and parent_channel != channel:
+                source.add(join(prefix, "thread_of"), f"${parent} is in channel ${parent_channel}, not ${channel}",
+                           "a reply must be in the same channel as its thread's parent")
+            self.seeded.thread_of[position] = parent
+        return self.seeded
 
-def _validated(fields: list[dict[str, Any]]) -> list[SlackMessage]:
-    """``fields`` as messages, validated in one call (much faster than one by one)."""
-    try:
-        return _MESSAGES.validate_python(fields)
-    except ValidationError:  # a field the walker already reported: leave out just its message
-        return [m for m in (_build(SlackMessage, f) for f in fields) if m is not None]
-
-
-def _message(entry: Entry, refs: RefTable, start: datetime, resolved: dict[str, dict[str, str]]) -> \
-        dict[str, Any] | None:
-    """The fields of ``entry``'s message with its refs and time resolved; None after a problem.
-    ``resolved`` remembers, by kind, text -> name of refs that resolved without a problem, so
-    a long history resolves each ref once."""
-    data, prefix, source = entry
-    channel = _ref(data.get("channel"), "channel", refs, resolved, source, prefix, "channel")
-    author = _ref(data.get("from_"), "user", refs, resolved, source, prefix, "from")
-    thread_of = data.get("thread_of")
-    parent = None if thread_of is None else _ref(thread_of, "message", refs, resolved, source, prefix, "thread_of")
-    ok = channel is not None and author is not None and (thread_of is None or parent is not None)
-    if parent is not None and channel is not None:
-        parent_channel = refs.records[parent].extra.get("channel")
-        if parent_channel is not None and parent_channel != channel:
-            source.add(join(prefix, "thread_of"), f"${parent} is in channel ${parent_channel}, not ${channel}",
-                       "a reply must be in the same channel as its thread's parent")
-            ok = False
-    reactions: dict[str, list[str]] = {}
-    for emoji, users in (data.get("reactions") or {}).items():
-        names = [refs.resolve(u, "user", source.reporter(join(join(join(prefix, "reactions"), emoji), j)), tool=TOOL)
-                 for j, u in enumerate(users)]
-        ok = ok and all(names)
-        reactions[emoji] = [n for n in names if n]
-    at = data.get("at")
-    if at is not None:
-        try:
-            at = parse_time(at, start)
-        except (ValueError, OverflowError) as exc:
-            source.add(join(prefix, "at"), str(exc), "write an ISO time, or -3d for three days before clock.start")
-            ok = False
-    if not ok:
-        return None
-    return {**data, "channel": channel, "from_": author, "thread_of": parent, "reactions": reactions, "at": at}
-
-
-def _ref(text: object, kind: str, refs: RefTable, resolved: dict[str, dict[str, str]], source: Source,
-         prefix: str, key: str) -> str | None:
-    """The bare name ``text`` (the field ``key`` under ``prefix``) points at; None if it is
-    None, or wrong (reported)."""
-    if text is None:
-        return None
-    known = resolved[kind].get(text) if isinstance(text, str) else None
-    if known is not None:
-        return known
-    name = refs.resolve(text, kind, source.reporter(join(prefix, key)), tool=TOOL)
-    if name is not None and isinstance(text, str):
-        resolved[kind][text] = name
-    return name
+    def _ref(self, text: object, kind: str, source: Source, prefix: str, key: str) -> str | None:
+        """The bare name ``text`` (the field ``key`` under ``prefix``) points at; None if it is
+        None, or wrong (reported)."""
+        if text is None:
+            return None
+        known = self._resolved[kind].get(text) if isinstance(text, str) else None
+        if known is not None:
+            return known
+        name = self.refs.resolve(text, kind, source.reporter(join(prefix, key)), tool=TOOL)
+        if name is not None and isinstance(text, str):
+            self._resolved[kind][text] = name
+        return name
 
 
 # --- bodies of checks and world rules ---------------------------------------------------

@@ -14,6 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
 from ancha.config.validation import Expect, FileModel
 from ancha.scene.file_model import Ref, RefName, Time
+from ancha.world.tools.slack.seeded import SeededMessages
 
 # --- resolved (refs bare, times absolute) ---------------------------------------------
 
@@ -76,8 +77,9 @@ class SlackWorld(_Model):
     bot: SlackBot = Field(default_factory=SlackBot)
     users: list[SlackUser] = Field(default_factory=list)
     channels: list[SlackChannel] = Field(default_factory=list)
-    messages: list[SlackMessage] = Field(default_factory=list)
-    """Inline messages followed by those of ``messages_file``, in file order."""
+    messages: SeededMessages = Field(default_factory=SeededMessages)
+    """Inline messages followed by those of ``messages_file``, in file order (a list of
+    ``SlackMessage`` when written as JSON)."""
 
     _histories: dict[int, Any] = PrivateAttr(default_factory=dict)
     """clock.start -> the placed history (``history.HistoryPlan``) every trial shares."""

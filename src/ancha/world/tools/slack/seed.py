@@ -65,8 +65,8 @@ def seed_state(env: Environment, world: SlackWorld) -> tuple[SlackState, User, H
 
     plan = plan_history(world, start)  # shared by every trial of the scene
     for position in plan.with_ref:
-        planned = plan.messages[position]
-        env.register_ref(planned.seed.ref, "message", "slack", f"{channels_by_index[planned.channel].id}/{planned.ts}")
+        env.register_ref(plan.seeded.ref[position], "message", "slack",
+                         f"{channels_by_index[plan.channel[position]].id}/{plan.ts(position)}")
     history = HistoryLoader(plan, Ids(team, users, bot.id, bot.bot_id, bot.app_id, lambda: bot_profile(bot, team)))
     for index, channel in enumerate(channels_by_index):
         history.defer(channel, index)

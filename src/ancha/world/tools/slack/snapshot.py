@@ -17,7 +17,6 @@ from array import array
 from bisect import bisect_left
 from collections.abc import Iterator
 from dataclasses import dataclass
-from itertools import accumulate
 from typing import Any
 
 from ancha.world.tools.slack.bulk import collector_paused
@@ -42,26 +41,26 @@ def message_line(message: Message) -> bytes:
 
 @dataclass(frozen=True, slots=True)
 class SeededText:
-    """A channel's seeded messages as ``world.json`` lines, in ts order, ids left as slots:
-    the text is ``segments[0] slot[0] segments[1] slot[1] ... segments[-1]``."""
+    """A channel's seeded messages as ``world.json`` lines, in ts order, with a placeholder
+    (``ID_WIDTH`` bytes) wherever a trial's id goes: one bytes object, and where its slots are."""
 
-    segments: list[bytes]
-    """The text between slots."""
+    text: bytes
     slots: array[int]
-    """Byte offset of each slot in the text, ascending."""
+    """Byte offset of each placeholder in ``text``, ascending."""
     kinds: array[int]
     """Which id each slot takes: an index into ``names``."""
     starts: array[int]
     """Byte offset of each message's line (by ordinal), then the text's length."""
     names: tuple[str, ...]
     """``channel``, ``team``, ``bot_id``, ``app_id`` and ``user:REF``."""
+    holders: tuple[bytes, ...]
+    """The placeholder of each name. They are the only DEL bytes in ``text`` (else the
+    channel has no ``SeededText``), so replacing them touches nothing a message says."""
 
-    def segment_start(self, index: int) -> int:
-        return self.slots[index - 1] + ID_WIDTH if index else 0
 
-
-def seeded_text(plan: HistoryPlan, history: ChannelPlan, ids: Ids, bot: User) -> SeededText:
-    """Render a channel's seeded history once, with placeholders for every trial's ids."""
+def seeded_text(plan: HistoryPlan, history: ChannelPlan, ids: Ids, bot: User) -> SeededText | None:
+    """Render a channel's seeded history once, with placeholders for every trial's ids; None
+    when a message itself holds a DEL byte (the channel is then rendered from its messages)."""
     tag = secrets.token_hex(2)
     names = ["channel", "team", "bot_id", "app_id", *(f"user:{ref}" for ref in ids.users)]
     holders = {name: f"\x7f{tag}{i:06d}" for i, name in enumerate(names)}
@@ -72,14 +71,14 @@ def seeded_text(plan: HistoryPlan, history: ChannelPlan, ids: Ids, bot: User) ->
     text = b"".join(_lines(plan, history, holders["channel"], probe, tag))
     starts = array("q", [0])
     starts.extend(found.end() for found in re.finditer(b"\n", text))  # JSON text has no raw newline
-    pattern = re.compile(b"(\x7f" + tag.encode() + rb"\d{6})")
-    pieces = pattern.split(text)
     index = {holder.encode(): i for i, holder in enumerate(holders.values())}
-    segments = pieces[::2]
-    kinds = array("H", [index[holder] for holder in pieces[1::2]])
-    # slot i starts after segments 0..i and the i slots before it
-    slots = array("q", (end + i * ID_WIDTH for i, end in enumerate(accumulate(map(len, segments[:-1])))))
-    return SeededText(segments, slots, kinds, starts, tuple(names))
+    slots, kinds = array("q"), array("H")
+    for found in re.finditer(b"\x7f" + tag.encode() + rb"\d{6}", text):
+        slots.append(found.start())
+        kinds.append(index[found.group()])
+    if text.count(b"\x7f") != len(slots):
+        return None
+    return SeededText(text, slots, kinds, starts, tuple(names), tuple(index))
 
 
 def _lines(plan: HistoryPlan, history: ChannelPlan, channel: str, ids: Ids, tag: str,
@@ -106,36 +105,57 @@ def trial_ids(text: SeededText, channel: Channel, ids: Ids) -> list[bytes] | Non
     return found if all(len(value) == ID_WIDTH for value in found) else None
 
 
-def fill(text: SeededText, first: int, end: int, values: list[bytes]) -> bytes:
-    """Lines of ordinals ``first`` up to ``end`` with this trial's ids, each ending in ``SEPARATOR``."""
-    base, stop = text.starts[first], text.starts[end]
-    lo, hi = bisect_left(text.slots, base), bisect_left(text.slots, stop)
-    head, tail = base - text.segment_start(lo), stop - text.segment_start(hi)
-    if lo == hi:
-        return text.segments[lo][head:tail]
-    parts: list[bytes] = [b""] * (2 * (hi - lo) + 1)
-    parts[0] = text.segments[lo][head:]
-    parts[1::2] = [values[kind] for kind in text.kinds[lo:hi]]
-    parts[2:-1:2] = text.segments[lo + 1:hi]
-    parts[-1] = text.segments[hi][:tail]
-    return b"".join(parts)
+PIECE = 1 << 20
+"""About how many bytes of seeded history ``SeededRun`` gives at a time."""
+
+
+@dataclass(frozen=True, slots=True)
+class SeededRun:
+    """Seeded messages of ordinals ``first`` up to ``end`` that the trial never touched, as
+    ``world.json`` lines with the trial's ids: made only from text every trial shares and
+    the trial's ids, so it can be written out after the state has moved on."""
+
+    text: SeededText
+    first: int
+    end: int
+    values: tuple[bytes, ...]
+
+    def pieces(self, last: bool = False) -> Iterator[bytes]:
+        """The lines, each ending in ``SEPARATOR`` (but the very last when ``last``), about
+        ``PIECE`` bytes (whole lines) at a time."""
+        text, first = self.text, self.first
+        while first < self.end:
+            stop = min(max(bisect_left(text.starts, text.starts[first] + PIECE, first + 1), first + 1), self.end)
+            base, limit = text.starts[first], text.starts[stop]
+            if last and stop == self.end:
+                limit -= len(SEPARATOR)
+            piece = text.text[base:limit]
+            for kind in set(text.kinds[bisect_left(text.slots, base):bisect_left(text.slots, limit)]):
+                piece = piece.replace(text.holders[kind], self.values[kind])
+            yield piece
+            first = stop
+
+
+Line = bytes | SeededRun
+"""A channel's part of ``world.json``: one message's line, or a run of untouched seeded lines."""
 
 
 def channel_lines(plan: HistoryPlan, history: ChannelPlan | None, channel: Channel, ids: Ids,
-                  bot: User) -> Iterator[bytes]:
-    """The channel's messages as ``world.json`` lines in ts order, each ending in ``SEPARATOR``."""
+                  bot: User) -> list[Line]:
+    """The channel's messages as ``world.json`` lines in ts order, each ending in
+    ``SEPARATOR``, as the channel holds them now: messages the trial built are rendered
+    here, untouched seeded ones are left as ``SeededRun``s to write out later."""
     if history is not None and history.snapshot is None:
         with collector_paused():
-            history.snapshot = seeded_text(plan, history, ids, bot)
-    text: SeededText | None = history.snapshot if history is not None else None
+            history.snapshot = seeded_text(plan, history, ids, bot) or False  # False: render each message
+    text: SeededText | None = history.snapshot or None if history is not None else None
     values = trial_ids(text, channel, ids) if text is not None else None
     if text is None or values is None:
-        for message in (channel.by_key[key] for key in sorted(channel.by_key)):
-            yield message_line(message) + SEPARATOR
-        return
+        return [message_line(channel.by_key[key]) + SEPARATOR for key in sorted(channel.by_key)]
+    found = tuple(values)
     if channel.deferred:  # nothing touched it: the seeded history as it was planned
-        yield fill(text, 0, len(text.starts) - 1, values)
-        return
+        return [SeededRun(text, 0, len(text.starts) - 1, found)]
+    lines: list[Line] = []
     run: tuple[int, int] | None = None  # ordinals [first, end) of untouched seeded messages
     for key in sorted(channel.by_key):
         held = channel.by_key.held(key)
@@ -144,13 +164,24 @@ def channel_lines(plan: HistoryPlan, history: ChannelPlan | None, channel: Chann
                 run = (run[0], held + 1)
                 continue
             if run is not None:
-                yield fill(text, *run, values)
+                lines.append(SeededRun(text, *run, found))
             run = (held, held + 1)
             continue
         if run is not None:
-            yield fill(text, *run, values)
+            lines.append(SeededRun(text, *run, found))
             run = None
         assert isinstance(held, Message)
-        yield message_line(held) + SEPARATOR
+        lines.append(message_line(held) + SEPARATOR)
     if run is not None:
-        yield fill(text, *run, values)
+        lines.append(SeededRun(text, *run, found))
+    return lines
+
+
+def written(lines: list[Line]) -> Iterator[bytes]:
+    """``lines`` as text, all but the last ending in ``SEPARATOR`` (a JSON list's items)."""
+    for i, line in enumerate(lines):
+        last = i == len(lines) - 1
+        if isinstance(line, SeededRun):
+            yield from line.pieces(last)
+        else:
+            yield line[:-len(SEPARATOR)] if last else line

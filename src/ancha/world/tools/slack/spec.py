@@ -27,7 +27,7 @@ def _body_too_large(limit: int) -> ToolResponse:
 
 TOOL = ToolSpec(
     name="slack",
-    world=WorldSection("slack", scene_models.SlackFile, scene.build_world),
+    world=WorldSection("slack", scene_models.SlackFile, scene.build_world, as_json=scene.world_json),
     replica=SlackReplica,
     variables=("token", "signing_secret", "app_token"),
     templates=("url", "token", "signing_secret", "app_token"),
