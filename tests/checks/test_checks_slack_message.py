@@ -30,8 +30,7 @@ SCENE: dict[str, Any] = {
         "messages": [
             {"ref": "question", "channel": "support", "from": "laura", "text": "Where is the CSV export?"},
             {"ref": "other_question", "channel": "support", "from": "ben", "text": "Is SSO down?"},
-            {"channel": "support", "from": "slack_bot", "text": "Exports live under Reports.",
-             "thread_of": "question"},
+            {"channel": "support", "from": "ben", "text": "Exports live under Reports.", "thread_of": "question"},
         ],
     }},
     "checks": [
@@ -104,13 +103,35 @@ def _message(**fields: Any) -> dict[str, Any]:
     return {"state": {"slack.message": {"channel": "$support", **fields}}}
 
 
-def test_slack_message__seed_never_counts(world: Callable[..., World]) -> None:
+def test_slack_message__seeded_messages_count_unless_from_excludes_them(world: Callable[..., World]) -> None:
     w = world()
-    # The seed already has a bot reply in the thread and a message mentioning exports.
+    # The seed has Laura's question about the CSV export and Ben's reply in its thread.
+    mentions = w.one(_message(text_contains="export"))
+    assert mentions["passed"] and mentions["actual"] == "2 matching messages in #support"
+    assert mentions["evidence"] == []  # no call made them
+    assert w.one(_message(in_thread_of="$question"))["passed"]
     result = w.one(_message(**{"from": "$slack_bot", "in_thread_of": "$question"}))
     assert result["status"] == "failed"
-    assert result["actual"] == "no message was written in #support during the trial"
-    assert w.one(_message(text_contains="export"))["passed"] is False
+    assert result["actual"].startswith("1 message in the thread of $question in #support, but not from $slack_bot "
+                                       "(written by @ben (U")
+    assert result["expected"] == "a message in $support from $slack_bot in the thread of $question"
+
+
+def test_slack_message__reads_a_long_seeded_history_without_building_it(world: Callable[..., World]) -> None:
+    from ancha.world.tools.slack.models import Message
+
+    history = [{"channel": "general", "from": "ben" if i % 2 else "laura", "text": f"note {i}"} for i in range(3000)]
+    scene = {**SCENE, "world": {"slack": {**SCENE["world"]["slack"], "messages": history}}, "checks": [], "pass": []}
+    w = world(scene)
+    w.agent.chat_postMessage(channel=w.channel("general"), text="note from the bot")
+    slack = w.env.tools["slack"]
+    general = slack.state.channels[w.channel("general")]
+    result = w.one({"state": {"slack.message": {"channel": "$general", "from": "$ben", "text_contains": "note 29",
+                                                "count_gte": 56}}})
+    assert result["passed"] and result["actual"] == "56 matching messages in #general"  # 29, 291, 2901...
+    assert [type(m) is Message for m in general.by_key.built()] == [True]  # only the bot's post was built
+    bot = w.one({"state": {"slack.message": {"channel": "$general", "from": "$slack_bot"}}})
+    assert bot["passed"] and bot["evidence"] == [1]
 
 
 def test_slack_message__channel_must_match(world: Callable[..., World]) -> None:
@@ -118,8 +139,8 @@ def test_slack_message__channel_must_match(world: Callable[..., World]) -> None:
     posted = w.agent.chat_postMessage(channel=w.channel("general"), text="CSV export is under Reports")
     result = w.one(_message(**{"from": "$slack_bot"}))
     assert not result["passed"]
-    assert result["actual"] == ("no message was written in #support during the trial; "
-                                "1 message from $slack_bot went to #general instead")
+    assert result["actual"].startswith("3 messages in #support, but not from $slack_bot (written by @laura (U")
+    assert result["actual"].endswith("; 1 message from $slack_bot went to #general instead")
     assert result["evidence"] == [1]
     assert posted["ok"]
     assert w.one({"state": {"slack.message": {"channel": "$channel.general"}}})["passed"]
@@ -130,7 +151,8 @@ def test_slack_message__from_names_the_author(world: Callable[..., World]) -> No
     w.person("laura").chat_postMessage(channel=w.channel("support"), text="bump", thread_ts=w.ts("question"))
     result = w.one(_message(**{"from": "$slack_bot"}))
     assert not result["passed"]
-    assert result["actual"].startswith("1 message in #support, but not from $slack_bot (written by @laura (U")
+    assert result["actual"].startswith("4 messages in #support, but not from $slack_bot (written by @laura (U")
+    assert "went to" not in result["actual"]  # Laura wrote here during the trial
     assert result["evidence"] == [1]
     assert w.one(_message(**{"from": "$user.laura"}))["passed"]
 
@@ -141,8 +163,8 @@ def test_slack_message__text_contains_ignores_case(world: Callable[..., World]) 
     assert w.one(_message(text_contains="exports"))["passed"]
     result = w.one(_message(text_contains="two minutes"))
     assert not result["passed"]
-    assert result["actual"] == ("1 message in #support, but it did not contain 'two minutes' "
-                                "(it said 'Open Reports > EXPORTS, then CSV.')")
+    assert result["actual"] == ("4 messages in #support, but no message contained 'two minutes' "
+                                "(the latest said 'Open Reports > EXPORTS, then CSV.')")
 
 
 def test_slack_message__text_contains_reads_blocks(world: Callable[..., World]) -> None:
@@ -160,8 +182,7 @@ def test_slack_message__in_thread_of_counts_replies_only(world: Callable[..., Wo
                                      thread_ts=w.ts("other_question"))
     result = w.one(_message(**{"from": "$slack_bot", "in_thread_of": "$question"}))
     assert not result["passed"]
-    assert result["expected"] == ("a message in $support from $slack_bot in the thread of $question "
-                                  "written during the trial")
+    assert result["expected"] == "a message in $support from $slack_bot in the thread of $question"
     assert result["actual"] == ("2 messages from $slack_bot in #support, but not in the thread of $question "
                                 f"(it went to the top level of the channel, thread {w.ts('other_question')})")
     assert result["evidence"] == [1, 2]
@@ -176,8 +197,7 @@ def test_slack_message__in_thread_of_counts_replies_only(world: Callable[..., Wo
 
 
 def test_slack_message__thread_parent_itself_is_not_a_reply(world: Callable[..., World]) -> None:
-    # Scene refs name seeded messages, which never count anyway; a ref to a parent written
-    # during the trial shows the parent itself is excluded.
+    # A ref to a parent written during the trial: the parent itself is not one of its replies.
     scene = {**SCENE, "world": {"slack": {**SCENE["world"]["slack"], "messages": []}}, "checks": [], "pass": []}
     w = world(scene)
     parent = w.agent.chat_postMessage(channel=w.channel("support"), text="Release notes thread")

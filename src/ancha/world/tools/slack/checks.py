@@ -1,8 +1,10 @@
 """``slack.message``: the state check, and its predicate kept up to date per message event.
 
-Only what happened during the trial counts: seeded messages never match. A failed
-check names the closest miss, the messages that met the most conditions, and what
-kept them from matching.
+The state check reads the channel as it stands, seeded messages included (the reference:
+set ``from`` "so starter history cannot match"); a long seeded history is read without
+building its messages. As a predicate (``before``, ``within``, world rules) it tracks what
+happens during the trial: seeded messages never make it hold. A failed check names the
+closest miss, the messages that met the most conditions, and what kept them from matching.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from ancha.world.bus import DomainEvent
 from ancha.world.predicates import CompiledPredicate
 from ancha.world.tools.base import StateOutcome
+from ancha.world.tools.slack.history import SeededView
 from ancha.world.tools.slack.models import Message, SlackState
 from ancha.world.tools.slack.scene_models import SlackMessageState
 
@@ -21,6 +24,8 @@ if TYPE_CHECKING:
     from ancha.world.tools.slack.replica import SlackReplica
 
 SNIPPET = 80
+Read = Message | SeededView
+"""A message as the check reads it: built, or a seeded one nobody touched."""
 MESSAGE_EVENTS = frozenset({"message_posted", "message_changed", "message_deleted"})
 
 
@@ -34,7 +39,7 @@ def _replica(env: Environment) -> SlackReplica | None:
 
 
 def evaluate_slack_message(spec: SlackMessageState, env: Environment) -> StateOutcome:
-    """Count the trial's messages in the channel that meet every condition given."""
+    """Count the channel's messages (seeded ones included) that meet every condition given."""
     expected = _expected(spec, env)
     replica = _replica(env)
     if replica is None:
@@ -47,8 +52,8 @@ def evaluate_slack_message(spec: SlackMessageState, env: Environment) -> StateOu
         return _failed(expected, str(exc), [])
 
     match = _Conditions(spec, author, parent)
-    written = [m for m in replica.state.messages_in(channel_id) if not m.seeded]
-    matching = [m for m in written if not match.misses(m)]
+    present = replica.messages_as_read(channel_id)
+    matching = [m for m in present if not match.misses(m)]
     where = _channel_label(replica.state, channel_id)
     if len(matching) >= spec.count_gte:
         actual = f"{_count(matching, 'matching message')} in {where}"
@@ -56,18 +61,19 @@ def evaluate_slack_message(spec: SlackMessageState, env: Environment) -> StateOu
     if matching:
         actual = f"only {_count(matching, 'matching message')} in {where}, {spec.count_gte} needed"
         return _outcome(False, expected, actual, _creating_calls(env, matching))
-    if not written:
-        actual = f"no message was written in {where} during the trial"
-        elsewhere = _elsewhere(replica.state, channel_id, match)
-        if elsewhere:
-            actual += f"; {_count(elsewhere, 'message')} {match.describe()} went to " + ", ".join(
-                sorted({_channel_label(replica.state, m.channel) for m in elsewhere})) + " instead"
+    elsewhere = [] if any(not m.seeded for m in present) else _elsewhere(replica.state, channel_id, match)
+    went = (f"{_count(elsewhere, 'message')} {match.describe()} went to " + ", ".join(
+        sorted({_channel_label(replica.state, m.channel) for m in elsewhere})) + " instead") if elsewhere else ""
+    if not present:
+        actual = f"there is no message in {where}" + (f"; {went}" if went else "")
         return _outcome(False, expected, actual, _creating_calls(env, elsewhere))
-    group, missed = _closest(written, match)
+    group, missed = _closest(present, match)
     met = match.describe(exclude=missed)
     reasons = " and ".join(match.explain_miss(name, group, replica.state) for name in missed)
     actual = f"{_count(group, 'message')}{' ' + met if met else ''} in {where}, but {reasons}"
-    return _outcome(False, expected, actual, _creating_calls(env, group))
+    if went:  # nothing was written here during the trial: say where the agent's messages went
+        actual += f"; {went}"
+    return _outcome(False, expected, actual, _creating_calls(env, group + elsewhere))
 
 
 class _Conditions:
@@ -81,7 +87,7 @@ class _Conditions:
         self.parent = parent
         self.needle = spec.text_contains.lower() if spec.text_contains else None
 
-    def misses(self, message: Message) -> list[str]:
+    def misses(self, message: Read) -> list[str]:
         """The names of the conditions ``message`` does not meet, in ``ORDER``."""
         missed: list[str] = []
         if self.author is not None and message.user != self.author:
@@ -105,7 +111,7 @@ class _Conditions:
             phrases.append(f"containing {self.spec.text_contains!r}")
         return " ".join(phrases)
 
-    def explain_miss(self, name: str, group: list[Message], state: SlackState) -> str:
+    def explain_miss(self, name: str, group: list[Read], state: SlackState) -> str:
         if name == "from":
             authors = ", ".join(dict.fromkeys(_user_label(state, m.user) for m in group))
             return f"not from ${self.spec.from_} (written by {authors})"
@@ -127,7 +133,7 @@ class _Conditions:
         return f"no message contained {self.spec.text_contains!r} (the latest said {snippet!r})"
 
 
-def message_text(message: Message) -> str:
+def message_text(message: Read) -> str:
     """The text a reader sees: ``text`` plus the text of its blocks and attachments."""
     parts = [message.text or ""]
     for extra in (message.blocks, message.attachments):
@@ -150,25 +156,25 @@ def _strings(value: Any) -> list[str]:
     return found
 
 
-def _closest(written: list[Message], match: _Conditions) -> tuple[list[Message], list[str]]:
+def _closest(present: list[Read], match: _Conditions) -> tuple[list[Read], list[str]]:
     """The messages that missed the fewest conditions (the latest one's set), and those conditions."""
-    misses = [(m, match.misses(m)) for m in written]
+    misses = [(m, match.misses(m)) for m in present]
     fewest = min(len(missed) for _, missed in misses)
     best = [missed for _, missed in misses if len(missed) == fewest][-1]
     return [m for m, missed in misses if missed == best], best
 
 
-def _elsewhere(state: SlackState, channel_id: str, match: _Conditions) -> list[Message]:
-    """The trial's messages in other conversations that meet every other condition."""
-    found: list[Message] = []
+def _elsewhere(state: SlackState, channel_id: str, match: _Conditions) -> list[Read]:
+    """Messages written during the trial in other conversations that meet every other condition."""
+    found: list[Read] = []
     for other in state.channels:
         if other == channel_id:
             continue
-        found.extend(m for m in state.messages_in(other) if not m.seeded and not match.misses(m))
+        found.extend(m for m in state.messages_written(other) if not match.misses(m))
     return found
 
 
-def _creating_calls(env: Environment, messages: list[Message]) -> list[int]:
+def _creating_calls(env: Environment, messages: list[Read]) -> list[int]:
     """Seqs of the calls that created ``messages``: the first call that answered with
     the message's channel and ts (chat.postMessage; a later chat.update echoes them too)."""
     wanted = {(m.channel, m.ts) for m in messages}
@@ -208,7 +214,7 @@ def _expected(spec: SlackMessageState, env: Environment) -> str:
     conditions = _Conditions(spec, None, None).describe()
     noun = "message" if spec.count_gte == 1 else "messages"
     amount = "a" if spec.count_gte == 1 else f"at least {spec.count_gte}"
-    return f"{amount} {noun} in ${spec.channel}{' ' + conditions if conditions else ''} written during the trial"
+    return f"{amount} {noun} in ${spec.channel}{' ' + conditions if conditions else ''}"
 
 
 def _count(items: list[Any], noun: str) -> str:

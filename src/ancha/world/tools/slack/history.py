@@ -203,6 +203,25 @@ def build_message(plan: HistoryPlan, history: ChannelPlan, ordinal: int, channel
     return message
 
 
+@dataclass(frozen=True, slots=True)
+class SeededView:
+    """A seeded message nobody touched, as a check reads it: the fields a ``Message`` would
+    have, without building one (a check over a long history reads every message)."""
+
+    channel: str
+    key: int
+    user: str
+    text: str
+    thread_ts: str | None
+    seeded: bool = True
+    blocks: None = None
+    attachments: None = None
+
+    @property
+    def ts(self) -> str:
+        return ts_str(self.key)
+
+
 class HistoryLoader:
     """Gives one trial's channels their seeded history from the shared plan, on first use."""
 
@@ -217,6 +236,18 @@ class HistoryLoader:
         if index in self.plan.channels:
             self.channels[channel.id] = self.plan.channels[index]
             channel.defer(lambda target: self.fill(target, index))
+
+    def view(self, channel_id: str, ordinal: int) -> SeededView:
+        """The seeded message at ``ordinal`` of a channel, read without building it."""
+        history, plan = self.channels[channel_id], self.plan
+        position = history.order[ordinal]
+        root = plan.root[position]
+        if root != NO_ROOT:
+            thread_ts: str | None = ts_str(plan.key[root])
+        else:
+            thread_ts = ts_str(plan.key[position]) if position in history.replies else None
+        return SeededView(channel_id, plan.key[position], self.ids.users[plan.seeded.author_of(position)],
+                          plan.seeded.text[position], thread_ts)
 
     def fill(self, channel: Channel, index: int) -> None:
         """The channel's seeded history: its keys now, each message when first read."""

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 from ancha.world.tools.base import ToolRequest, ToolResponse
 from ancha.world.tools.slack import errors, events
 from ancha.world.tools.slack.call import Call, Caller
+from ancha.world.tools.slack.history import SeededView
 from ancha.world.tools.slack.methods_ledger import LEDGER
 from ancha.world.tools.slack.models import Channel, Message, RawJSON, SlackState, User
 from ancha.world.tools.slack.params import Params, bearer_token
@@ -126,6 +127,19 @@ class SlackReplica:
                 yield b"\n"
             yield b"]"
         yield b"\n}}"
+
+    def messages_as_read(self, channel_id: str) -> list[Message | SeededView]:
+        """Every message of a conversation in ts order, seeded ones included, building none:
+        a seeded message nobody touched is read from the scene's shared history."""
+        channel = self.state.channels.get(channel_id)
+        if channel is None:
+            return []
+        index = channel.by_key
+        found: list[Message | SeededView] = []
+        for key in sorted(index):
+            held = index.held(key)
+            found.append(self.history.view(channel_id, held) if isinstance(held, int) else held)
+        return found
 
     def place_label(self, place_id: str) -> str | None:
         channel = self.state.channels.get(place_id)
