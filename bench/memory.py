@@ -187,6 +187,10 @@ def main() -> None:
     for label, seconds, mb in steps:
         target = f"<= {BUILD_TARGET_S:g} s, <= {BUILD_TARGET_MB:g} MB" if label.startswith("ancha run") else ""
         print(f"| {label} | {seconds:.1f} | {'-' if mb != mb else f'{mb:.0f}'} | {target} |")
+    _, run_s, run_mb = steps[-1]
+    verdict = "met" if run_s <= BUILD_TARGET_S and run_mb <= BUILD_TARGET_MB else "MISSED"
+    print(f"\nancha run {run_s:.1f} s and {run_mb:.0f} MB (targets <= {BUILD_TARGET_S:g} s, "
+          f"<= {BUILD_TARGET_MB:g} MB): {verdict}")
 
 
 if __name__ == "__main__":
