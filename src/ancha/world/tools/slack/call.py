@@ -9,8 +9,9 @@ channel when they post in it, so scene authors need not list every member.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ancha.world.tools.slack import errors
 from ancha.world.tools.slack.models import Channel, Message, SlackState
@@ -86,3 +87,7 @@ class Call:
     def now_key(self) -> int:
         """Simulated now, in microseconds: strictly later than any earlier reading."""
         return round(self.replica.env.clock.now() * 1_000_000)
+
+
+Handler = Callable[[Call], dict[str, Any]]
+"""A Web API method: the call in, the ``ok: true`` body out (or a ``SlackError`` raised)."""

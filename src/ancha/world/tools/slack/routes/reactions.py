@@ -6,7 +6,7 @@ import re
 from typing import Any
 
 from ancha.world.tools.slack import errors
-from ancha.world.tools.slack.call import Call
+from ancha.world.tools.slack.call import Call, Handler
 from ancha.world.tools.slack.models import Channel, Message, ts_key
 
 # Emoji names: lower-case letters, digits and - _ + ' (with an optional skin tone).
@@ -59,3 +59,17 @@ def _name(call: Call) -> str:
     if not _NAME.fullmatch(name):
         raise errors.InvalidName()
     return name
+
+
+ROUTES: dict[str, Handler] = {
+    "reactions.add": reactions_add,
+    "reactions.remove": reactions_remove,
+    "reactions.get": reactions_get,
+}
+
+PARTIAL: dict[str, str] = {
+    "reactions.add": "messages only (no files or file comments)",
+    "reactions.remove": "messages only (no files or file comments)",
+    "reactions.get": "messages only (no files or file comments); full is ignored",
+}
+"""What each method here still lacks (the coverage ledger's ``partial`` notes)."""
