@@ -171,6 +171,81 @@ class NoReaction(SlackError):
     code = "no_reaction"
 
 
+# --- files, search, views, dnd --------------------------------------------------------
+
+
+class MethodDeprecated(SlackError):
+    code = "method_deprecated"
+
+
+class MissingArgument(SlackError):
+    code = "missing_argument"
+
+
+class FileUploadSizeRestricted(SlackError):
+    code = "file_upload_size_restricted"
+
+
+class SnippetTooLarge(SlackError):
+    code = "snippet_too_large"
+
+
+class AltTxtTooLarge(SlackError):
+    code = "alt_txt_too_large"
+
+
+class FileNotFound(SlackError):
+    code = "file_not_found"
+
+
+class FileDeleted(SlackError):
+    code = "file_deleted"
+
+
+class CantDeleteFile(SlackError):
+    code = "cant_delete_file"
+
+
+class UnknownType(SlackError):
+    code = "unknown_type"
+
+
+class NotAllowedTokenType(SlackError):
+    code = "not_allowed_token_type"
+
+
+class InvalidTriggerId(SlackError):
+    code = "invalid_trigger_id"
+
+
+class ExpiredTriggerId(SlackError):
+    code = "expired_trigger_id"
+
+
+class ExchangedTriggerId(SlackError):
+    code = "exchanged_trigger_id"
+
+
+class ViewTooLarge(SlackError):
+    code = "view_too_large"
+
+
+class NotFound(SlackError):
+    code = "not_found"
+
+
+class HashConflict(SlackError):
+    code = "hash_conflict"
+
+
+class PushLimitReached(SlackError):
+    code = "push_limit_reached"
+
+
+class DuplicateExternalId(SlackError):
+    code = "duplicate_external_id"
+
+
 class UnknownMethod(SlackError):
     code = "unknown_method"
 

@@ -13,6 +13,9 @@ from bisect import bisect_left, insort
 from collections.abc import Callable
 from typing import Any
 
+from ancha.world.tools.slack.files import FileStore
+from ancha.world.tools.slack.views import ViewStore
+
 MICROS = 1_000_000
 _encode = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
 
@@ -368,6 +371,10 @@ class SlackState:
         self.user_ids_by_email: dict[str, str] = {}
         self.dms: dict[frozenset[str], str] = {}
         """Members of a DM or group DM -> its id."""
+        self.files = FileStore()
+        """Files uploaded during the trial (files.getUploadURLExternal, files.completeUploadExternal)."""
+        self.views = ViewStore()
+        """Modals and Home tabs the app opened or published (views.*), and trigger ids issued."""
 
     # --- reads (checks use these) -------------------------------------------------------
 

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import base64
 import binascii
+from email.parser import BytesParser
+from email.policy import HTTP
 from typing import Any
 from urllib.parse import parse_qsl
 
@@ -57,8 +59,9 @@ class Params:
         if not mime:
             raise errors.MissingPostType()
         if mime == "multipart/form-data":
-            # Slack takes multipart for any method; only file uploads need it and those are not served.
-            raise errors.InvalidArguments("[ERROR] multipart/form-data bodies are not supported by this replica")
+            # Slack takes multipart for any method (slack_sdk sends files.upload so).
+            values.update(_multipart(body, content_type))
+            return cls(values)
         raise errors.InvalidPostType()
 
     # --- getters ------------------------------------------------------------------------
@@ -147,6 +150,30 @@ class Params:
         if value is None:
             return None
         return decode_cursor(value, prefix)
+
+
+def _multipart(body: bytes, content_type: str) -> dict[str, str | bytes]:
+    """A multipart form's fields: text parts as strings, file parts as their bytes."""
+    if "boundary=" not in content_type:
+        raise errors.InvalidFormData()
+    head = f"Content-Type: {content_type}\r\n\r\n".encode("latin-1", "replace")
+    form = BytesParser(policy=HTTP).parsebytes(head + body)
+    if not form.is_multipart():
+        raise errors.InvalidFormData()
+    fields: dict[str, str | bytes] = {}
+    for part in form.iter_parts():
+        name = part.get_param("name", header="content-disposition")
+        payload = part.get_payload(decode=True)
+        if not isinstance(name, str) or not isinstance(payload, bytes):
+            continue
+        if part.get_filename() is not None:
+            fields[name] = payload
+        else:
+            try:
+                fields[name] = payload.decode(part.get_content_charset() or "utf-8")
+            except (UnicodeDecodeError, LookupError) as exc:
+                raise errors.InvalidFormData() from exc
+    return fields
 
 
 def encode_cursor(prefix: str, value: str) -> str:

@@ -18,7 +18,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from ancha.world.tools.base import ToolRequest, ToolResponse
-from ancha.world.tools.slack import errors, events
+from ancha.world.tools.slack import errors, events, file_urls
 from ancha.world.tools.slack.call import Call, Caller
 from ancha.world.tools.slack.history import SeededView
 from ancha.world.tools.slack.methods_ledger import LEDGER
@@ -53,6 +53,8 @@ class SlackReplica:
         self.bot_token = self._mint("xoxb", Caller(self.bot.id, "agent", is_bot=True))
         self.signing_secret = secrets.token_hex(16)
         self.app_token = f"xapp-1-{self.bot.app_id}-{_digits(13)}-{secrets.token_hex(32)}"
+        self.base_url = f"http://127.0.0.1/envs/{env.id}/slack"
+        """Where callers reach this replica (from the last request's Host): file URLs point here."""
 
     # --- Tool ---------------------------------------------------------------------------
 
@@ -62,8 +64,11 @@ class SlackReplica:
 
     def handle(self, request: ToolRequest) -> ToolResponse:
         path = request.path
+        host = request.headers.get("host")
+        if host:  # file URLs (upload_url, url_private) point where the caller reached us
+            self.base_url = f"{request.headers.get('x-forwarded-proto', 'http')}://{host}/envs/{self.env.id}/slack"
         if not path.startswith("/api/"):
-            return ToolResponse(404, b"Not Found", content_type="text/plain; charset=utf-8", vendor_ok=False)
+            return file_urls.serve(self, request)  # the upload URL and url_private; else 404
         method = path[5:].rstrip("/")
         handler = ROUTES.get(method)
         if handler is None:
@@ -111,6 +116,7 @@ class SlackReplica:
                             "ref": c.ref}) for c in state.channels.values()]
         head = (f'{{"team": {_dumps(state.team)},\n"bot": {_dumps(bot)},\n'
                 f'"users": [\n{_lines(users)}\n],\n"channels": [\n{_lines(channels)}\n],\n'
+                f'{self._files_and_views_json()}'
                 f'"messages": {{').encode()
         messages = [(cid, channel_lines(self.history.plan, self.history.channels.get(cid), channel,
                                         self.history.ids, self.bot)) for cid, channel in state.channels.items()]
@@ -127,6 +133,13 @@ class SlackReplica:
                 yield b"\n"
             yield b"]"
         yield b"\n}}"
+
+    def _files_and_views_json(self) -> str:
+        """``world.json``'s files (what was uploaded, not the bytes) and views, as they are now."""
+        files = [{"id": f.id, "name": f.name, "title": f.title, "user": f.user, "size": f.size,
+                  "created": f.created, "completed": f.completed, "deleted": f.deleted,
+                  "channels": list(f.shares), "actor": f.actor} for f in self.state.files.by_id.values()]
+        return f'"files": {_dumps(files)},\n"views": {_dumps(self.state.views.snapshot())},\n'
 
     def messages_as_read(self, channel_id: str) -> list[Message | SeededView]:
         """Every message of a conversation in ts order, seeded ones included, building none:
