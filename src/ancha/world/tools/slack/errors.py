@@ -246,6 +246,26 @@ class DuplicateExternalId(SlackError):
     code = "duplicate_external_id"
 
 
+class CannotParse(SlackError):
+    code = "cannot_parse"
+
+
+class CannotAddBot(SlackError):
+    code = "cannot_add_bot"
+
+
+class CannotAddSlackbot(SlackError):
+    code = "cannot_add_slackbot"
+
+
+class CannotAddOthers(SlackError):
+    code = "cannot_add_others"
+
+
+class CannotCompleteOthers(SlackError):
+    code = "cannot_complete_others"
+
+
 class UnknownMethod(SlackError):
     code = "unknown_method"
 

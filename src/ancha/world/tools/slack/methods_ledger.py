@@ -1,7 +1,7 @@
 """Slack Web API coverage ledger. Generated; do not edit.
 
 Regenerate with: python -m ancha.world.tools.slack.coverage --regenerate
-326 methods: 8 implemented, 26 partial, 292 not implemented.
+326 methods: 11 implemented, 28 partial, 287 not implemented.
 """
 
 LEDGER: dict[str, tuple[str, str]] = {
@@ -265,11 +265,11 @@ LEDGER: dict[str, tuple[str, str]] = {
     'reactions.get': ('partial', 'messages only (no files or file comments); full is ignored'),
     'reactions.list': ('not_implemented', ''),
     'reactions.remove': ('partial', 'messages only (no files or file comments)'),
-    'reminders.add': ('not_implemented', ''),
-    'reminders.complete': ('not_implemented', ''),
-    'reminders.delete': ('not_implemented', ''),
-    'reminders.info': ('not_implemented', ''),
-    'reminders.list': ('not_implemented', ''),
+    'reminders.add': ('partial', "reminders never fire (no Slackbot message at their time); no recurring reminders; natural-language times only as 'in N minutes/hours/days/weeks'"),
+    'reminders.complete': ('implemented', ''),
+    'reminders.delete': ('implemented', ''),
+    'reminders.info': ('implemented', ''),
+    'reminders.list': ('partial', 'reminders never fire, so none is ever due or past'),
     'rtm.connect': ('not_implemented', ''),
     'rtm.start': ('not_implemented', ''),
     'search.all': ('partial', 'modifiers in:, from:, before:/after:/on:, quoted phrases, -exclusions and prefix* only (no has:, is:, during: or to:); relevance is a count of matched terms; no posts'),

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ancha.world.tools.slack.files import FileStore
+from ancha.world.tools.slack.reminders import Reminders
 from ancha.world.tools.slack.views import ViewStore
 
 MICROS = 1_000_000
@@ -375,6 +376,8 @@ class SlackState:
         """Files uploaded during the trial (files.getUploadURLExternal, files.completeUploadExternal)."""
         self.views = ViewStore()
         """Modals and Home tabs the app opened or published (views.*), and trigger ids issued."""
+        self.reminders = Reminders()
+        """Reminders people set (reminders.add)."""
 
     # --- reads (checks use these) -------------------------------------------------------
 

@@ -135,11 +135,12 @@ class SlackReplica:
         yield b"\n}}"
 
     def _files_and_views_json(self) -> str:
-        """``world.json``'s files (what was uploaded, not the bytes) and views, as they are now."""
+        """``world.json``'s files (what was uploaded, not the bytes), views and reminders, as they are now."""
         files = [{"id": f.id, "name": f.name, "title": f.title, "user": f.user, "size": f.size,
                   "created": f.created, "completed": f.completed, "deleted": f.deleted,
                   "channels": list(f.shares), "actor": f.actor} for f in self.state.files.by_id.values()]
-        return f'"files": {_dumps(files)},\n"views": {_dumps(self.state.views.snapshot())},\n'
+        return (f'"files": {_dumps(files)},\n"views": {_dumps(self.state.views.snapshot())},\n'
+                f'"reminders": {_dumps(self.state.reminders.to_list())},\n')
 
     def messages_as_read(self, channel_id: str) -> list[Message | SeededView]:
         """Every message of a conversation in ts order, seeded ones included, building none:

@@ -10,9 +10,19 @@ the models, and return the ``ok: true`` body or raise a ``SlackError``.
 from __future__ import annotations
 
 from ancha.world.tools.slack.call import Handler
-from ancha.world.tools.slack.routes import chat, conversations, dnd, files, reactions, search, users, views
+from ancha.world.tools.slack.routes import (
+    chat,
+    conversations,
+    dnd,
+    files,
+    reactions,
+    reminders,
+    search,
+    users,
+    views,
+)
 
-FAMILIES = (users, chat, conversations, reactions, files, search, views, dnd)
+FAMILIES = (users, chat, conversations, reactions, files, search, views, dnd, reminders)
 
 ROUTES: dict[str, Handler] = {method: handler for family in FAMILIES for method, handler in family.ROUTES.items()}
 
