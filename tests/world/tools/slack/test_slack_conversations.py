@@ -152,7 +152,8 @@ def test_join__public_channel_then_read_and_post(slack, matches_spec):
     joined = slack.client.conversations_join(channel=random)
     matches_spec("conversations.join", joined.data)
     assert joined["channel"]["is_member"] is True
-    assert slack.client.conversations_history(channel=random)["messages"][0]["text"] == "hello"
+    newest, seeded = slack.client.conversations_history(channel=random)["messages"][:2]
+    assert newest["subtype"] == "channel_join" and seeded["text"] == "hello"
     assert slack.client.chat_postMessage(channel=random, text="hi all")["ok"]
     again = slack.client.conversations_join(channel=random)
     assert again["warning"] == "already_in_channel"

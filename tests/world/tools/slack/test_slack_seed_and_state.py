@@ -111,7 +111,8 @@ def test_bus__writes_publish_domain_events(slack_scene):
     _call(env, token, "conversations.join", channel=env.refs["random"].id)
     _call(env, token, "chat.delete", channel=support, ts=posted["ts"])
     assert [e.type for e in seen] == ["message_posted", "message_changed", "reaction_added",
-                                      "member_joined_channel", "message_deleted"]
+                                      "member_joined_channel", "message_posted", "message_deleted"]
+    assert seen[4].data["subtype"] == "channel_join"  # Slack writes the join in the channel's history
     first = seen[0]
     assert first.tool == "slack" and first.data["channel"] == support and first.data["ts"] == posted["ts"]
     assert first.data["actor"] == "agent" and first.data["channel_type"] == "channel"

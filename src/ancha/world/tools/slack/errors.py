@@ -266,6 +266,102 @@ class CannotCompleteOthers(SlackError):
     code = "cannot_complete_others"
 
 
+class UserNotInChannel(SlackError):
+    code = "user_not_in_channel"
+
+
+class InvalidTime(SlackError):
+    code = "invalid_time"
+
+
+class TimeInPast(SlackError):
+    code = "time_in_past"
+
+
+class TimeTooFar(SlackError):
+    code = "time_too_far"
+
+
+class InvalidChannel(SlackError):
+    code = "invalid_channel"
+
+
+class InvalidScheduledMessageId(SlackError):
+    code = "invalid_scheduled_message_id"
+
+
+class MessageNotInStreamingState(SlackError):
+    code = "message_not_in_streaming_state"
+
+
+class NameTaken(SlackError):
+    code = "name_taken"
+
+
+class InvalidNameRequired(SlackError):
+    code = "invalid_name_required"
+
+
+class InvalidNamePunctuation(SlackError):
+    code = "invalid_name_punctuation"
+
+
+class InvalidNameMaxlength(SlackError):
+    code = "invalid_name_maxlength"
+
+
+class InvalidNameSpecials(SlackError):
+    code = "invalid_name_specials"
+
+
+class NoUser(SlackError):
+    code = "no_user"
+
+
+class CantInviteSelf(SlackError):
+    code = "cant_invite_self"
+
+
+class AlreadyInChannel(SlackError):
+    code = "already_in_channel"
+
+
+class CantKickSelf(SlackError):
+    code = "cant_kick_self"
+
+
+class CantKickFromGeneral(SlackError):
+    code = "cant_kick_from_general"
+
+
+class CantLeaveGeneral(SlackError):
+    code = "cant_leave_general"
+
+
+class LastMember(SlackError):
+    code = "last_member"
+
+
+class AlreadyArchived(SlackError):
+    code = "already_archived"
+
+
+class NotArchived(SlackError):
+    code = "not_archived"
+
+
+class CantArchiveGeneral(SlackError):
+    code = "cant_archive_general"
+
+
+class TooLong(SlackError):
+    code = "too_long"
+
+
+class InvalidTimestamp(SlackError):
+    code = "invalid_timestamp"
+
+
 class UnknownMethod(SlackError):
     code = "unknown_method"
 

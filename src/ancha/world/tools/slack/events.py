@@ -1,7 +1,8 @@
 """What Slack tells others about a change: domain events on the bus, Events API payloads.
 
 Domain events (``message_posted``, ``message_changed``, ``message_deleted``,
-``reaction_added``, ``reaction_removed``, ``member_joined_channel``) carry plain data
+``reaction_added``, ``reaction_removed``, ``member_joined_channel``,
+``member_left_channel``) carry plain data
 for people, rules and predicates. The ``*_event`` and ``event_callback`` builders give
 the exact payloads Slack's Events API sends an app (the shapes of
 ``events-api-samples/MessagePayload.json`` and ``AppMentionPayload.json``), for delivery.
@@ -59,6 +60,12 @@ def reaction(added: bool, message: Message, channel: Channel, name: str, user: s
 
 def member_joined_channel(channel: Channel, user: str, actor: str, at: float) -> DomainEvent:
     return DomainEvent("member_joined_channel", TOOL, at, {
+        "channel": channel.id, "user": user, "actor": actor, "channel_type": channel.channel_type,
+    })
+
+
+def member_left_channel(channel: Channel, user: str, actor: str, at: float) -> DomainEvent:
+    return DomainEvent("member_left_channel", TOOL, at, {
         "channel": channel.id, "user": user, "actor": actor, "channel_type": channel.channel_type,
     })
 

@@ -13,8 +13,10 @@ from bisect import bisect_left, insort
 from collections.abc import Callable
 from typing import Any
 
+from ancha.world.tools.slack.ephemeral import EphemeralMessage
 from ancha.world.tools.slack.files import FileStore
 from ancha.world.tools.slack.reminders import Reminders
+from ancha.world.tools.slack.scheduled import ScheduledMessages
 from ancha.world.tools.slack.views import ViewStore
 
 MICROS = 1_000_000
@@ -109,7 +111,7 @@ class Message:
     __slots__ = ("channel", "key", "ts", "user", "text", "thread_ts", "seeded", "reactions", "team",
                  "bot_id", "app_id", "bot_profile", "subtype", "blocks", "attachments", "files",
                  "metadata", "edited", "reply_keys", "reply_users", "parent_user_id", "options", "actor",
-                 "_wire")
+                 "fields", "_wire")
 
     def __init__(self, channel: str, key: int, user: str, text: str, *, team: str,
                  thread_ts: str | None = None, seeded: bool = False) -> None:
@@ -137,6 +139,8 @@ class Message:
         self.options: dict[str, Any] = {}
         """What the caller sent that Slack keeps but does not echo (unfurl_*, mrkdwn, ...)."""
         self.actor = "seed" if seeded else "agent"
+        self.fields: dict[str, Any] | None = None
+        """Wire fields a subtype carries (``inviter``, ``topic``, ``purpose``, ``name``, ``old_name``)."""
         self._wire: str | None = None
 
     def touch(self) -> None:
@@ -171,6 +175,8 @@ class Message:
             d["app_id"] = self.app_id
             d["bot_profile"] = self.bot_profile
         d["team"] = self.team
+        if self.fields:
+            d.update(self.fields)
         if self.blocks is not None:
             d["blocks"] = self.blocks
         if self.attachments is not None:
@@ -263,6 +269,7 @@ class Channel:
 
     __slots__ = ("id", "name", "is_private", "is_im", "is_mpim", "topic", "purpose", "created",
                  "creator", "is_archived", "is_general", "members", "member_set", "ref",
+                 "topic_set", "purpose_set", "previous_names", "last_read", "closed_by",
                  "_top", "_by_key", "_pending")
 
     def __init__(self, id: str, name: str, *, created: int, creator: str, is_private: bool = False,
@@ -282,6 +289,15 @@ class Channel:
         self.members: list[str] = []
         self.member_set: set[str] = set()
         self.ref = ref
+        self.topic_set: tuple[str, int] | None = None
+        """Who set the topic and when (``conversations.setTopic``); else the creator, at creation."""
+        self.purpose_set: tuple[str, int] | None = None
+        self.previous_names: list[str] = []
+        """Names it had before, the latest first (``conversations.rename``)."""
+        self.last_read: dict[str, str] = {}
+        """User id -> the ts they marked read (``conversations.mark``)."""
+        self.closed_by: set[str] = set()
+        """Members who closed this DM or group DM (``conversations.close``) and have not reopened it."""
         self._top: list[int] = []
         self._by_key = MessageIndex()
         self._pending: Callable[[Channel], None] | None = None
@@ -334,6 +350,19 @@ class Channel:
         self.members.append(user_id)
         return True
 
+    def remove_member(self, user_id: str) -> bool:
+        if user_id not in self.member_set:
+            return False
+        self.member_set.discard(user_id)
+        self.members.remove(user_id)
+        return True
+
+    def _set_by(self, value: str, set_by: tuple[str, int] | None) -> dict[str, Any]:
+        if not value:
+            return {"value": "", "creator": "", "last_set": 0}
+        creator, last_set = set_by or (self.creator, self.created)
+        return {"value": value, "creator": creator, "last_set": last_set}
+
     def to_dict(self, viewer: str, *, num_members: bool = False) -> dict[str, Any]:
         """The conversation object as ``viewer`` sees it (``is_member``)."""
         if self.is_im:
@@ -350,12 +379,12 @@ class Channel:
             "pending_shared": [], "parent_conversation": None, "creator": self.creator,
             "is_ext_shared": False, "shared_team_ids": [], "pending_connected_team_ids": [],
             "is_member": viewer in self.member_set, "updated": self.created * 1000,
-            "topic": {"value": self.topic, "creator": self.creator if self.topic else "",
-                      "last_set": self.created if self.topic else 0},
-            "purpose": {"value": self.purpose, "creator": self.creator if self.purpose else "",
-                        "last_set": self.created if self.purpose else 0},
-            "previous_names": [],
+            "topic": self._set_by(self.topic, self.topic_set),
+            "purpose": self._set_by(self.purpose, self.purpose_set),
+            "previous_names": list(self.previous_names),
         }
+        if viewer in self.last_read:
+            d["last_read"] = self.last_read[viewer]
         if num_members:
             d["num_members"] = len(self.members)
         return d
@@ -372,6 +401,12 @@ class SlackState:
         self.user_ids_by_email: dict[str, str] = {}
         self.dms: dict[frozenset[str], str] = {}
         """Members of a DM or group DM -> its id."""
+        self.scheduled = ScheduledMessages()
+        """Messages waiting for their ``post_at`` (chat.scheduleMessage)."""
+        self.ephemeral: list[EphemeralMessage] = []
+        """Ephemeral messages sent during the trial, in order (chat.postEphemeral): in no history."""
+        self.streaming: set[tuple[str, int]] = set()
+        """(channel id, key) of messages being streamed (chat.startStream until chat.stopStream)."""
         self.files = FileStore()
         """Files uploaded during the trial (files.getUploadURLExternal, files.completeUploadExternal)."""
         self.views = ViewStore()
@@ -420,6 +455,14 @@ class SlackState:
         self.channels[channel.id] = channel
         if not (channel.is_im or channel.is_mpim):
             self.channel_ids_by_name[channel.name] = channel.id
+
+    def rename_channel(self, channel: Channel, name: str) -> None:
+        """Give a channel a new name (its old one is free again and kept in ``previous_names``)."""
+        if self.channel_ids_by_name.get(channel.name) == channel.id:
+            del self.channel_ids_by_name[channel.name]
+        channel.previous_names.insert(0, channel.name)
+        channel.name = name
+        self.channel_ids_by_name[name] = channel.id
 
     def add_message(self, message: Message, parent: Message | None = None) -> None:
         """Store a message; ``parent`` when it is a thread reply (keeps the reply index)."""

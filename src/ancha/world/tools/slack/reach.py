@@ -1,6 +1,7 @@
 """Slack's side of reach: which people a Slack message reaches, and posting as someone.
 
-A message reaches person P (never its own author) when it is a direct message to P's
+A message reaches person P (never its own author, and never one Slack writes about the
+channel itself, such as "has joined the channel") when it is a direct message to P's
 user (a DM, or a group DM P is in), mentions P (``<@U...>``), is a reply in a thread P
 is in (P wrote the parent or a reply), or is in a channel P listens to; in a DM, group
 DM or private channel only if P is a member (a mention there does not reach outsiders,
@@ -21,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 from ancha.world.bus import DomainEvent
 from ancha.world.reach import Directory, Place, Utterance
 from ancha.world.tools.base import ToolRequest
+from ancha.world.tools.slack import channel_events
 
 if TYPE_CHECKING:
     from ancha.world.environment import Environment
@@ -74,6 +76,8 @@ class SlackReach:
 
     def utterance(self, event: DomainEvent) -> Utterance | None:
         data = event.data
+        if data.get("subtype") in channel_events.SUBTYPES:
+            return None  # Slack's own note that someone joined, set the topic...: nobody is told anything
         channel = self.state.channels.get(data["channel"])
         if channel is None:
             return None

@@ -120,10 +120,18 @@ class SlackReplica:
                 f'"messages": {{').encode()
         messages = [(cid, channel_lines(self.history.plan, self.history.channels.get(cid), channel,
                                         self.history.ids, self.bot)) for cid, channel in state.channels.items()]
-        return self._snapshot_text(head, messages)
+        return self._snapshot_text(head, messages, self._unlisted_json())
+
+    def _unlisted_json(self) -> bytes:
+        """``world.json``'s messages that are in no history: scheduled ones not yet posted
+        and ephemeral ones, as they are now."""
+        scheduled = [_dumps(m.to_dict()) for m in self.state.scheduled.all()]
+        ephemeral = [_dumps(m.to_dict()) for m in self.state.ephemeral]
+        return (f',\n"scheduled_messages": [{_items(scheduled)}],'
+                f'\n"ephemeral_messages": [{_items(ephemeral)}]').encode()
 
     @staticmethod
-    def _snapshot_text(head: bytes, messages: list[tuple[str, list[Line]]]) -> Iterator[bytes]:
+    def _snapshot_text(head: bytes, messages: list[tuple[str, list[Line]]], tail: bytes = b"") -> Iterator[bytes]:
         yield head
         for i, (cid, lines) in enumerate(messages):
             yield f'{"," if i else ""}\n{_dumps(cid)}: ['.encode()
@@ -132,7 +140,7 @@ class SlackReplica:
                 yield from written(lines)
                 yield b"\n"
             yield b"]"
-        yield b"\n}}"
+        yield b"\n}" + tail + b"}"
 
     def _files_and_views_json(self) -> str:
         """``world.json``'s files (what was uploaded, not the bytes), views and reminders, as they are now."""
@@ -232,6 +240,13 @@ class SlackReplica:
                                                           self.env.clock.now()))
         return True
 
+    def leave(self, channel: Channel, user_id: str, actor: str) -> bool:
+        """Take ``user_id`` out of a channel (they left or were removed); False when they were not in it."""
+        if not channel.remove_member(user_id):
+            return False
+        self.env.bus.publish(events.member_left_channel(channel, user_id, actor, self.env.clock.now()))
+        return True
+
     def open_dm(self, members: list[str], creator: str) -> Channel:
         """The DM (two people, or one with themself) or group DM of ``members``, created if new."""
         key = frozenset(members)
@@ -282,6 +297,11 @@ class SlackReplica:
 
 def _lines(items: list[str]) -> str:
     return ",\n".join(items)
+
+
+def _items(items: list[str]) -> str:
+    """A JSON list's items, one a line (nothing for an empty list)."""
+    return f"\n{_lines(items)}\n" if items else ""
 
 
 def _encode_body(body: dict[str, Any]) -> bytes:

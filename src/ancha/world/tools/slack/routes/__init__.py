@@ -12,6 +12,9 @@ from __future__ import annotations
 from ancha.world.tools.slack.call import Handler
 from ancha.world.tools.slack.routes import (
     chat,
+    chat_more,
+    chat_stream,
+    conversation_admin,
     conversations,
     dnd,
     files,
@@ -22,7 +25,7 @@ from ancha.world.tools.slack.routes import (
     views,
 )
 
-FAMILIES = (users, chat, conversations, reactions, files, search, views, dnd, reminders)
+FAMILIES = (users, chat, chat_more, chat_stream, conversations, conversation_admin, reactions, files, search, views, dnd, reminders)
 
 ROUTES: dict[str, Handler] = {method: handler for family in FAMILIES for method, handler in family.ROUTES.items()}
 

@@ -6,40 +6,36 @@ from typing import Any
 
 from ancha.world.tools.slack import errors
 from ancha.world.tools.slack.call import Call, Handler
-from ancha.world.tools.slack.models import Message, ts_str
+from ancha.world.tools.slack.models import Channel, Message, ts_str
 
 MAX_TEXT = 40_000
 MAX_BLOCKS = 50
+EDITABLE_SUBTYPES = (None, "thread_broadcast", "me_message")
+"""A message its author may edit (not one Slack wrote about the channel, nor a bot's file share)."""
 MAX_ATTACHMENTS = 100
-_KEPT_OPTIONS = ("mrkdwn", "unfurl_links", "unfurl_media", "parse", "link_names", "username",
-                 "icon_emoji", "icon_url", "as_user")
+KEPT_OPTIONS = ("mrkdwn", "unfurl_links", "unfurl_media", "parse", "link_names", "username",
+                "icon_emoji", "icon_url", "as_user")
 
 
 def chat_post_message(call: Call) -> dict[str, Any]:
     p = call.params
     channel = call.writable_channel(p.get_str("channel"))
     text = p.get_str("text") or ""
-    blocks = _blocks(call)
-    attachments = _attachments(call)
+    blocks = read_blocks(call)
+    attachments = read_attachments(call)
     if not text and not blocks and not attachments:
         raise errors.NoText()
     if len(text) > MAX_TEXT:
         raise errors.MsgTooLong()
-    parent: Message | None = None
-    thread_ts = p.get_str("thread_ts")
-    if thread_ts:
-        parent = call.message_in(channel, thread_ts, errors.ThreadNotFound)
-        if parent.is_reply and parent.thread_ts is not None:
-            # A reply to a reply joins the root's thread, as in Slack.
-            parent = call.message_in(channel, parent.thread_ts, errors.ThreadNotFound)
+    parent = thread_parent(call, channel, p.get_str("thread_ts"))
     message = call.replica.new_message(channel, call.caller, text, parent=parent,
                                        broadcast=parent is not None and p.get_bool("reply_broadcast"))
     message.blocks = blocks
     message.attachments = attachments
-    metadata = _metadata(call)
+    metadata = read_metadata(call)
     if metadata is not None:
         message.metadata = metadata
-    for name in _KEPT_OPTIONS:
+    for name in KEPT_OPTIONS:
         if name in p.values:
             message.options[name] = p.values[name]
     call.replica.post(message, channel, parent)
@@ -50,11 +46,11 @@ def chat_update(call: Call) -> dict[str, Any]:
     p = call.params
     channel = call.find_channel(p.get_str("channel"))
     message = call.message_in(channel, p.get_str("ts"), errors.MessageNotFound)
-    if message.user != call.caller.user_id or message.subtype not in (None, "thread_broadcast"):
+    if message.user != call.caller.user_id or message.subtype not in EDITABLE_SUBTYPES:
         raise errors.CantUpdateMessage()
     text = p.get_str("text")
-    blocks = _blocks(call)
-    attachments = _attachments(call)
+    blocks = read_blocks(call)
+    attachments = read_attachments(call)
     if text is None and blocks is None and attachments is None:
         raise errors.NoText()
     if text is not None and len(text) > MAX_TEXT:
@@ -94,7 +90,19 @@ def chat_get_permalink(call: Call) -> dict[str, Any]:
 # --- argument shapes -----------------------------------------------------------------
 
 
-def _blocks(call: Call) -> list[Any] | None:
+def thread_parent(call: Call, channel: Channel, thread_ts: str | None) -> Message | None:
+    """The root of the thread ``thread_ts`` names (None without one): a reply to a reply
+    joins the root's thread, as in Slack."""
+    if not thread_ts:
+        return None
+    parent = call.message_in(channel, thread_ts, errors.ThreadNotFound)
+    if parent.is_reply and parent.thread_ts is not None:
+        parent = call.message_in(channel, parent.thread_ts, errors.ThreadNotFound)
+    return parent
+
+
+
+def read_blocks(call: Call) -> list[Any] | None:
     if "blocks" not in call.params.values:
         return None
     try:
@@ -113,7 +121,7 @@ def _blocks(call: Call) -> list[Any] | None:
     return blocks
 
 
-def _attachments(call: Call) -> list[Any] | None:
+def read_attachments(call: Call) -> list[Any] | None:
     if "attachments" not in call.params.values:
         return None
     try:
@@ -130,7 +138,7 @@ def _attachments(call: Call) -> list[Any] | None:
     return [{**attachment, "id": i} for i, attachment in enumerate(attachments, 1)]
 
 
-def _metadata(call: Call) -> dict[str, Any] | None:
+def read_metadata(call: Call) -> dict[str, Any] | None:
     if "metadata" not in call.params.values:
         return None
     try:

@@ -1,4 +1,4 @@
-"""conversations.*: listing, reading and joining conversations.
+"""conversations.*: listing, reading, joining and opening conversations.
 
 History and replies bisect each conversation's sorted ts keys, so a page costs
 O(log n + page) whatever the conversation's length.
@@ -10,7 +10,7 @@ from bisect import bisect_left, bisect_right
 from typing import Any
 
 from ancha.world.plain_numbers import is_plain_int
-from ancha.world.tools.slack import errors
+from ancha.world.tools.slack import channel_events, errors
 from ancha.world.tools.slack.call import Call, Handler
 from ancha.world.tools.slack.models import Channel, RawJSON
 from ancha.world.tools.slack.params import encode_cursor
@@ -127,6 +127,8 @@ def conversations_join(call: Call) -> dict[str, Any]:
     if channel.is_archived:
         raise errors.IsArchived()
     joined = call.replica.join(channel, call.caller)
+    if joined:
+        channel_events.write(call.replica, channel, call.caller.user_id, call.caller.actor, "channel_join")
     body: dict[str, Any] = {"ok": True, "channel": channel.to_dict(call.caller.user_id)}
     if not joined:
         body["warning"] = "already_in_channel"
@@ -143,6 +145,9 @@ def conversations_open(call: Call) -> dict[str, Any]:
         channel = call.find_channel(channel_id)
         if not (channel.is_im or channel.is_mpim):
             raise errors.MethodNotSupportedForChannelType()
+        if call.caller.user_id in channel.closed_by:
+            channel.closed_by.discard(call.caller.user_id)
+            return {"ok": True, "channel": _opened(call, channel, return_im)}
         return {"ok": True, "no_op": True, "already_open": True, "channel": _opened(call, channel, return_im)}
     if isinstance(users_arg, list):
         users = [str(u).strip() for u in users_arg if str(u).strip()]
@@ -159,9 +164,10 @@ def conversations_open(call: Call) -> dict[str, Any]:
     existing = call.state.dms.get(frozenset(members))
     channel = call.replica.open_dm(members, creator=call.caller.user_id)
     body: dict[str, Any] = {"ok": True}
-    if existing is not None:
+    if existing is not None and call.caller.user_id not in channel.closed_by:
         body["no_op"] = True
         body["already_open"] = True
+    channel.closed_by.discard(call.caller.user_id)  # opening a DM its caller closed reopens it
     body["channel"] = _opened(call, channel, return_im)
     return body
 
@@ -212,7 +218,6 @@ PARTIAL: dict[str, str] = {
     "conversations.history": "no include_all_metadata filtering; pin_count is always 0",
     "conversations.replies": "no include_all_metadata",
     "conversations.list": "no team_id (Enterprise Grid)",
-    "conversations.join": "no channel_join message is posted",
     "conversations.open": "group DMs are created without a purpose or name history",
 }
 """What each method here still lacks (the coverage ledger's ``partial`` notes)."""
