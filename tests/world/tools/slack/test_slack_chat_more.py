@@ -10,6 +10,10 @@ import httpx
 import pytest
 from slack_sdk.errors import SlackApiError
 
+from ancha.scene.model import Scene
+from ancha.world.environment import Environment
+from ancha.world.tools.slack.reach import SlackActor
+
 DAY = 86_400
 
 
@@ -18,7 +22,7 @@ def _error(excinfo: pytest.ExceptionInfo[SlackApiError]) -> str:
 
 
 def _now(slack) -> float:
-    """Simulated now, as the ts of a message posted now (in #random, out of the way)."""
+    """Simulated now, as the ts of a message posted now."""
     return float(slack.client.chat_postMessage(channel="#support", text="tick")["ts"])
 
 
@@ -273,3 +277,19 @@ def test_chat_stream__raw_calls_and_streaming_state(slack):
     with pytest.raises(SlackApiError) as excinfo:
         slack.client.chat_appendStream(channel=support, ts="1234567890.000001", markdown_text="x")
     assert _error(excinfo) == "message_not_found"
+
+
+def test_chat_stream__published_once_with_the_whole_text_when_it_stops(slack_scene):
+    """People, predicates and the feed hear a streamed reply once, finished, not its first words."""
+    env = Environment("env_stream", Scene.model_validate({"name": "stream", **slack_scene}), 1)
+    slack: Any = env.tools["slack"]
+    posted: list[dict[str, Any]] = []
+    env.bus.subscribe("message_posted", lambda event: posted.append(event.data))
+    support = slack.state.channel_named("support").id
+    call = SlackActor(env).call
+    started = call(slack.bot.id, "agent", "chat.startStream", channel=support, markdown_text="Exports moved ")
+    call(slack.bot.id, "agent", "chat.appendStream", channel=support, ts=started["ts"],
+         chunks=[{"type": "markdown_text", "text": "to Reports."}])
+    assert posted == []
+    call(slack.bot.id, "agent", "chat.stopStream", channel=support, ts=started["ts"])
+    assert [(p["ts"], p["text"]) for p in posted] == [(started["ts"], "Exports moved to Reports.")]
