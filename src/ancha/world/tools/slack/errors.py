@@ -362,6 +362,110 @@ class InvalidTimestamp(SlackError):
     code = "invalid_timestamp"
 
 
+class InvalidTypes(SlackError):
+    code = "invalid_types"
+
+
+class InvalidPresence(SlackError):
+    code = "invalid_presence"
+
+
+class InvalidProfile(SlackError):
+    code = "invalid_profile"
+
+
+class NotAdmin(SlackError):
+    code = "not_admin"
+
+
+class CannotUpdateAdminUser(SlackError):
+    code = "cannot_update_admin_user"
+
+
+class ProfileStatusSetFailedNotEmojiSyntax(SlackError):
+    code = "profile_status_set_failed_not_emoji_syntax"
+
+
+class AlreadyPinned(SlackError):
+    code = "already_pinned"
+
+
+class NoPin(SlackError):
+    code = "no_pin"
+
+
+class NotPinnable(SlackError):
+    code = "not_pinnable"
+
+
+class InvalidBookmarkType(SlackError):
+    code = "invalid_bookmark_type"
+
+
+class InvalidLink(SlackError):
+    code = "invalid_link"
+
+
+class InvalidEmoji(SlackError):
+    code = "invalid_emoji"
+
+
+class NameAlreadyExists(SlackError):
+    code = "name_already_exists"
+
+
+class HandleAlreadyExists(SlackError):
+    code = "handle_already_exists"
+
+
+class BadHandle(SlackError):
+    code = "bad_handle"
+
+
+class NameTooLong(SlackError):
+    code = "name_too_long"
+
+
+class DescriptionTooLong(SlackError):
+    code = "description_too_long"
+
+
+class ForbiddenHandle(SlackError):
+    code = "forbidden_handle"
+
+
+class MissingSubteamName(SlackError):
+    code = "missing_subteam_name"
+
+
+class NoSuchSubteam(SlackError):
+    code = "no_such_subteam"
+
+
+class InvalidUsers(SlackError):
+    code = "invalid_users"
+
+
+class InvalidUser(SlackError):
+    code = "invalid_user"
+
+
+class NoUsersProvided(SlackError):
+    code = "no_users_provided"
+
+
+class InvalidChannelProvided(SlackError):
+    code = "invalid_channel_provided"
+
+
+class BotNotFound(SlackError):
+    code = "bot_not_found"
+
+
+class TeamNotFound(SlackError):
+    code = "team_not_found"
+
+
 class UnknownMethod(SlackError):
     code = "unknown_method"
 

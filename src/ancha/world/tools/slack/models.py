@@ -13,10 +13,14 @@ from bisect import bisect_left, insort
 from collections.abc import Callable
 from typing import Any
 
+from ancha.world.tools.slack.bookmarks import Bookmarks
 from ancha.world.tools.slack.ephemeral import EphemeralMessage
 from ancha.world.tools.slack.files import FileStore
+from ancha.world.tools.slack.pins import Pins
+from ancha.world.tools.slack.reacted import Reacted
 from ancha.world.tools.slack.reminders import Reminders
 from ancha.world.tools.slack.scheduled import ScheduledMessages
+from ancha.world.tools.slack.usergroups import Usergroups
 from ancha.world.tools.slack.views import ViewStore
 
 MICROS = 1_000_000
@@ -43,7 +47,8 @@ def ts_str(key: int) -> str:
 class User:
     __slots__ = ("id", "team_id", "name", "real_name", "display_name", "email", "title", "tz",
                  "tz_label", "tz_offset", "is_admin", "deleted", "is_bot", "bot_id", "app_id",
-                 "person", "ref", "updated", "color")
+                 "person", "ref", "updated", "color", "phone", "pronouns", "status_text", "status_emoji",
+                 "status_expiration", "away")
 
     def __init__(self, id: str, team_id: str, name: str, *, real_name: str = "", email: str | None = None,
                  title: str = "", tz: str = "America/Los_Angeles", tz_label: str = "Pacific Standard Time",
@@ -70,21 +75,31 @@ class User:
         self.ref = ref
         self.updated = updated
         self.color = color
+        self.phone = ""
+        self.pronouns = ""
+        self.status_text = ""
+        self.status_emoji = ""
+        self.status_expiration = 0
+        self.away = False
+        """Set away by hand (``users.setPresence``); else active."""
 
     def profile(self) -> dict[str, Any]:
         first, _, last = self.real_name.partition(" ")
         avatar = f"https://secure.gravatar.com/avatar/{self.id.lower()}.jpg?s="
         profile: dict[str, Any] = {
-            "title": self.title, "phone": "", "skype": "",
+            "title": self.title, "phone": self.phone, "skype": "",
             "real_name": self.real_name, "real_name_normalized": self.real_name,
             "display_name": self.display_name, "display_name_normalized": self.display_name,
-            "fields": {}, "status_text": "", "status_emoji": "", "status_emoji_display_info": [],
-            "status_expiration": 0, "avatar_hash": "g" + self.id[-11:].lower(),
+            "fields": {}, "status_text": self.status_text, "status_emoji": self.status_emoji,
+            "status_emoji_display_info": [], "status_expiration": self.status_expiration,
+            "avatar_hash": "g" + self.id[-11:].lower(),
             "first_name": first, "last_name": last,
             "image_24": avatar + "24", "image_32": avatar + "32", "image_48": avatar + "48",
             "image_72": avatar + "72", "image_192": avatar + "192", "image_512": avatar + "512",
             "status_text_canonical": "", "team": self.team_id,
         }
+        if self.pronouns:
+            profile["pronouns"] = self.pronouns
         if self.email is not None and not self.is_bot:
             profile["email"] = self.email
         if self.is_bot:
@@ -411,6 +426,11 @@ class SlackState:
         """Files uploaded during the trial (files.getUploadURLExternal, files.completeUploadExternal)."""
         self.views = ViewStore()
         """Modals and Home tabs the app opened or published (views.*), and trigger ids issued."""
+        self.pins = Pins()
+        self.bookmarks = Bookmarks()
+        self.usergroups = Usergroups()
+        self.reacted = Reacted()
+        """Who reacted to which message during the trial (reactions.list)."""
         self.reminders = Reminders()
         """Reminders people set (reminders.add)."""
 

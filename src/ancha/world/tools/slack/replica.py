@@ -117,7 +117,7 @@ class SlackReplica:
         head = (f'{{"team": {_dumps(state.team)},\n"bot": {_dumps(bot)},\n'
                 f'"users": [\n{_lines(users)}\n],\n"channels": [\n{_lines(channels)}\n],\n'
                 f'{self._files_and_views_json()}'
-                f'"messages": {{').encode()
+                f'{self._arranged_json()}"messages": {{').encode()
         messages = [(cid, channel_lines(self.history.plan, self.history.channels.get(cid), channel,
                                         self.history.ids, self.bot)) for cid, channel in state.channels.items()]
         return self._snapshot_text(head, messages, self._unlisted_json())
@@ -129,6 +129,13 @@ class SlackReplica:
         ephemeral = [_dumps(m.to_dict()) for m in self.state.ephemeral]
         return (f',\n"scheduled_messages": [{_items(scheduled)}],'
                 f'\n"ephemeral_messages": [{_items(ephemeral)}]').encode()
+
+    def _arranged_json(self) -> str:
+        """``world.json``'s pins, bookmarks and user groups, as they are now."""
+        state = self.state
+        return (f'"pins": {_dumps(state.pins.to_list(state.channels))},\n'
+                f'"bookmarks": {_dumps(state.bookmarks.to_list())},\n'
+                f'"usergroups": {_dumps(state.usergroups.to_list())},\n')
 
     @staticmethod
     def _snapshot_text(head: bytes, messages: list[tuple[str, list[Line]]], tail: bytes = b"") -> Iterator[bytes]:
@@ -225,6 +232,7 @@ class SlackReplica:
         users = message.reactions.setdefault(name, [])
         if added:
             users.append(caller.user_id)
+            self.state.reacted.note(caller.user_id, channel.id, message.key, self.env.clock.now())
         else:
             users.remove(caller.user_id)
             if not users:

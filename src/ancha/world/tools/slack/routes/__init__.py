@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from ancha.world.tools.slack.call import Handler
 from ancha.world.tools.slack.routes import (
+    bookmarks,
     chat,
     chat_more,
     chat_stream,
@@ -18,14 +19,19 @@ from ancha.world.tools.slack.routes import (
     conversations,
     dnd,
     files,
+    pins,
+    presence,
+    profiles,
     reactions,
     reminders,
     search,
+    team,
+    usergroups,
     users,
     views,
 )
 
-FAMILIES = (users, chat, chat_more, chat_stream, conversations, conversation_admin, reactions, files, search, views, dnd, reminders)
+FAMILIES = (users, chat, chat_more, chat_stream, conversations, conversation_admin, reactions, files, search, views, dnd, reminders, profiles, presence, pins, bookmarks, usergroups, team)
 
 ROUTES: dict[str, Handler] = {method: handler for family in FAMILIES for method, handler in family.ROUTES.items()}
 

@@ -36,7 +36,7 @@ def conversations_history(call: Call) -> dict[str, Any]:
     # Each message's JSON is cached: a page costs a join, not an encode.
     messages = RawJSON("[" + ",".join([by_key[keys[i]].wire() for i in range(hi - 1, start - 1, -1)]) + "]")
     body: dict[str, Any] = {"ok": True, "messages": messages, "has_more": start > lo,
-                            "pin_count": 0, "channel_actions_ts": None, "channel_actions_count": 0}
+                            "pin_count": call.state.pins.count(channel), "channel_actions_ts": None, "channel_actions_count": 0}
     if start > lo:
         body["response_metadata"] = {"next_cursor": encode_cursor("next_ts", str(keys[start - 1]))}
     return body
@@ -215,7 +215,7 @@ ROUTES: dict[str, Handler] = {
 }
 
 PARTIAL: dict[str, str] = {
-    "conversations.history": "no include_all_metadata filtering; pin_count is always 0",
+    "conversations.history": "no include_all_metadata filtering",
     "conversations.replies": "no include_all_metadata",
     "conversations.list": "no team_id (Enterprise Grid)",
     "conversations.open": "group DMs are created without a purpose or name history",
