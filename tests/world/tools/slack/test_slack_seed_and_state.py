@@ -15,7 +15,7 @@ from ancha.scene.model import Scene
 from ancha.world.bus import DomainEvent
 from ancha.world.environment import Environment
 from ancha.world.tools.base import ToolRequest
-from ancha.world.tools.slack import events
+from ancha.world.tools.slack import event_callback, events
 from ancha.world.tools.slack.coverage import vendor_dir
 from ancha.world.tools.slack.replica import SlackReplica
 
@@ -147,9 +147,9 @@ def test_events_api__message_and_app_mention_payloads_have_slacks_shape(slack_sc
     message = slack.state.message(support, posted["ts"])
     assert message is not None
     channel = slack.state.channels[support]
-    envelope = events.event_callback(events.message_event(message, channel), team_id=slack.state.team["id"],
-                                     api_app_id=str(slack.bot.app_id), bot_user_id=slack.bot.id,
-                                     event_id="Ev0000000001", event_time=int(float(message.ts)))
+    envelope = event_callback.event_callback(
+        events.message_event(message, channel), team_id=slack.state.team["id"], api_app_id=str(slack.bot.app_id),
+        bot_user_id=slack.bot.id, event_id="Ev0000000001", event_time=int(float(message.ts)))
     mention = events.app_mention_event(message, channel)
     assert envelope["type"] == "event_callback" and envelope["event"]["channel_type"] == "channel"
     assert envelope["event"]["ts"] == envelope["event"]["event_ts"] == posted["ts"]

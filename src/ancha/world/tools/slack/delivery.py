@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from ancha.world.bus import DomainEvent
 from ancha.world.tools.base import Tool
+from ancha.world.tools.slack import event_callback
 from ancha.world.tools.slack import events as slack_events
 from ancha.world.tools.slack.replica import SlackReplica
 
@@ -44,10 +45,7 @@ class SlackDelivery:
             self._push("app_mention", slack_events.app_mention_event(message, channel), event.at)
 
     def _push(self, kind: str, inner: dict[str, Any], at: float) -> None:
-        bot = self.replica.bot
-        envelope = slack_events.event_callback(
-            inner, team_id=self.replica.state.team["id"], api_app_id=bot.app_id or "", bot_user_id=bot.id,
-            event_id="Ev" + self.env.random_hex(10).upper(), event_time=int(at))
+        envelope = event_callback.wrap(self.replica, inner, at)
         self.env.feed.push({"service": self.service, "type": kind, "at": self.env.clock.isoformat(at),
                             "payload": envelope})
 

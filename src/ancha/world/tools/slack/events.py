@@ -3,9 +3,9 @@
 Domain events (``message_posted``, ``message_changed``, ``message_deleted``,
 ``reaction_added``, ``reaction_removed``, ``member_joined_channel``,
 ``member_left_channel``) carry plain data
-for people, rules and predicates. The ``*_event`` and ``event_callback`` builders give
-the exact payloads Slack's Events API sends an app (the shapes of
-``events-api-samples/MessagePayload.json`` and ``AppMentionPayload.json``), for delivery.
+for people, rules and predicates. The ``*_event`` builders give the exact events Slack's
+Events API sends an app (the shapes of ``events-api-samples/MessagePayload.json`` and
+``AppMentionPayload.json``), for delivery in the wrapper of ``event_callback.py``.
 """
 
 from __future__ import annotations
@@ -101,23 +101,3 @@ def app_mention_event(message: Message, channel: Channel) -> dict[str, Any]:
     if message.thread_ts is not None:
         event["thread_ts"] = message.thread_ts
     return event
-
-
-def event_callback(event: dict[str, Any], *, team_id: str, api_app_id: str, bot_user_id: str,
-                   event_id: str, event_time: int, token: str = "") -> dict[str, Any]:
-    """The outer envelope Slack POSTs to a Request URL (and wraps in Socket Mode)."""
-    return {
-        "token": token,
-        "team_id": team_id,
-        "context_team_id": team_id,
-        "context_enterprise_id": None,
-        "api_app_id": api_app_id,
-        "event": event,
-        "type": "event_callback",
-        "event_id": event_id,
-        "event_time": event_time,
-        "authorizations": [{"enterprise_id": None, "team_id": team_id, "user_id": bot_user_id,
-                            "is_bot": True, "is_enterprise_install": False}],
-        "is_ext_shared_channel": False,
-        "event_context": f"4-{event_id}",
-    }
