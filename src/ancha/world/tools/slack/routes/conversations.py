@@ -14,10 +14,10 @@ from ancha.world.tools.slack import channel_events, errors
 from ancha.world.tools.slack.call import Call, Handler
 from ancha.world.tools.slack.models import Channel, RawJSON
 from ancha.world.tools.slack.params import encode_cursor
+from ancha.world.tools.slack.routes.channel_pages import channel_page
 
 HISTORY_MAX = 999
 LIST_MAX = 1000
-_TYPES = {"public_channel", "private_channel", "mpim", "im"}
 
 
 def conversations_history(call: Call) -> dict[str, Any]:
@@ -68,34 +68,9 @@ def conversations_replies(call: Call) -> dict[str, Any]:
 
 
 def conversations_list(call: Call) -> dict[str, Any]:
-    p = call.params
-    types = {t.strip() for t in (p.get_str("types") or "public_channel").split(",") if t.strip()}
-    if not types <= _TYPES:
-        raise errors.InvalidArguments("[ERROR] invalid types value")
-    exclude_archived = p.get_bool("exclude_archived")
-    limit = p.limit(100, LIST_MAX)
-    after = p.cursor("channel")
     viewer = call.caller.user_id
-    page: list[dict[str, Any]] = []
-    next_id = ""
-    started = after is None
-    for channel in call.state.channels.values():
-        if not started:
-            started = channel.id == after
-            if not started:
-                continue
-        if _type_of(channel) not in types or not call.can_see(channel):
-            continue
-        if exclude_archived and channel.is_archived:
-            continue
-        if len(page) == limit:
-            next_id = channel.id
-            break
-        page.append(channel.to_dict(viewer, num_members=not channel.is_im))
-    if not started:
-        raise errors.InvalidCursor()
-    return {"ok": True, "channels": page,
-            "response_metadata": {"next_cursor": encode_cursor("channel", next_id) if next_id else ""}}
+    return channel_page(call, call.params.limit(100, LIST_MAX), errors.InvalidArguments("[ERROR] invalid types value"),
+                        lambda _channel: True, lambda channel: channel.to_dict(viewer, num_members=not channel.is_im))
 
 
 def conversations_info(call: Call) -> dict[str, Any]:
@@ -188,14 +163,6 @@ def _window(call: Call, keys: list[int]) -> tuple[int, int]:
     if latest is not None:
         hi = bisect_right(keys, latest) if inclusive else bisect_left(keys, latest)
     return lo, max(lo, hi)
-
-
-def _type_of(channel: Channel) -> str:
-    if channel.is_im:
-        return "im"
-    if channel.is_mpim:
-        return "mpim"
-    return "private_channel" if channel.is_private else "public_channel"
 
 
 def _opened(call: Call, channel: Channel, full: bool) -> dict[str, Any]:

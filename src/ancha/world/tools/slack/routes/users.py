@@ -8,10 +8,10 @@ from ancha.world.tools.slack import errors
 from ancha.world.tools.slack.call import Call, Handler
 from ancha.world.tools.slack.models import Channel
 from ancha.world.tools.slack.params import encode_cursor
+from ancha.world.tools.slack.routes.channel_pages import channel_page
 
 USERS_MAX = 1000
 CONVERSATIONS_MAX = 1000
-_TYPES = {"public_channel", "private_channel", "mpim", "im"}
 
 
 def auth_test(call: Call) -> dict[str, Any]:
@@ -68,42 +68,15 @@ def users_conversations(call: Call) -> dict[str, Any]:
     user_id = (p.get_str("user") or call.caller.user_id).strip()
     if user_id not in call.state.users:
         raise errors.UserNotFound()
-    types = {t.strip() for t in (p.get_str("types") or "public_channel").split(",") if t.strip()}
-    if not types <= _TYPES:
-        raise errors.InvalidTypes("[ERROR] types are public_channel, private_channel, mpim and im")
-    exclude_archived = p.get_bool("exclude_archived")
     limit = p.limit(100, CONVERSATIONS_MAX, errors.InvalidLimit)
-    after = p.cursor("channel")
-    page: list[dict[str, Any]] = []
-    next_id = ""
-    started = after is None
-    for channel in call.state.channels.values():
-        if not started:
-            started = channel.id == after
-            if not started:
-                continue
-        if user_id not in channel.member_set or _type_of(channel) not in types or not call.can_see(channel):
-            continue
-        if exclude_archived and channel.is_archived:
-            continue
-        if len(page) == limit:
-            next_id = channel.id
-            break
+
+    def render(channel: Channel) -> dict[str, Any]:
         conversation = channel.to_dict(call.caller.user_id)
         conversation.pop("is_member", None)  # Slack leaves is_member and num_members out here
-        page.append(conversation)
-    if not started:
-        raise errors.InvalidCursor()
-    return {"ok": True, "channels": page,
-            "response_metadata": {"next_cursor": encode_cursor("channel", next_id) if next_id else ""}}
+        return conversation
 
-
-def _type_of(channel: Channel) -> str:
-    if channel.is_im:
-        return "im"
-    if channel.is_mpim:
-        return "mpim"
-    return "private_channel" if channel.is_private else "public_channel"
+    return channel_page(call, limit, errors.InvalidTypes("[ERROR] types are public_channel, private_channel, mpim and im"),
+                        lambda channel: user_id in channel.member_set, render)
 
 
 ROUTES: dict[str, Handler] = {
