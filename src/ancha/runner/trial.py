@@ -96,10 +96,12 @@ class TrialRunner:
             folder.log(f"ancha: the world {env_id} could not be deleted: {exc}")
 
     def _agent_spec(self) -> dict[str, Any]:
-        """What the world needs to know of the agent: how it takes input, and when it is idle."""
+        """What the world needs to know of the agent: how it takes input, when it is idle, and
+        how Slack's events reach it."""
         agent = self.config.agent
         assert agent is not None
-        return {"mode": agent.kind or "command", "input": agent.input, "idle": agent.idle}
+        return {"mode": agent.kind or "command", "input": agent.input, "idle": agent.idle,
+                "slack_transport": agent.slack_transport}
 
     async def _run_agent(self, scene: Scene, trial: int, context: dict[str, Any], trial_dir: Path,
                          timings: dict[str, float]) -> TrialOutcome:

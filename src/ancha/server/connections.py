@@ -125,6 +125,13 @@ class DeadlineProtocol(HttpToolsProtocol):
         self._count_head(len(name) + len(value))
         super().on_header(name, value)
 
+    def handle_websocket_upgrade(self) -> None:
+        # The connection becomes a WebSocket (Slack's Socket Mode): it lives as long as the
+        # app keeps it, so no read deadline, and it is no longer an HTTP connection to shed.
+        self._disarm_read_deadline()
+        self.open_connections.pop(self, None)
+        super().handle_websocket_upgrade()
+
     def on_message_complete(self) -> None:
         self._disarm_read_deadline()  # the whole request is in: answering it takes what it takes
         super().on_message_complete()

@@ -2,7 +2,8 @@
 
 Every agent call lands here (``/envs/ENV/TOOL/...``); it is the server's hot path, so it
 skips the router and the request/response objects of the control API and speaks ASGI
-directly. Anything else falls through to the control API.
+directly. A WebSocket below a tool's URL goes to the tool's own ``websocket`` handler
+(Slack's Socket Mode). Anything else falls through to the control API.
 """
 
 from __future__ import annotations
@@ -31,6 +32,16 @@ class ToolGateway:
                 if env is not None and parts[3] in env.tools:
                     await self._tool(env, parts[3], "/" + (parts[4] if len(parts) == 5 else ""), scope, receive, send)
                     return
+        elif scope["type"] == "websocket":
+            parts = scope["path"].split("/", 4)
+            if len(parts) >= 4 and parts[1] == "envs":
+                env = self.registry.envs.get(parts[2])
+                if env is not None and parts[3] in env.tools:
+                    serve = env.registry.tools[parts[3]].websocket
+                    if serve is not None:
+                        path = "/" + (parts[4] if len(parts) == 5 else "")
+                        await serve(env.tools[parts[3]], path, scope, receive, send)
+                        return
         await self.control(scope, receive, send)
 
     async def _tool(self, env: Environment, tool: str, path: str, scope: Scope, receive: Receive, send: Send) -> None:

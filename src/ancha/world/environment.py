@@ -6,6 +6,7 @@ import hashlib
 import json
 import random
 import secrets
+import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -82,6 +83,10 @@ class Environment:
         self.dispatching = 0
         """Tool calls being handled right now (a write's domain events come before its trace entry)."""
         self._waiting_external = False
+        self._waiters: list[Callable[[], bool]] = []
+        """Other ways the agent can wait for the world (a Slack Socket Mode connection)."""
+        self.agent_active_at = 0.0
+        """Monotonic (real) time the agent's latest tool request started or ended."""
         self.last_activity = self.clock.start
         """Simulated time of the latest trace entry or record: the world is quiet since then."""
         self.bus.subscribe("call_traced", self._touch)
@@ -194,14 +199,27 @@ class Environment:
     def agent_waiting(self) -> bool:
         """The agent cannot act before the world does: it holds a feed long-poll with nothing
         to read and no request in flight, or the runner says it waits."""
-        return self._waiting_external or (self.feed.blocked > 0 and self.in_flight == 0)
+        return self._waiting_external or (self.in_flight == 0 and (
+            self.feed.blocked > 0 or any(waiter() for waiter in self._waiters)))
+
+    def add_waiter(self, waiter: Callable[[], bool]) -> None:
+        """Another way the agent can wait (``waiter()`` says whether it does now): a tool's own
+        event transport, such as Slack's Socket Mode. Its owner calls ``agent_changed()``
+        whenever the answer may have changed."""
+        self._waiters.append(waiter)
+
+    def agent_changed(self) -> None:
+        """Whether the agent waits may have changed (see ``_agent_changed``)."""
+        self._agent_changed()
 
     def request_started(self) -> None:
         self.in_flight += 1
+        self.agent_active_at = time.monotonic()
         self._agent_changed()
 
     def request_finished(self) -> None:
         self.in_flight -= 1
+        self.agent_active_at = time.monotonic()
         self._agent_changed()
 
     def _agent_changed(self) -> None:

@@ -6,7 +6,7 @@ imports every tool): see ``ToolSpec``.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -14,6 +14,8 @@ from ancha.scene.sections import BodyKind, WorldSection
 from ancha.world.tools.base import StateOutcome, Tool, ToolResponse
 
 if TYPE_CHECKING:
+    from starlette.types import Receive, Scope, Send
+
     from ancha.world.environment import Environment
     from ancha.world.predicates import CompiledPredicate
     from ancha.world.reach import ReachFactory
@@ -93,6 +95,9 @@ class ToolSpec:
     get its URL on the server's TLS listener, signed by a CA they are told to trust."""
     transports: tuple[str, ...] = ("feed",)
     """How this build can deliver the tool's events to an agent (``agent.<tool>_transport``)."""
+    websocket: Callable[[Tool, str, Scope, Receive, Send], Awaitable[None]] | None = None
+    """Serves a WebSocket opened below the tool's URL (Slack's Socket Mode), given the replica
+    and the path relative to the tool's URL; None: the tool has none."""
     checks: tuple[StateKind, ...] = ()
     predicates: tuple[PredicateKind, ...] = ()
     actions: tuple[ActionKind, ...] = ()

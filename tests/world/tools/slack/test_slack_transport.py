@@ -84,13 +84,13 @@ def test_unknown_method__answered_as_slack_does(slack):
 
 def test_unserved_vendor_method__501_coverage_gap(slack):
     with pytest.raises(SlackApiError) as excinfo:
-        slack.client.conversations_create(name="new-channel")
+        slack.client.api_call("apps.manifest.validate", json={"manifest": "{}"})
     assert excinfo.value.response.status_code == 501
     assert excinfo.value.response.data == {"ok": False, "error": "not_implemented",
-                                           "method": "conversations.create"}
+                                           "method": "apps.manifest.validate"}
     base = slack.url.rsplit("/slack", 1)[0]
     gaps = httpx.get(base, timeout=10).json()["coverage_gaps"]
-    assert {"tool": "slack", "method": "POST", "path": "/api/conversations.create", "calls": 1} in gaps
+    assert {"tool": "slack", "method": "POST", "path": "/api/apps.manifest.validate", "calls": 1} in gaps
 
 
 def test_paths_outside_api_are_404(slack):

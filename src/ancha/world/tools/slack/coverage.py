@@ -17,7 +17,7 @@ import json
 from pathlib import Path
 
 from ancha.world.tools.ledger import CoverageLedger
-from ancha.world.tools.slack.routes import PARTIAL, ROUTES, UNAUTHENTICATED
+from ancha.world.tools.slack.routes import APP_LEVEL, PARTIAL, ROUTES, UNAUTHENTICATED
 from ancha.world.tools.vendor import vendor_dir as vendor_folder
 
 
@@ -36,7 +36,7 @@ def vendor_methods(folder: Path | None = None) -> set[str]:
 
 def served_methods() -> set[str]:
     """The methods this replica answers, with or without a token."""
-    return set(ROUTES) | UNAUTHENTICATED
+    return set(ROUTES) | UNAUTHENTICATED | APP_LEVEL
 
 
 def _served() -> dict[str, str]:

@@ -1,4 +1,5 @@
-"""What the agent hears from Slack: its events, in Slack's payloads, on the event feed.
+"""What the agent hears from Slack: its events, in Slack's payloads, on the event feed (or,
+with ``agent.slack_transport: socket``, over its Socket Mode connection: ``socket_mode.py``).
 
 Every message written in a conversation the bot is a member of (channels it is
 in, DMs and group DMs with it) becomes a ``message`` event, and one that mentions the
@@ -46,6 +47,9 @@ class SlackDelivery:
 
     def _push(self, kind: str, inner: dict[str, Any], at: float) -> None:
         envelope = event_callback.wrap(self.replica, inner, at)
+        if self.env.agent.get("slack_transport") == "socket":
+            self.replica.socket_mode.push(envelope)  # over the agent's Socket Mode connection
+            return
         self.env.feed.push({"service": self.service, "type": kind, "at": self.env.clock.isoformat(at),
                             "payload": envelope})
 

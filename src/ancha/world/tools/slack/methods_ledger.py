@@ -1,7 +1,7 @@
 """Slack Web API coverage ledger. Generated; do not edit.
 
 Regenerate with: python -m ancha.world.tools.slack.coverage --regenerate
-326 methods: 39 implemented, 44 partial, 243 not implemented.
+326 methods: 40 implemented, 44 partial, 242 not implemented.
 """
 
 LEDGER: dict[str, tuple[str, str]] = {
@@ -105,7 +105,7 @@ LEDGER: dict[str, tuple[str, str]] = {
     'admin.workflows.search': ('not_implemented', ''),
     'admin.workflows.unpublish': ('not_implemented', ''),
     'api.test': ('implemented', ''),
-    'apps.connections.open': ('not_implemented', ''),
+    'apps.connections.open': ('implemented', ''),
     'apps.event.authorizations.list': ('not_implemented', ''),
     'apps.manifest.create': ('not_implemented', ''),
     'apps.manifest.delete': ('not_implemented', ''),

@@ -24,10 +24,11 @@ from ancha.world.tools.slack.history import SeededView
 from ancha.world.tools.slack.methods_ledger import LEDGER
 from ancha.world.tools.slack.models import Channel, Message, RawJSON, SlackState, User
 from ancha.world.tools.slack.params import Params, bearer_token
-from ancha.world.tools.slack.routes import ROUTES
+from ancha.world.tools.slack.routes import APP_LEVEL, ROUTES
 from ancha.world.tools.slack.scene_models import SlackWorld
 from ancha.world.tools.slack.seed import bot_profile, new_id, seed_state
 from ancha.world.tools.slack.snapshot import Line, channel_lines, written
+from ancha.world.tools.slack.socket_mode import new_socket_mode
 
 if TYPE_CHECKING:
     from ancha.world.environment import Environment
@@ -54,7 +55,9 @@ class SlackReplica:
         self.signing_secret = secrets.token_hex(16)
         self.app_token = f"xapp-1-{self.bot.app_id}-{_digits(13)}-{secrets.token_hex(32)}"
         self.base_url = f"http://127.0.0.1/envs/{env.id}/slack"
-        """Where callers reach this replica (from the last request's Host): file URLs point here."""
+        """Where callers reach this replica (from the last request's Host): file URLs and
+        Socket Mode URLs point here."""
+        self.socket_mode = new_socket_mode(env, self)
 
     # --- Tool ---------------------------------------------------------------------------
 
@@ -71,7 +74,7 @@ class SlackReplica:
             return file_urls.serve(self, request)  # the upload URL and url_private; else 404
         method = path[5:].rstrip("/")
         handler = ROUTES.get(method)
-        if handler is None:
+        if handler is None and method not in APP_LEVEL:
             if method == "api.test":
                 return self._api_test(request)
             actor = self._actor_of(request)
@@ -86,10 +89,13 @@ class SlackReplica:
             token = bearer_token(request, params)
             if token is None:
                 raise errors.NotAuthed()
+            if token == self.app_token or method in APP_LEVEL:
+                return self._app_level(method, token)
             caller = self.tokens.get(token)
             if caller is None:
                 raise errors.InvalidAuth()
             actor = caller.actor
+            assert handler is not None
             body = handler(Call(self, params, caller))
         except errors.SlackError as exc:
             return self._fail(exc, actor)
@@ -289,6 +295,16 @@ class SlackReplica:
 
     def _fail(self, error: errors.SlackError, actor: str) -> ToolResponse:
         return ToolResponse(error.status, _dumps(error.body()).encode(), JSON, actor=actor, vendor_ok=False)
+
+    def _app_level(self, method: str, token: str) -> ToolResponse:
+        """The app-level token (``xapp-``) opens Socket Mode connections and nothing else; no
+        other token may open one."""
+        if token != self.app_token:
+            raise errors.InvalidAuth() if token not in self.tokens else errors.NotAllowedTokenType()
+        if method not in APP_LEVEL:
+            raise errors.NotAllowedTokenType()
+        body = {"ok": True, "url": self.socket_mode.open_url()}
+        return ToolResponse(200, _dumps(body).encode(), JSON)
 
     def _api_test(self, request: ToolRequest) -> ToolResponse:
         try:

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ancha.scene.sections import BodyKind, WorldSection
-from ancha.world.tools.base import ToolResponse
+from ancha.world.tools.base import Tool, ToolResponse
 from ancha.world.tools.seam import ActionKind, StateKind, ToolSpec
 from ancha.world.tools.slack import actions, checks, scene, scene_models
 from ancha.world.tools.slack.delivery import start_delivery
@@ -14,9 +14,18 @@ from ancha.world.tools.slack.judge import judge_view
 from ancha.world.tools.slack.reach import SlackReach
 from ancha.world.tools.slack.replica import SlackReplica
 
+if TYPE_CHECKING:
+    from starlette.types import Receive, Scope, Send
+
 
 def _agent_accounts(seed: dict[str, Any]) -> list[str]:
     return [str((seed.get("bot") or {}).get("ref") or scene_models.SlackBot().ref)]
+
+
+async def _websocket(replica: Tool, path: str, scope: Scope, receive: Receive, send: Send) -> None:
+    """Socket Mode connections (``<tool URL>/link/?ticket=...``)."""
+    if isinstance(replica, SlackReplica):
+        await replica.socket_mode.serve(path, scope, receive, send)
 
 
 def _body_too_large(limit: int) -> ToolResponse:
@@ -33,6 +42,8 @@ TOOL = ToolSpec(
     templates=("url", "token", "signing_secret", "app_token"),
     reach=SlackReach,
     delivery=start_delivery,
+    transports=("feed", "socket"),
+    websocket=_websocket,
     checks=(
         StateKind(BodyKind("slack.message", "slack", scene_models.SlackMessageStateFile,
                            scene.resolve_message_state, "messages in a channel"),

@@ -35,6 +35,9 @@ FAMILIES = (users, chat, chat_more, chat_stream, conversations, conversation_adm
 
 ROUTES: dict[str, Handler] = {method: handler for family in FAMILIES for method, handler in family.ROUTES.items()}
 
+APP_LEVEL = {"apps.connections.open"}
+"""Served to the app-level token (``xapp-``) only (``replica.py``, ``socket_mode.py``)."""
+
 UNAUTHENTICATED = {"api.test"}
 """Served without a token (``api.test`` echoes its arguments)."""
 
