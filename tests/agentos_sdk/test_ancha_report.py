@@ -39,7 +39,7 @@ def workflow(client) -> Iterator[str]:  # type: ignore[no-untyped-def]
 def test_report__run_becomes_an_evaluation_that_gates_release(tmp_path: Path, agentos_server, api_key: str,  # type: ignore[no-untyped-def]
                                                                 client, workflow: str) -> None:
     write_run(tmp_path, {1: True, 2: False})
-    env = {**os.environ, "AGENTOS_API_KEY": api_key, "AGENTOS_URL": agentos_server.url}
+    env = {**os.environ, "AGENTOS_API_KEY": api_key, "AGENTOS_BASE_URL": agentos_server.url}
     done = subprocess.run([sys.executable, "-m", "ancha.cli", "report", "--workflow", workflow], cwd=tmp_path,
                           capture_output=True, text=True, env=env, timeout=60)
     assert done.returncode == 0, done.stderr

@@ -33,8 +33,8 @@ def evaluation_results(run_dir: Path) -> list[dict[str, Any]]:
 @click.command()
 @click.argument("run", default="latest", required=False)
 @click.option("--workflow", required=True, help="AgentOS workflow (id or exact name) the agent under test is.")
-@click.option("--url", envvar="AGENTOS_URL", default="http://127.0.0.1:8000", show_default=True,
-              help="AgentOS server (AGENTOS_URL).")
+@click.option("--url", envvar=["AGENTOS_BASE_URL", "AGENTOS_URL"], default="http://localhost:8000", show_default=True,
+              help="AgentOS server (AGENTOS_BASE_URL, as the SDKs read it; AGENTOS_URL also works).")
 @click.option("--api-key", envvar="AGENTOS_API_KEY", required=True, help="AgentOS API key (AGENTOS_API_KEY).")
 @click.option("--name", help="Evaluation name (default: ancha run RUN_ID).")
 def report(run: str, workflow: str, url: str, api_key: str, name: str | None) -> None:
