@@ -235,12 +235,15 @@ def test_run__invalid_config_exits_2_and_runs_nothing(tmp_path: Path) -> None:
     assert not (tmp_path / ".ancha").exists()
 
 
-def test_run__endpoint_agents_are_refused_clearly_until_built(tmp_path: Path) -> None:
+def test_run__an_endpoint_agent_that_never_gets_ready_is_invalid_not_refused(tmp_path: Path) -> None:
     project(tmp_path, "", trials=1)
-    (tmp_path / "ancha.yaml").write_text('agent:\n  url: "http://127.0.0.1:9/events/{{service}}"\ntrials: 1\n')
-    ran = ancha("run", cwd=tmp_path)
-    assert ran.returncode == 3
-    assert "endpoint agents" in ran.stderr and "not supported yet" in ran.stderr
+    (tmp_path / "ancha.yaml").write_text(
+        'agent:\n  url: "http://127.0.0.1:{{agent.port}}/events/{{service}}"\n'
+        f'  start: {sys.executable} -c "import time; time.sleep(60)"\n'
+        '  ready_url: "http://127.0.0.1:{{agent.port}}/ready"\n  startup_timeout: 1s\ntrials: 1\n')
+    ran = ancha("run", "--no-progress", cwd=tmp_path)
+    assert ran.returncode == 3, ran.stdout + ran.stderr
+    assert "not supported yet" not in ran.stderr
 
 
 def test_run__ctrl_c_kills_agents_and_keeps_results(tmp_path: Path) -> None:

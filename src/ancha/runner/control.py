@@ -134,6 +134,19 @@ class ControlClient:
             except httpx.HTTPError as exc:
                 raise ServerError(f"the Ancha server at {self.base_url} did not answer GET {url}: {exc}") from exc
 
+    async def start_endpoint(self, env_id: str, url: str, startup_timeout: float) -> None:
+        """Tell the world where its endpoint agent listens; it makes the handshakes (Slack's
+        URL verification) and starts delivering. ``ServerError`` says why it could not."""
+        answer = await self._call("POST", f"/envs/{env_id}/endpoint",
+                                  json={"url": url, "startup_timeout": startup_timeout},
+                                  timeout=startup_timeout + 10)
+        if answer.status_code != 200:
+            try:
+                reason = str(answer.json().get("error") or answer.text)
+            except ValueError:
+                reason = answer.text
+            raise ServerError(reason)
+
     async def text(self, env_id: str, what: str) -> str:
         answer = await self._call("GET", f"/envs/{env_id}/{what}")
         answer.raise_for_status()

@@ -175,20 +175,21 @@ def check_agent(config: AnchaConfig, environ: Mapping[str, str], diagnosis: Diag
         return [_fail("agent", *_split(refusals["agent"]), invalid=True)]
     checks = [_fail("agent", *_split(refusals[name]))
               for name in refusals if name != "agent.execution"]
-    if agent.url:
-        return checks
-    assert agent.command is not None
+    if agent.url and not agent.start:  # a server the user runs: nothing to start
+        return checks or [_ok("agent", f"an endpoint agent you run yourself, at {agent.url}")]
+    command = agent.command or agent.start
+    assert command is not None
     cwd = agent_cwd(config)
     if not cwd.is_dir():
         return [_fail("agent", f"agent.cwd {cwd} is not a directory",
                       f"create it, or fix agent.cwd (relative to {config.root})"), *checks]
-    program = find_agent_program(agent.command, cwd, _agent_path(config, environ))
+    program = find_agent_program(command, cwd, _agent_path(config, environ))
     if program.problem:
-        checks.insert(0, _fail("agent", f"{agent.command}: {program.problem}", program.fix))
+        checks.insert(0, _fail("agent", f"{command}: {program.problem}", program.fix))
     elif program.found:
-        checks.insert(0, _ok("agent", f"{agent.command}: {program.word} is {program.found}"))
+        checks.insert(0, _ok("agent", f"{command}: {program.word} is {program.found}"))
     else:
-        checks.insert(0, _ok("agent", f"{agent.command}: {program.word} is {program.note}"))
+        checks.insert(0, _ok("agent", f"{command}: {program.word} is {program.note}"))
     return checks
 
 

@@ -38,7 +38,7 @@ class RunResult:
 
 
 def refuse_unbuilt_agents(config: AnchaConfig) -> None:
-    """Endpoint and container agents are valid config, not yet runnable: say so, never ignore."""
+    """Container agents and some transports are valid config, not yet runnable: say so, never ignore."""
     for refusal in agent_refusals(config).values():
         raise refusal
 
@@ -53,10 +53,6 @@ def agent_refusals(config: AnchaConfig) -> dict[str, AnchaUserError]:
                                         "hint: agent: set agent.command (e.g. `python agent.py`) in ancha.yaml, "
                                         "or pass --agent 'python agent.py'")}
     refusals: dict[str, AnchaUserError] = {}
-    if agent.url:
-        refusals["agent.url"] = RunFailed(
-            "error[AGENT_UNSUPPORTED]: endpoint agents (agent.url) are not supported yet by this "
-            "version of ancha run\nhint: run the agent as a command agent (agent.command) for now")
     if agent.execution.mode == "container":
         refusals["agent.execution"] = RunFailed(
             "error[AGENT_UNSUPPORTED]: agent.execution mode container is not supported yet by this "
@@ -67,7 +63,13 @@ def agent_refusals(config: AnchaConfig) -> dict[str, AnchaUserError]:
             continue
         spec = registry().tools.get(field.removesuffix("_transport"))
         supported = spec.transports if spec is not None else ("feed",)
-        if value not in supported:
+        if value == "http" and spec is not None and spec.webhook is not None:
+            if not agent.url:  # the vendor POSTs to a URL: only an endpoint agent has one
+                refusals[f"agent.{field}"] = RunFailed(
+                    f"error[AGENT_UNSUPPORTED]: agent.{field} http needs an endpoint agent: "
+                    f"{spec.name} POSTs its events to agent.url\nhint: set agent.url (and agent.start) "
+                    f"to run the agent as an HTTP server, or use {field}: feed")
+        elif value not in supported:
             refusals[f"agent.{field}"] = RunFailed(f"error[AGENT_UNSUPPORTED]: agent.{field} {value} is not "
                                                    f"supported yet\nhint: use {field}: {supported[0]}")
     return refusals

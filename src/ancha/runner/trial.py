@@ -23,6 +23,7 @@ from ancha.config.model import AnchaConfig
 from ancha.config.templates import render
 from ancha.results.run_folder import TRACE, WORLD, RunFolder, TrialFolder
 from ancha.runner.agents.command import NOT_STARTED_CODES, AgentNotStarted, CommandAgent, LogSink
+from ancha.runner.agents.endpoint import EndpointAgent, free_port
 from ancha.runner.agents.environment import (
     ancha_variables,
     base_environment,
@@ -106,20 +107,24 @@ class TrialRunner:
     async def _run_agent(self, scene: Scene, trial: int, context: dict[str, Any], trial_dir: Path,
                          timings: dict[str, float]) -> TrialOutcome:
         agent_cfg = self.config.agent
-        assert agent_cfg is not None and agent_cfg.command
+        assert agent_cfg is not None and (agent_cfg.command or agent_cfg.url)
         values = template_values(context)
         env = base_environment(agent_cfg.pass_env, self.inherit_env)
         folder = TrialFolder(trial_dir)
         env.update(ancha_variables(context, str(folder.state_dir.resolve())))
         env.update(trust_variables(context, folder.ca_bundle_path.resolve(), env))
+        if agent_cfg.kind == "endpoint" and agent_cfg.start:  # its own server on its own port
+            values["agent.port"] = env["ANCHA_AGENT_PORT"] = str(free_port())
         env.update({name: render(value, values) for name, value in agent_cfg.env.items()})
         cwd = agent_cwd(self.config)
         begun = time.perf_counter()
         with folder.open_log(agent_cfg.log_limit) as log:
-            if agent_cfg.input == "per_event":
-                code, status, started_any = await self._per_event(agent_cfg.command, cwd, env, log, context)
+            if agent_cfg.kind == "endpoint":
+                code, status, started_any = await self._endpoint(values, cwd, env, log, context)
+            elif agent_cfg.input == "per_event":
+                code, status, started_any = await self._per_event(agent_cfg.command or "", cwd, env, log, context)
             else:
-                code, status, started_any = await self._once(agent_cfg.command, cwd, env, log, context)
+                code, status, started_any = await self._once(agent_cfg.command or "", cwd, env, log, context)
             timings["agent_s"] = time.perf_counter() - begun
             outcome = TrialOutcome(scene.name, trial, "failed", status=status)
             if not started_any:
@@ -129,7 +134,7 @@ class TrialRunner:
                 outcome.reason = "the trial outlived clock.limit; the agent was stopped"
             elif code in NOT_STARTED_CODES:
                 outcome.verdict, outcome.never_started = "invalid", True
-                outcome.reason = f"{NOT_STARTED_CODES[code]}: {agent_cfg.command}"
+                outcome.reason = f"{NOT_STARTED_CODES[code]}: {agent_cfg.command or agent_cfg.start}"
             elif code is not None and code != 0:
                 outcome.reason = _exit_reason(code)
             if outcome.reason:
@@ -151,6 +156,39 @@ class TrialRunner:
         finally:
             await agent.stop()
         return code, status, True
+
+    async def _endpoint(self, values: dict[str, str], cwd: Path, env: dict[str, str], log: LogSink,
+                        context: dict[str, Any]) -> tuple[int | None, str, bool]:
+        """An endpoint agent: its server started (``agent.start``) and ready, or set up
+        (``agent.setup_url``); the world then delivers to ``agent.url`` until the trial ends
+        (done URL, idle, clock.limit). A managed server that exits first ends the trial."""
+        agent_cfg = self.config.agent
+        assert agent_cfg is not None and agent_cfg.url
+        url_values = {**values, "service": "{{service}}"}  # the world fills it in per event
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + agent_cfg.startup_timeout
+        agent = EndpointAgent(
+            start=agent_cfg.start, ready_url=render(agent_cfg.ready_url, values) if agent_cfg.ready_url else None,
+            setup_url=render(agent_cfg.setup_url, values) if agent_cfg.setup_url else None, cwd=cwd, env=env,
+            log=log, env_id=str(context["env_id"]), startup_timeout=agent_cfg.startup_timeout)
+        try:
+            try:
+                await agent.start(context)
+                await self.control.start_endpoint(context["env_id"], render(agent_cfg.url, url_values),
+                                                  max(0.1, deadline - loop.time()))
+            except (AgentNotStarted, ServerError) as exc:
+                log.write(f"ancha: {exc}\n".encode())
+                return None, str(exc), False
+            log.write(f"ancha: the agent is ready; events go to {render(agent_cfg.url, url_values)}\n".encode())
+            while True:
+                status = (await self.control.status(context["env_id"]))["status"]
+                if status != "running":
+                    return None, status, True
+                if agent.exit_code is not None:
+                    return agent.exit_code, "exited", True
+                await asyncio.sleep(STATUS_POLL_S)
+        finally:
+            await agent.stop()
 
     async def _per_event(self, command: str, cwd: Path, env: dict[str, str], log: LogSink,
                          context: dict[str, Any]) -> tuple[int | None, str, bool]:

@@ -289,6 +289,38 @@ class ControlAPI:
         env.waiting_external = value
         return JSONResponse(env.status_dict())
 
+    async def endpoint(self, request: Request) -> Response:
+        """The runner says where the trial's endpoint agent listens, once it is ready
+        (``{"url": "...{{service}}...", "startup_timeout": 30}``): the world makes each tool's
+        handshake (Slack's ``url_verification``) within ``startup_timeout`` seconds, then POSTs
+        every event to the agent (``world/endpoint.py``). 422 when a handshake fails."""
+        from ancha.world.endpoint import EndpointDelivery, EndpointRefused
+
+        env = self._env(request)
+        if isinstance(env, JSONResponse):
+            return env
+        if not (self._authorized(request) or _same_secret(self._bearer(request), env.trial_token)):
+            return _error(401, "this server needs a key", "send Authorization: Bearer <server key>")
+        try:
+            body = bounded_json.loads(await request.body() or b"{}")
+            url = body["url"]
+            timeout = float(body.get("startup_timeout", 30))
+            if not isinstance(url, str) or not url.startswith(("http://", "https://")) or not 0 < timeout <= 3600:
+                raise TypeError
+        except (ValueError, KeyError, TypeError):
+            return _error(400, 'expected {"url": "http://...", "startup_timeout": 30}')
+        if env.endpoint is not None:
+            return _error(409, "this environment already delivers to an endpoint agent")
+        delivery = EndpointDelivery(env, url)
+        try:
+            await delivery.start(timeout)
+        except EndpointRefused as exc:
+            delivery.stop()
+            return _error(422, str(exc), "answer 2xx with the challenge, within agent.startup_timeout")
+        env.endpoint = delivery
+        env.endpoint_changed()
+        return JSONResponse(env.status_dict())
+
     async def env_context(self, request: Request) -> Response:
         env = self._env(request)
         if isinstance(env, JSONResponse):
@@ -336,6 +368,7 @@ def create_app(key: str | None = None, registry: Registry | None = None,
         Route("/envs/{env_id}/done", api.done, methods=["POST"]),
         Route("/envs/{env_id}/waiting", api.waiting, methods=["POST"]),
         Route("/envs/{env_id}/context", api.env_context, methods=["GET"]),
+        Route("/envs/{env_id}/endpoint", api.endpoint, methods=["POST"]),
         Route("/envs/{env_id}/{tool}/{path:path}", api.tool,
               methods=["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"]),
     ]

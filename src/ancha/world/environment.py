@@ -8,7 +8,7 @@ import random
 import secrets
 import time
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ancha.durations import parse_duration
 from ancha.scene.model import Scene
@@ -25,6 +25,9 @@ from ancha.world.ticker import Ticker, Timekeeper
 from ancha.world.tools import registry
 from ancha.world.tools.base import RecordRef, StreamsSnapshot, Tool, ToolRequest, ToolResponse
 from ancha.world.trace import Trace
+
+if TYPE_CHECKING:
+    from ancha.world.endpoint import EndpointDelivery
 
 DEFAULT_IDLE_S = 10.0
 
@@ -87,6 +90,8 @@ class Environment:
         """Other ways the agent can wait for the world (a Slack Socket Mode connection)."""
         self.agent_active_at = 0.0
         """Monotonic (real) time the agent's latest tool request started or ended."""
+        self.endpoint: EndpointDelivery | None = None
+        """HTTP delivery to an endpoint agent, once the runner has said where it listens."""
         self.last_activity = self.clock.start
         """Simulated time of the latest trace entry or record: the world is quiet since then."""
         self.bus.subscribe("call_traced", self._touch)
@@ -198,7 +203,10 @@ class Environment:
     @property
     def agent_waiting(self) -> bool:
         """The agent cannot act before the world does: it holds a feed long-poll with nothing
-        to read and no request in flight, or the runner says it waits."""
+        to read and no request in flight, or the runner says it waits. An endpoint agent
+        waits when no delivery to it is in flight or due and it has no request open."""
+        if self.endpoint is not None:
+            return self.endpoint.quiet and self.in_flight == 0
         return self._waiting_external or (self.in_flight == 0 and (
             self.feed.blocked > 0 or any(waiter() for waiter in self._waiters)))
 
@@ -222,9 +230,16 @@ class Environment:
         self.agent_active_at = time.monotonic()
         self._agent_changed()
 
-    def _agent_changed(self) -> None:
+    def endpoint_changed(self) -> None:
+        """A delivery to the endpoint agent started or ended: whether the agent waits may have changed."""
+        self._agent_changed(from_endpoint=True)
+
+    def _agent_changed(self, from_endpoint: bool = False) -> None:
         """Whether the agent waits may have changed: the clock is paused exactly while it
-        waits (it then moves only by jumps), and the ticker reconsiders."""
+        waits (it then moves only by jumps), and the ticker reconsiders (and the endpoint
+        delivery, which sends what the feed got)."""
+        if self.endpoint is not None and not from_endpoint:
+            self.endpoint.wake()
         if self.agent_waiting:
             self.clock.pause()
             self._wake()
@@ -278,7 +293,10 @@ class Environment:
             self._wake()
 
     def close(self) -> None:
-        """Let go of what the world keeps outside memory (the trace's spool): it is torn down."""
+        """Let go of what the world keeps outside memory (the trace's spool) and stop delivering
+        to an endpoint agent: it is torn down."""
+        if self.endpoint is not None:
+            self.endpoint.stop()
         self.trace.close()
 
     def coverage_gaps(self) -> list[dict[str, Any]]:

@@ -16,6 +16,7 @@ from ancha.world.tools.base import StateOutcome, Tool, ToolResponse
 if TYPE_CHECKING:
     from starlette.types import Receive, Scope, Send
 
+    from ancha.world.endpoint import WebhookForm
     from ancha.world.environment import Environment
     from ancha.world.predicates import CompiledPredicate
     from ancha.world.reach import ReachFactory
@@ -90,6 +91,8 @@ class ToolSpec:
     """How people are reached on this tool, and how they write there."""
     delivery: Callable[[Environment, Tool], None] | None = None
     """Subscribes the agent's event feed to what this tool tells the agent."""
+    webhook: WebhookForm | None = None
+    """How the vendor POSTs those events to a URL (an endpoint agent's ``agent.url``)."""
     secure: bool = False
     """Its official SDK only talks https (the ``pagerduty`` client refuses other URLs): agents
     get its URL on the server's TLS listener, signed by a CA they are told to trust."""

@@ -21,6 +21,7 @@ import json
 from typing import TYPE_CHECKING, Any
 
 from ancha.world.bus import DomainEvent
+from ancha.world.endpoint import Attempt, WebhookForm
 from ancha.world.tools.base import Tool
 from ancha.world.tools.github.events import EVENT_TYPES
 from ancha.world.tools.github.models import Account, Repo
@@ -198,6 +199,26 @@ def signed_request(event: str, payload: dict[str, Any], secret: str, delivery_id
         "X-Hub-Signature-256": "sha256=" + hmac.new(key, body, hashlib.sha256).hexdigest(),
     }
     return headers, body
+
+
+def webhook_headers(tool: Tool, event: dict[str, Any], body: bytes, attempt: Attempt) -> dict[str, str]:
+    """What GitHub sends with one webhook to an endpoint agent: ``X-GitHub-Event`` (the
+    feed event's type), ``X-GitHub-Delivery`` and the signatures under the hook's secret."""
+    assert isinstance(tool, GitHubReplica)
+    key = tool.signing_secret.encode()
+    return {
+        "Content-Type": "application/json",
+        "User-Agent": HOOKSHOT,
+        "X-GitHub-Event": str(event.get("type", "")),
+        "X-GitHub-Delivery": attempt.delivery,
+        "X-GitHub-Hook-ID": "1",
+        "X-Hub-Signature": "sha1=" + hmac.new(key, body, hashlib.sha1).hexdigest(),
+        "X-Hub-Signature-256": "sha256=" + hmac.new(key, body, hashlib.sha256).hexdigest(),
+    }
+
+
+WEBHOOK = WebhookForm(webhook_headers, timeout_s=10.0)
+"""GitHub gives a hook 10 seconds to answer and never redelivers a failed delivery by itself."""
 
 
 def start_delivery(env: Environment, replica: Tool) -> None:

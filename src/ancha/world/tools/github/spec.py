@@ -9,7 +9,7 @@ from ancha.scene.sections import BodyKind, WorldSection
 from ancha.world.tools.base import ToolResponse
 from ancha.world.tools.github import actions, checks, scene_actions
 from ancha.world.tools.github import check_bodies as bodies
-from ancha.world.tools.github.delivery import start_delivery
+from ancha.world.tools.github.delivery import WEBHOOK, start_delivery
 from ancha.world.tools.github.judge import judge_view
 from ancha.world.tools.github.reach import GitHubReach
 from ancha.world.tools.github.replica import GitHubReplica
@@ -38,6 +38,7 @@ TOOL = ToolSpec(
     replica=GitHubReplica,
     reach=GitHubReach,
     delivery=start_delivery,
+    webhook=WEBHOOK,
     checks=(
         _state("github.file_at", bodies.FileAtFile, bodies.resolve_file_at, checks.file_at, checks.REF_EVENTS,
                "a file's text at a revision", {"contains": str, "equals": str}),

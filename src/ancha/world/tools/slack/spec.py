@@ -10,6 +10,7 @@ from ancha.world.tools.base import Tool, ToolResponse
 from ancha.world.tools.seam import ActionKind, StateKind, ToolSpec
 from ancha.world.tools.slack import actions, checks, scene, scene_models
 from ancha.world.tools.slack.delivery import start_delivery
+from ancha.world.tools.slack.events_http import WEBHOOK
 from ancha.world.tools.slack.judge import judge_view
 from ancha.world.tools.slack.reach import SlackReach
 from ancha.world.tools.slack.replica import SlackReplica
@@ -44,6 +45,7 @@ TOOL = ToolSpec(
     delivery=start_delivery,
     transports=("feed", "socket"),
     websocket=_websocket,
+    webhook=WEBHOOK,
     checks=(
         StateKind(BodyKind("slack.message", "slack", scene_models.SlackMessageStateFile,
                            scene.resolve_message_state, "messages in a channel"),
