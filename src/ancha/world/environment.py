@@ -90,6 +90,8 @@ class Environment:
         """Other ways the agent can wait for the world (a Slack Socket Mode connection)."""
         self.agent_active_at = 0.0
         """Monotonic (real) time the agent's latest tool request started or ended."""
+        self._held_until = 0.0
+        """Monotonic (real) time until which the agent counts as working (``hold_agent``)."""
         self.endpoint: EndpointDelivery | None = None
         """HTTP delivery to an endpoint agent, once the runner has said where it listens."""
         self.last_activity = self.clock.start
@@ -205,6 +207,8 @@ class Environment:
         """The agent cannot act before the world does: it holds a feed long-poll with nothing
         to read and no request in flight, or the runner says it waits. An endpoint agent
         waits when no delivery to it is in flight or due and it has no request open."""
+        if self._held_until and time.monotonic() < self._held_until:
+            return False
         if self.endpoint is not None:
             return self.endpoint.quiet and self.in_flight == 0
         return self._waiting_external or (self.in_flight == 0 and (
@@ -219,6 +223,19 @@ class Environment:
     def agent_changed(self) -> None:
         """Whether the agent waits may have changed (see ``_agent_changed``)."""
         self._agent_changed()
+
+    def hold_agent(self, seconds: float) -> None:
+        """Count the agent as working for the next ``seconds`` real seconds, whatever else it
+        holds open: a tool told it to come back then (a 429's ``Retry-After``), and it sleeps
+        meanwhile. The clock flows at ``speed`` through the sleep instead of jumping ahead,
+        or ending the trial idle, while a listener thread waits to retry."""
+        until = time.monotonic() + seconds
+        if until <= self._held_until:
+            return
+        self._held_until = until
+        self._agent_changed()
+        if self.ticker is not None:  # reconsider once the hold is over
+            self.ticker.later(seconds, self._agent_changed)
 
     def request_started(self) -> None:
         self.in_flight += 1

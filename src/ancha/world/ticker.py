@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -136,6 +137,12 @@ class Ticker:
             self._wake.set()
         elif not self._loop.is_closed():
             self._loop.call_soon_threadsafe(self._wake.set)
+
+    def later(self, seconds: float, callback: Callable[[], None]) -> None:
+        """Call ``callback`` in the ticker's loop after ``seconds`` real seconds (from any thread)."""
+        if self._loop is None or self._loop.is_closed():
+            return
+        self._loop.call_soon_threadsafe(self._loop.call_later, seconds, callback)
 
     def stop(self) -> None:
         if self._task is not None and not self._task.done():

@@ -466,6 +466,13 @@ class TeamNotFound(SlackError):
     code = "team_not_found"
 
 
+class Ratelimited(SlackError):
+    """Past the method's rate limit (``rate_limits.py``); the answer carries ``Retry-After``."""
+
+    code = "ratelimited"
+    status = 429
+
+
 class UnknownMethod(SlackError):
     code = "unknown_method"
 

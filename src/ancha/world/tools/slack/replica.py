@@ -24,6 +24,7 @@ from ancha.world.tools.slack.history import SeededView
 from ancha.world.tools.slack.methods_ledger import LEDGER
 from ancha.world.tools.slack.models import Channel, Message, RawJSON, SlackState, User
 from ancha.world.tools.slack.params import Params, bearer_token
+from ancha.world.tools.slack.rate_limits import HOLD_MARGIN_S, REAL, RateLimiter, retry_after
 from ancha.world.tools.slack.routes import APP_LEVEL, ROUTES
 from ancha.world.tools.slack.scene_models import SlackWorld
 from ancha.world.tools.slack.seed import bot_profile, new_id, seed_state
@@ -58,6 +59,8 @@ class SlackReplica:
         """Where callers reach this replica (from the last request's Host): file URLs and
         Socket Mode URLs point here."""
         self.socket_mode = new_socket_mode(env, self)
+        self.rate_limiter = RateLimiter() if seed.rate_limits == REAL else None
+        """Slack's per-method limits on the agent's calls (``world.slack.rate_limits: real``)."""
 
     # --- Tool ---------------------------------------------------------------------------
 
@@ -95,6 +98,10 @@ class SlackReplica:
             if caller is None:
                 raise errors.InvalidAuth()
             actor = caller.actor
+            if self.rate_limiter is not None and actor == "agent":
+                limited = self._rate_limited(method, token, params)
+                if limited is not None:
+                    return limited
             assert handler is not None
             body = handler(Call(self, params, caller))
         except errors.SlackError as exc:
@@ -295,6 +302,22 @@ class SlackReplica:
 
     def _fail(self, error: errors.SlackError, actor: str) -> ToolResponse:
         return ToolResponse(error.status, _dumps(error.body()).encode(), JSON, actor=actor, vendor_ok=False)
+
+    def _rate_limited(self, method: str, token: str, params: Params) -> ToolResponse | None:
+        """Slack's 429 when this call is past ``method``'s limit for ``token``, else None (and
+        the call is counted). The agent then counts as working until Retry-After has passed,
+        so the clock flows through its sleep rather than jumping (``Environment.hold_agent``)."""
+        assert self.rate_limiter is not None
+        channel = params.values.get("channel") or params.values.get("channel_id")
+        clock = self.env.clock
+        wait = self.rate_limiter.take(token, method, str(channel) if channel else None, clock.peek())
+        if not wait:
+            return None
+        seconds = retry_after(wait, clock.speed)
+        self.env.hold_agent(seconds + HOLD_MARGIN_S)
+        error = errors.Ratelimited()
+        return ToolResponse(error.status, _dumps(error.body()).encode(), JSON, headers={"Retry-After": str(seconds)},
+                            vendor_ok=False)
 
     def _app_level(self, method: str, token: str) -> ToolResponse:
         """The app-level token (``xapp-``) opens Socket Mode connections and nothing else; no

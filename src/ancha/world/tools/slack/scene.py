@@ -148,7 +148,7 @@ def _world(clean: dict[str, Any], scene: Source, refs: RefTable) -> SlackWorld:
         if channel is not None:
             channels.append(channel)
     return SlackWorld(team=_build(SlackTeam, clean.get("team", {})) or SlackTeam(), bot=bot, users=users,
-                      channels=channels)
+                      channels=channels, rate_limits=clean.get("rate_limits") or "off")
 
 
 def _declare(refs: RefTable, name: object, kind: str, source: Source, path: str, index: int = 0,

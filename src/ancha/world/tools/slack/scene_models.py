@@ -8,7 +8,7 @@ the ``slack.message`` / ``slack.reaction`` actions, as written and resolved.
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Annotated, Any, ClassVar
+from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
@@ -80,6 +80,8 @@ class SlackWorld(_Model):
     messages: SeededMessages = Field(default_factory=SeededMessages)
     """Inline messages followed by those of ``messages_file``, in file order (a list of
     ``SlackMessage`` when written as JSON)."""
+    rate_limits: Literal["off", "real"] = "off"
+    """``real``: the agent's calls are held to Slack's per-method rate limits (``rate_limits.py``)."""
 
     _histories: dict[int, Any] = PrivateAttr(default_factory=dict)
     """clock.start -> the placed history (``history.HistoryPlan``) every trial shares."""
@@ -166,6 +168,8 @@ class SlackFile(_File):
     channels: list[SlackChannelFile] = Field(default_factory=list)
     messages: list[SlackMessageFile] = Field(default_factory=list)
     messages_file: str | None = Field(default=None, description="JSONL file beside the scene, one message a line")
+    rate_limits: Literal["off", "real"] = Field(
+        default="off", description="real: the agent's calls get Slack's per-method rate limits (429 ratelimited)")
 
 
 class SlackMessageStateFile(_File):
