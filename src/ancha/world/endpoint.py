@@ -57,6 +57,11 @@ class Handshake:
     name: str
 
 
+def every_error(status: int) -> bool:
+    """Slack's rule: every answer that is not 2xx is retried."""
+    return True
+
+
 @dataclass(frozen=True, slots=True)
 class WebhookForm:
     """How a vendor POSTs its events to a URL."""
@@ -70,6 +75,9 @@ class WebhookForm:
     no_retry_header: str | None = None
     """A response header by which the agent asks for no retries (Slack's ``X-Slack-No-Retry: 1``)."""
     handshake: Callable[[Tool], Handshake] | None = None
+    retried: Callable[[int], bool] = every_error
+    """Whether an answer that is not 2xx is retried, by its status (PagerDuty: 5xx and 429;
+    Datadog: 5xx). A timeout or a failed connection always is, while retries remain."""
 
 
 class EndpointRefused(RuntimeError):
@@ -198,6 +206,8 @@ class EndpointDelivery:
                     return
                 if attempt.number >= len(form.retries_after_s) or failure == "no_retry" or self.stopped:
                     return
+                if failure is None and not form.retried(status):
+                    return  # an answer the vendor takes as final (PagerDuty drops a 4xx)
                 reason = failure if failure in ("http_timeout", "connection_failed") else "http_error"
                 delay = form.retries_after_s[attempt.number]
                 attempt = Attempt(attempt.delivery, attempt.number + 1, reason)

@@ -8,6 +8,14 @@ sends with its default payload (``id``, ``last_updated``, ``event_type``, ``titl
 ``date``, ``org``, ``body``) plus ``alert_transition`` (Triggered, Warn, No Data,
 Recovered), ``alert_id``, ``alert_status``, ``alert_title``, ``alert_scope``, ``link``,
 ``priority`` and ``tags``.
+
+An endpoint agent gets each notification as the Webhooks integration POSTs it to a
+webhook's URL (``WEBHOOK``): that body as JSON, with the webhook's custom headers. Datadog
+signs nothing; a webhook authenticates by what its custom headers (or basic auth) carry.
+Ancha's webhook carries ``Authorization: Bearer`` and the ``webhook_token`` credential
+(``{{datadog.webhook_token}}``). Datadog gives a request 15 seconds, retries it when the
+endpoint answers 5xx and retries a missed connection 5 times; any other answer is final
+(docs.datadoghq.com, Webhooks integration).
 """
 
 from __future__ import annotations
@@ -15,6 +23,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ancha.world.bus import DomainEvent
+from ancha.world.endpoint import Attempt, WebhookForm
 from ancha.world.tools.base import Tool
 from ancha.world.tools.datadog.monitors import ORG_ID, Monitor
 from ancha.world.tools.datadog.records import APP_URL
@@ -70,6 +79,25 @@ class DatadogDelivery:
         payload = webhook_payload(monitor, data["event"], data["from"], data["to"], event.at)
         self.env.feed.push({"service": self.service, "type": FEED_TYPES[data["to"]],
                             "at": self.env.clock.isoformat(event.at), "payload": payload})
+
+
+TIMEOUT_S = 15.0
+RETRIES_AFTER_S = (10.0, 20.0, 40.0, 80.0, 160.0)
+"""Five retries; Datadog does not publish their spacing, so each waits twice the one before."""
+
+
+def webhook_headers(tool: Tool, event: dict[str, Any], body: bytes, attempt: Attempt) -> dict[str, str]:
+    """The custom headers of the webhook the agent's endpoint stands for (JSON, the token)."""
+    assert isinstance(tool, DatadogReplica)
+    return {"Content-Type": "application/json", "Authorization": f"Bearer {tool.webhook_token}"}
+
+
+def _retried(status: int) -> bool:
+    """Only a 5xx is tried again."""
+    return status >= 500
+
+
+WEBHOOK = WebhookForm(webhook_headers, TIMEOUT_S, RETRIES_AFTER_S, retried=_retried)
 
 
 def start_delivery(env: Environment, replica: Tool) -> None:

@@ -9,7 +9,7 @@ from ancha.scene.sections import BodyKind, WorldSection
 from ancha.world.tools.base import ToolResponse
 from ancha.world.tools.datadog import actions, checks, scene_actions
 from ancha.world.tools.datadog import check_bodies as bodies
-from ancha.world.tools.datadog.delivery import start_delivery
+from ancha.world.tools.datadog.delivery import WEBHOOK, start_delivery
 from ancha.world.tools.datadog.judge import judge_view
 from ancha.world.tools.datadog.replica import DatadogReplica
 from ancha.world.tools.datadog.scene_file import DatadogFile, build_world
@@ -33,6 +33,7 @@ TOOL = ToolSpec(
     variables=("token", "api_key", "app_key"),
     templates=("url", "token", "signing_secret", "api_key", "app_key", "webhook_token"),
     delivery=start_delivery,
+    webhook=WEBHOOK,
     checks=(
         StateKind(_kind("datadog.monitor", bodies.MonitorCheckFile, bodies.resolve_monitor_check,
                         "a monitor's current state", bodies.MONITOR_SIBLINGS),

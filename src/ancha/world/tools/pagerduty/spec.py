@@ -9,7 +9,7 @@ from ancha.scene.sections import BodyKind, WorldSection
 from ancha.world.tools.base import ToolResponse
 from ancha.world.tools.pagerduty import actions, checks, scene_actions
 from ancha.world.tools.pagerduty.check_bodies import SIBLINGS, IncidentSelectorFile, resolve_incident
-from ancha.world.tools.pagerduty.delivery import start_delivery
+from ancha.world.tools.pagerduty.delivery import WEBHOOK, start_delivery
 from ancha.world.tools.pagerduty.judge import judge_view
 from ancha.world.tools.pagerduty.reach import PagerDutyReach
 from ancha.world.tools.pagerduty.replica import PagerDutyReplica
@@ -36,10 +36,11 @@ TOOL = ToolSpec(
     world=WorldSection("pagerduty", PagerDutyFile, build_world, accounts_kind="user"),
     replica=PagerDutyReplica,
     secure=True,  # the official client refuses any base URL but https://
-    variables=("token", "from_email", "routing_key"),
+    variables=("token", "from_email", "routing_key", "signing_secret"),
     templates=("url", "token", "signing_secret", "from_email", "routing_key", "routing_keys"),
     reach=PagerDutyReach,
     delivery=start_delivery,
+    webhook=WEBHOOK,
     checks=(
         StateKind(BodyKind("pagerduty.incident", "pagerduty", IncidentSelectorFile, resolve_incident,
                            "one incident's status, assignees and response times", SIBLINGS),
