@@ -177,6 +177,17 @@ def test_socket_mode_client__receives_an_event_and_acks_it(world, clients):
             jsonschema.validate(request.payload, schema)
 
 
+def test_socket_mode__delivery_stops_once_the_trial_ended_and_the_app_left(world, clients):
+    client = socket_client(world, clients)
+    client.connect()
+    wait_for(lambda: world.socket_mode.live, "the connection")
+    world.on_loop(lambda: world.env.finish("done", "the agent said so"))
+    wait_for(lambda: world.env.status == "done", "the trial's end")
+    client.close()
+    wait_for(lambda: world.socket_mode._pump is not None and world.socket_mode._pump.done(),
+             "the delivery task to end, not left pending for the server's shutdown")
+
+
 def test_socket_mode_client__an_unacked_event_comes_again_with_retry_attempt_1(world, clients):
     received: list[SocketModeRequest] = []
 

@@ -199,6 +199,7 @@ class SocketMode:
                 await socket.close()
             except Exception:  # already closed by the app
                 pass
+            self._poke()  # the delivery task ends once the trial has and no connection is left
             self.env.agent_changed()
 
     def _hello(self, connection: Connection) -> dict[str, Any]:
