@@ -271,14 +271,22 @@ class ControlAPI:
         env.finish("done", "the done URL was called")
         return JSONResponse({"ok": True, "status": env.status})
 
-    async def waiting(self, request: Request) -> Response:
-        """The runner says whether the agent waits (``{"waiting": true}`` between two
-        ``per_event`` invocations): while it does, the clock jumps to what is due next."""
+    def _runner_env(self, request: Request) -> Environment | JSONResponse:
+        """The environment of a route the runner calls for its trial: with the server's key,
+        or the trial's own token."""
         env = self._env(request)
         if isinstance(env, JSONResponse):
             return env
         if not (self._authorized(request) or _same_secret(self._bearer(request), env.trial_token)):
             return _error(401, "this server needs a key", "send Authorization: Bearer <server key>")
+        return env
+
+    async def waiting(self, request: Request) -> Response:
+        """The runner says whether the agent waits (``{"waiting": true}`` between two
+        ``per_event`` invocations): while it does, the clock jumps to what is due next."""
+        env = self._runner_env(request)
+        if isinstance(env, JSONResponse):
+            return env
         try:
             body = bounded_json.loads(await request.body() or b"{}")
             value = body["waiting"]
@@ -296,11 +304,9 @@ class ControlAPI:
         every event to the agent (``world/endpoint.py``). 422 when a handshake fails."""
         from ancha.world.endpoint import EndpointDelivery, EndpointRefused
 
-        env = self._env(request)
+        env = self._runner_env(request)
         if isinstance(env, JSONResponse):
             return env
-        if not (self._authorized(request) or _same_secret(self._bearer(request), env.trial_token)):
-            return _error(401, "this server needs a key", "send Authorization: Bearer <server key>")
         try:
             body = bounded_json.loads(await request.body() or b"{}")
             url = body["url"]

@@ -18,6 +18,7 @@ from ancha.world.tools.slack import errors
 from ancha.world.tools.slack.call import Call, Handler
 from ancha.world.tools.slack.files import LIST_TYPES, MAX_FILE_BYTES, MAX_SNIPPET_BYTES, SlackFile, kind_of
 from ancha.world.tools.slack.models import Channel, Message
+from ancha.world.tools.slack.routes.chat import thread_parent
 from ancha.world.tools.slack.seed import new_id
 
 MAX_ALT_TXT = 1000
@@ -67,7 +68,7 @@ def files_complete_upload_external(call: Call) -> dict[str, Any]:
     if thread_ts and len(targets) > 1:
         raise errors.InvalidArguments("[ERROR] thread_ts can only be used with a single channel")
     channels = [call.writable_channel(target) for target in targets]  # every check before any write
-    parents = [_thread_parent(call, channel, thread_ts) for channel in channels]
+    parents = [thread_parent(call, channel, thread_ts) for channel in channels]
     blocks = _blocks(call)
     for file, title in uploads:
         file.completed = True
@@ -164,15 +165,6 @@ def _share_targets(call: Call) -> list[str]:
     if len(targets) > MAX_SHARE_CHANNELS:
         raise errors.InvalidArguments(f"[ERROR] no more than {MAX_SHARE_CHANNELS} channels allowed")
     return targets
-
-
-def _thread_parent(call: Call, channel: Channel, thread_ts: str | None) -> Message | None:
-    if not thread_ts:
-        return None
-    parent = call.message_in(channel, thread_ts, errors.ThreadNotFound)
-    if parent.is_reply and parent.thread_ts is not None:
-        parent = call.message_in(channel, parent.thread_ts, errors.ThreadNotFound)
-    return parent
 
 
 def _blocks(call: Call) -> list[Any] | None:
