@@ -31,18 +31,29 @@ _ONE_UNIT = re.compile(r"([+-]?)(\d{1,12})([dhms])")
 _UNIT_SECONDS = {unit: int(UNITS[unit]) for unit in "dhms"}
 
 
+def one_unit_offset(text: str) -> int | None:
+    """The signed whole seconds of an offset of one unit (``-90m``, ``3d``): the common case
+    of a long history, read without the general parser; None for anything else, or past the
+    longest offset (the general parser then says what is wrong)."""
+    simple = _ONE_UNIT.fullmatch(text)
+    if simple is None:
+        return None
+    sign, count, unit = simple.groups()
+    seconds = int(count) * _UNIT_SECONDS[unit]  # whole seconds: the same value float arithmetic gives
+    if seconds > MAX_SECONDS:
+        return None
+    return -seconds if sign == "-" else seconds
+
+
 def parse_time(value: object, start: datetime) -> datetime:
     """An ISO time, or a signed duration from ``start`` (``-3d``, ``-2h30m``, ``10m``), in UTC."""
     if isinstance(value, datetime):
         return (value if value.tzinfo else value.replace(tzinfo=UTC)).astimezone(UTC)
     if isinstance(value, str):
         text = value.strip()
-        simple = _ONE_UNIT.fullmatch(text)
-        if simple is not None:
-            sign, count, unit = simple.groups()
-            seconds = int(count) * _UNIT_SECONDS[unit]  # whole seconds: the same value float arithmetic gives
-            if seconds <= MAX_SECONDS:  # else the general parser says what is wrong
-                return start - timedelta(0, seconds) if sign == "-" else start + timedelta(0, seconds)
+        seconds = one_unit_offset(text)
+        if seconds is not None:
+            return start + timedelta(0, seconds)
         try:
             return start + timedelta(seconds=parse_signed_offset(text))
         except (ValueError, OverflowError):

@@ -128,3 +128,25 @@ def test_messages_file__a_long_history_is_kept_once_and_dumps_as_the_list_it_was
     assert dumped[12]["thread_of"] == "slack_m290"
     again = Scene.model_validate_json(scene.model_dump_json(by_alias=True))
     assert slack_seed(again).messages == seed.messages and again == scene
+
+
+def test_messages_file__plain_lines_pack_exactly_as_the_same_messages_written_inline(tmp_path: Path) -> None:
+    lines = [
+        {"channel": "$slack_general", "from": "$slack_ben", "text": "first", "at": "-90m"},
+        {"channel": "$slack_general", "from": "$slack_ben", "text": "no time"},
+        {"channel": "$slack_general", "from": "$slack_ben", "text": "later", "at": "+3m"},
+        {"channel": "$slack_general", "from": "$slack_ben", "text": "unsigned", "at": "10m"},
+        {"channel": "$slack_general", "from": "$slack_ben", "text": "padded", "at": " -5m "},
+        {"channel": "$slack_general", "from": "$slack_ben", "at": "-2h30m"},
+        {"channel": "$slack_general", "from": "$slack_ben", "text": "iso", "at": "2026-01-05T08:00:00Z"},
+        {"ref": "slack_q", "channel": "$slack_support", "from": "$slack_laura", "text": "q", "at": "-1d"},
+        {"channel": "$slack_support", "from": "$slack_ben", "text": "a", "thread_of": "$slack_q"},
+        {"channel": "$slack_support", "from": "$slack_laura", "text": "émoji ☃ \"quoted\"", "at": "-1d"},
+    ]
+    (tmp_path / "file").mkdir()
+    (tmp_path / "inline").mkdir()
+    from_file = slack_seed(scene_of(tmp_path / "file", _history(tmp_path / "file", [json.dumps(x) for x in lines])))
+    inline = SLACK + "".join(f"      - {json.dumps(x)}\n" for x in lines)
+    written = slack_seed(scene_of(tmp_path / "inline", inline))
+    assert len(from_file.messages) == len(written.messages) == 11
+    assert list(from_file.messages) == list(written.messages)

@@ -15,7 +15,7 @@ from ancha.scene.folder import SceneFileRefused, json_lines
 from ancha.scene.predicates import Resolver
 from ancha.scene.refs import Declared, RefTable, bare
 from ancha.scene.sections import SectionContext
-from ancha.scene.sources import Source, parse_time
+from ancha.scene.sources import Source, one_unit_offset, parse_time
 from ancha.world.tools.slack.bulk import collector_paused
 from ancha.world.tools.slack.scene_models import (
     SlackBot,
@@ -28,7 +28,8 @@ from ancha.world.tools.slack.scene_models import (
     SlackUser,
     SlackWorld,
 )
-from ancha.world.tools.slack.seeded import SeededMessages
+from ancha.world.tools.slack.seeded import NO_TIME, SeededMessages
+from ancha.world.tools.slack.seeded import micros as micros_of
 
 TOOL = "slack"
 
@@ -41,7 +42,10 @@ def read_messages_file(name: str, ctx: SectionContext, seeded: SeededPacker) -> 
         return b""
     display = str(Path(ctx.display_dir) / name) if ctx.display_dir else name
     scene = ctx.source
+    before = len(seeded.seeded)
     for number, record in json_lines(data):
+        if type(record) is dict and record.keys() <= _PLAIN_KEYS and seeded.add_plain(record):
+            continue
         clean = _well_formed(record)
         if clean is None:  # a problem somewhere: the walker finds each one, with its path
             if isinstance(record, SceneFileRefused):
@@ -53,6 +57,7 @@ def read_messages_file(name: str, ctx: SectionContext, seeded: SeededPacker) -> 
             if clean is INVALID:
                 continue
         seeded.add(clean, "", Source(display, _fixed_line(number), scene.problems))
+    if len(seeded.seeded) > before:
         seeded.from_file = display
     return data
 
@@ -62,6 +67,8 @@ _ATTRIBUTES = {key: name for key, (name, _) in file_fields(SlackMessageFile).ite
 _TEXT_KEYS = frozenset(("channel", "from", "text", "at", "thread_of"))
 """Keys whose fields take any string: a line of only these, all strings, is well formed."""
 _STR = frozenset((str,))
+_PLAIN_KEYS = frozenset(("channel", "from", "text", "at"))
+"""A line of only these keys may take ``SeededPacker.add_plain``."""
 
 
 def _well_formed(record: Any) -> dict[str, Any] | None:
@@ -174,6 +181,7 @@ class SeededPacker:
         self._resolved: dict[str, dict[str, str]] = {"channel": {}, "user": {}}
         """Kind -> text -> name of refs that resolved without a problem: a long history
         resolves each ref once."""
+        self._start_micros = micros_of(start)
         self._threads: list[tuple[int, str, str, Source]] = []
         """(position, thread_of as written, path prefix, source) of each reply."""
 
@@ -201,6 +209,30 @@ class SeededPacker:
                 at = None
         self.seeded.add(channel, author, data.get("text", ""), at, ref=ref if isinstance(ref, str) else None,
                         reactions=reactions or None, files=data.get("files") or None)
+
+    def add_plain(self, record: dict[str, Any]) -> bool:
+        """Pack a line of only ``channel``, ``from``, ``text`` and ``at``, all strings, whose
+        refs resolved before and whose ``at`` is a one-unit offset (``-90m``): most lines of
+        a long history, packed without the general path's objects. False when the line is
+        anything else; the general path then reads it (and reports what is wrong)."""
+        channel_text, author_text = record.get("channel"), record.get("from")
+        if type(channel_text) is not str or type(author_text) is not str:
+            return False
+        channel = self._resolved["channel"].get(channel_text)
+        author = self._resolved["user"].get(author_text)
+        text = record.get("text", "")
+        at = record.get("at")
+        if channel is None or author is None or type(text) is not str:
+            return False
+        if at is None:
+            micros = NO_TIME
+        else:
+            seconds = one_unit_offset(at) if type(at) is str else None
+            if seconds is None:
+                return False
+            micros = self._start_micros + seconds * 1_000_000
+        self.seeded.add_plain(channel, author, text, micros)
+        return True
 
     def finish(self) -> SeededMessages:
         """The packed messages, each reply's ``thread_of`` resolved (every message ref is declared now)."""

@@ -76,6 +76,14 @@ class SeededMessages(Sequence["SlackMessage"]):
         if files:
             self.files[position] = files
 
+    def add_plain(self, channel: str, author: str, text: str, at: int) -> None:
+        """A message with only a channel, an author, a text and ``at`` (microseconds since
+        the epoch, or ``NO_TIME``): most lines of a long history."""
+        self.channel.append(self._name(channel))
+        self.author.append(self._name(author))
+        self.text.append(text)
+        self.at.append(at)
+
     def _name(self, name: str) -> int:
         index = self._index.get(name)
         if index is None:
