@@ -91,6 +91,7 @@ def test_run__writes_results_on_disk(tmp_path: Path) -> None:
     project(tmp_path, POSTING_AGENT)
     ran = ancha("run", "--no-progress", cwd=tmp_path)
     assert ran.returncode == 0, ran.stdout + ran.stderr
+    assert "ancha explain" not in ran.stdout  # nothing failed: no pointer to failed checks
     run_dir = latest(tmp_path)
     summary = json.loads((run_dir / "summary.json").read_text())
     scene = summary["scenes"][0]
@@ -110,6 +111,7 @@ def test_run__gate_not_met_exits_1_and_overrides_apply(tmp_path: Path) -> None:
     project(tmp_path, "print('I do nothing')\n")
     ran = ancha("run", "--no-progress", "-n", "3", cwd=tmp_path)
     assert ran.returncode == 1
+    assert "(failed checks: `ancha explain`)" in ran.stdout
     summary = json.loads((latest(tmp_path) / "summary.json").read_text())
     assert summary["scenes"][0]["trials"] == 3 and summary["scenes"][0]["failed"] == 3
     relaxed = ancha("run", "--no-progress", "-n", "1", "--min-pass-rate", "0", cwd=tmp_path)

@@ -75,4 +75,5 @@ def print_summary(console: Console, scenes: list[SceneSummary], interrupted: boo
     console.print(summary_table(scenes, interrupted))
     if interrupted:
         console.print("[yellow]The run was interrupted:[/] agents were stopped; results written so far are kept.")
-    console.print(f"results: {run_dir}   (failed checks: `ancha explain`)")
+    failed = any(s.count("failed") or s.count("invalid") for s in scenes)
+    console.print(f"results: {run_dir}" + ("   (failed checks: `ancha explain`)" if failed else ""))
