@@ -76,4 +76,5 @@ def print_summary(console: Console, scenes: list[SceneSummary], interrupted: boo
     if interrupted:
         console.print("[yellow]The run was interrupted:[/] agents were stopped; results written so far are kept.")
     failed = any(s.count("failed") or s.count("invalid") for s in scenes)
-    console.print(f"results: {run_dir}" + ("   (failed checks: `ancha explain`)" if failed else ""))
+    # soft_wrap: a long path stays on one line, to be copied whole
+    console.print(f"results: {run_dir}" + ("   (failed checks: `ancha explain`)" if failed else ""), soft_wrap=True)
