@@ -135,7 +135,7 @@ class ControlClient:
                 raise ServerError(f"the Ancha server at {self.base_url} did not answer GET {url}: {exc}") from exc
 
     async def start_endpoint(self, env_id: str, url: str, startup_timeout: float) -> None:
-        """Tell the world where its endpoint agent listens; it makes the handshakes (Slack's
+        """Tell the world where its endpoint agent listens; it makes the handshakes (a vendor's
         URL verification) and starts delivering. ``ServerError`` says why it could not."""
         answer = await self._call("POST", f"/envs/{env_id}/endpoint",
                                   json={"url": url, "startup_timeout": startup_timeout},

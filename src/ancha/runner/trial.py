@@ -98,11 +98,11 @@ class TrialRunner:
 
     def _agent_spec(self) -> dict[str, Any]:
         """What the world needs to know of the agent: how it takes input, when it is idle, and
-        how Slack's events reach it."""
+        how each tool's events reach it (every ``<tool>_transport`` setting)."""
         agent = self.config.agent
         assert agent is not None
-        return {"mode": agent.kind or "command", "input": agent.input, "idle": agent.idle,
-                "slack_transport": agent.slack_transport}
+        transports = {name: value for name, value in agent.model_dump().items() if name.endswith("_transport")}
+        return {"mode": agent.kind or "command", "input": agent.input, "idle": agent.idle, **transports}
 
     async def _run_agent(self, scene: Scene, trial: int, context: dict[str, Any], trial_dir: Path,
                          timings: dict[str, float]) -> TrialOutcome:

@@ -90,7 +90,7 @@ class WorldSection:
     accounts_kind: str = "user"
     as_json: Callable[[BaseModel], dict[str, Any]] | None = None
     """The resolved seed as ``Scene.world`` keeps it; ``body_json`` when None. A tool whose
-    seed can be long (Slack's messages) may keep that part as an object that serializes
+    seed can be long (a seeded message history) may keep that part as an object that serializes
     as its JSON, instead of a second copy of it."""
 
     def seed_json(self, seed: BaseModel) -> dict[str, Any]:

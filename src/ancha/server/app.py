@@ -300,7 +300,7 @@ class ControlAPI:
     async def endpoint(self, request: Request) -> Response:
         """The runner says where the trial's endpoint agent listens, once it is ready
         (``{"url": "...{{service}}...", "startup_timeout": 30}``): the world makes each tool's
-        handshake (Slack's ``url_verification``) within ``startup_timeout`` seconds, then POSTs
+        handshake (such as a URL verification) within ``startup_timeout`` seconds, then POSTs
         every event to the agent (``world/endpoint.py``). 422 when a handshake fails."""
         from ancha.world.endpoint import EndpointDelivery, EndpointRefused
 

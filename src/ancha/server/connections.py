@@ -126,7 +126,7 @@ class DeadlineProtocol(HttpToolsProtocol):
         super().on_header(name, value)
 
     def handle_websocket_upgrade(self) -> None:
-        # The connection becomes a WebSocket (Slack's Socket Mode): it lives as long as the
+        # The connection becomes a WebSocket (a tool's event socket): it lives as long as the
         # app keeps it, so no read deadline, and it is no longer an HTTP connection to shed.
         self._disarm_read_deadline()
         self.open_connections.pop(self, None)

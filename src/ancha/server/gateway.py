@@ -3,7 +3,7 @@
 Every agent call lands here (``/envs/ENV/TOOL/...``); it is the server's hot path, so it
 skips the router and the request/response objects of the control API and speaks ASGI
 directly. A WebSocket below a tool's URL goes to the tool's own ``websocket`` handler
-(Slack's Socket Mode). Anything else falls through to the control API.
+(a tool's own event socket). Anything else falls through to the control API.
 """
 
 from __future__ import annotations

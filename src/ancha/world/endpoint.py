@@ -39,7 +39,7 @@ class Attempt:
     """One try at delivering one event."""
 
     delivery: str
-    """The delivery's id, the same on every retry (GitHub's ``X-GitHub-Delivery``)."""
+    """The delivery's id, the same on every retry (a vendor's delivery id header)."""
     number: int = 0
     """0 for the first attempt, then 1, 2, ... for the retries."""
     reason: str | None = None
@@ -48,7 +48,7 @@ class Attempt:
 
 @dataclass(frozen=True, slots=True)
 class Handshake:
-    """A request the vendor sends once before any event (Slack's ``url_verification``):
+    """A request the vendor sends once before any event (a URL verification):
     the agent must answer 2xx with ``expect`` (as the body, or as a JSON field ``field``)."""
 
     payload: dict[str, Any]
@@ -58,7 +58,7 @@ class Handshake:
 
 
 def every_error(status: int) -> bool:
-    """Slack's rule: every answer that is not 2xx is retried."""
+    """The default rule: every answer that is not 2xx is retried."""
     return True
 
 
@@ -73,11 +73,11 @@ class WebhookForm:
     retries_after_s: tuple[float, ...] = ()
     """Simulated seconds after a failed attempt before each retry (empty: never retried)."""
     no_retry_header: str | None = None
-    """A response header by which the agent asks for no retries (Slack's ``X-Slack-No-Retry: 1``)."""
+    """A response header by which the agent asks for no retries (such as a no-retry header)."""
     handshake: Callable[[Tool], Handshake] | None = None
     retried: Callable[[int], bool] = every_error
-    """Whether an answer that is not 2xx is retried, by its status (PagerDuty: 5xx and 429;
-    Datadog: 5xx). A timeout or a failed connection always is, while retries remain."""
+    """Whether an answer that is not 2xx is retried, by its status (for one vendor, 5xx and
+    429; for another, only 5xx). A timeout or a failed connection always is, while retries remain."""
 
 
 class EndpointRefused(RuntimeError):
@@ -207,7 +207,7 @@ class EndpointDelivery:
                 if attempt.number >= len(form.retries_after_s) or failure == "no_retry" or self.stopped:
                     return
                 if failure is None and not form.retried(status):
-                    return  # an answer the vendor takes as final (PagerDuty drops a 4xx)
+                    return  # an answer the vendor takes as final (a 4xx, for some vendors)
                 reason = failure if failure in ("http_timeout", "connection_failed") else "http_error"
                 delay = form.retries_after_s[attempt.number]
                 attempt = Attempt(attempt.delivery, attempt.number + 1, reason)

@@ -87,7 +87,7 @@ class Environment:
         """Tool calls being handled right now (a write's domain events come before its trace entry)."""
         self._waiting_external = False
         self._waiters: list[Callable[[], bool]] = []
-        """Other ways the agent can wait for the world (a Slack Socket Mode connection)."""
+        """Other ways the agent can wait for the world (a tool's event socket connection)."""
         self.agent_active_at = 0.0
         """Monotonic (real) time the agent's latest tool request started or ended."""
         self._held_until = 0.0
@@ -216,7 +216,7 @@ class Environment:
 
     def add_waiter(self, waiter: Callable[[], bool]) -> None:
         """Another way the agent can wait (``waiter()`` says whether it does now): a tool's own
-        event transport, such as Slack's Socket Mode. Its owner calls ``agent_changed()``
+        event transport, such as a tool's event socket. Its owner calls ``agent_changed()``
         whenever the answer may have changed."""
         self._waiters.append(waiter)
 
