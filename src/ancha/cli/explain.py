@@ -10,7 +10,7 @@ from typing import Any
 import click
 
 from ancha.checks.calls import dict_line
-from ancha.results.run_folder import RunFolder, TrialFolder
+from ancha.results.run_folder import RunFolder, TrialFolder, failed_checks
 
 RUNS_DIR = Path(".ancha") / "runs"
 SNIPPET = 70
@@ -31,8 +31,7 @@ class TrialReport:
     @property
     def failed(self) -> list[dict[str, Any]]:
         """Failed checks, and required ones that were skipped (they fail the trial too)."""
-        return [r for r in self.data.get("results") or []
-                if r.get("status") == "failed" or (r.get("status") == "skipped" and r.get("required"))]
+        return failed_checks(self.data)
 
 
 @click.command()

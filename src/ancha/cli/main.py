@@ -28,6 +28,7 @@ def cli() -> None:
 
 def _register() -> None:
     from ancha.cli.check import check
+    from ancha.cli.diff import diff
     from ancha.cli.doctor import doctor
     from ancha.cli.explain import explain
     from ancha.cli.init import init
@@ -36,7 +37,7 @@ def _register() -> None:
     from ancha.cli.schema import schema
     from ancha.cli.serve import serve
 
-    for command in (run, doctor, serve, init, schema, explain, check, report):
+    for command in (run, doctor, serve, init, schema, explain, diff, check, report):
         cli.add_command(command)
 
 

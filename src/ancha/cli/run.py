@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import sys
 from pathlib import Path
 
 import click
 
 from ancha.config.loading import ConfigOverrides, load_config
+from ancha.results.junit import write_junit
+from ancha.results.run_folder import RunFolder
+from ancha.results.step_summary import append_step_summary
 from ancha.runner.preflight import check_templates_against_scenes
 from ancha.runner.run import run_scenes
 from ancha.scene.loading import load_scenes
@@ -24,13 +28,39 @@ from ancha.world.tools import catalog
 @click.option("--pass-env", multiple=True, help="Pass this variable from your shell to the agent (repeatable).")
 @click.option("--inherit-env", is_flag=True, help="Pass your whole shell environment to the agent.")
 @click.option("--no-progress", is_flag=True, help="No progress bar (it is off anyway when not on a terminal).")
+@click.option("--junit", "junit_path", type=click.Path(dir_okay=False, path_type=Path),
+              help="Also write JUnit XML here: one testcase per scene x trial, for CI test reporters.")
+@click.option("--json", "json_path", type=click.Path(dir_okay=False, path_type=Path),
+              help="Also write the run's summary.json here.")
 def run(config_path: Path | None, agent_command: str | None, trials: int | None, parallel: int | None,
-        min_pass_rate: float | None, pass_env: tuple[str, ...], inherit_env: bool, no_progress: bool) -> None:
-    """Run each scene's trials against fresh worlds; exit 1 when a scene misses min_pass_rate."""
+        min_pass_rate: float | None, pass_env: tuple[str, ...], inherit_env: bool, no_progress: bool,
+        junit_path: Path | None, json_path: Path | None) -> None:
+    """Run each scene's trials against fresh worlds; exit 1 when a scene misses min_pass_rate.
+
+    With GITHUB_STEP_SUMMARY set (GitHub Actions), the summary is appended to it as Markdown."""
     overrides = ConfigOverrides(agent_command=agent_command, trials=trials, parallel=parallel,
                                 min_pass_rate=min_pass_rate, pass_env=list(pass_env), inherit_env=inherit_env)
     config = load_config(config_path, Path.cwd(), overrides)
     scenes = load_scenes(list(config.scenes), config.root, catalog())
     check_templates_against_scenes(config, scenes)
     result = asyncio.run(run_scenes(config, scenes, inherit_env=inherit_env, progress=not no_progress))
+    write_ci_reports(result.run_dir, junit_path, json_path)
     sys.exit(result.exit_code)
+
+
+def write_ci_reports(run_dir: Path, junit_path: Path | None, json_path: Path | None) -> None:
+    """The reports CI reads, from the run folder: JUnit XML, a copy of summary.json, and the
+    Markdown job summary when GitHub Actions asks for one."""
+    folder = RunFolder(run_dir)
+    summary = folder.read_summary() or {}
+    try:
+        if junit_path is not None:
+            write_junit(run_dir, junit_path)
+        if json_path is not None:
+            json_path.parent.mkdir(parents=True, exist_ok=True)
+            json_path.write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
+        append_step_summary(summary, run_dir)
+    except OSError as exc:
+        # The run's own results are on disk already; say which report failed and keep the run's exit code.
+        click.echo(f"ancha: could not write a CI report: {exc} (the run's results are in {run_dir}; "
+                   "check that the path's folder is writable)", err=True)

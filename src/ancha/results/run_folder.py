@@ -154,3 +154,11 @@ class RunFolder:
         except (OSError, ValueError):
             return None
         return data if isinstance(data, dict) else None
+
+
+def failed_checks(checks: dict[str, Any]) -> list[dict[str, Any]]:
+    """The check results of a ``checks.json`` that fail its trial: failed ones, and required
+    ones that were skipped."""
+    return [r for r in checks.get("results") or []
+            if isinstance(r, dict) and (r.get("status") == "failed"
+                                        or (r.get("status") == "skipped" and r.get("required")))]

@@ -32,6 +32,22 @@ class SceneSummary:
         return self.count("passed") / self.judged if self.judged else None
 
     @property
+    def k(self) -> int:
+        """The k of pass^k and pass@k: the scene's judged trials (invalid ones are left out,
+        as they are of the pass rate)."""
+        return self.judged
+
+    @property
+    def pass_hat_k(self) -> bool | None:
+        """pass^k: every one of the k judged trials passed; None when nothing was judged."""
+        return self.count("passed") == self.k if self.k else None
+
+    @property
+    def pass_at_k(self) -> bool | None:
+        """pass@k: at least one of the k judged trials passed; None when nothing was judged."""
+        return self.count("passed") > 0 if self.k else None
+
+    @property
     def gate_met(self) -> bool:
         # A scene whose trials are all invalid (or that ran none) fails its gate.
         rate = self.pass_rate
@@ -47,6 +63,9 @@ class SceneSummary:
             "failed": self.count("failed"),
             "invalid": self.count("invalid"),
             "pass_rate": self.pass_rate,
+            "k": self.k,
+            "pass_hat_k": self.pass_hat_k,
+            "pass_at_k": self.pass_at_k,
             "min_pass_rate": self.min_pass_rate,
             "gate_met": self.gate_met,
             "trial_results": [
@@ -60,15 +79,20 @@ class SceneSummary:
 def summary_table(scenes: list[SceneSummary], interrupted: bool) -> Table:
     title = "ancha run — interrupted, partial results" if interrupted else "ancha run"
     table = Table(title=title, title_justify="left")
-    for column in ("scene", "trials", "passed", "failed", "invalid", "pass rate", "gate"):
+    for column in ("scene", "trials", "passed", "failed", "invalid", "pass rate", "pass^k", "pass@k", "gate"):
         table.add_column(column, justify="left" if column == "scene" else "right", no_wrap=True)
     for s in scenes:
         rate = "—" if s.pass_rate is None else f"{s.pass_rate:.0%}"
         gate = f"[green]met[/] (≥ {s.min_pass_rate:.0%})" if s.gate_met else f"[red]not met[/] (≥ {s.min_pass_rate:.0%})"
         trials = str(s.trials) if len(s.outcomes) == s.trials else f"{len(s.outcomes)}/{s.trials}"
         table.add_row(s.scene, trials, str(s.count("passed")), str(s.count("failed")), str(s.count("invalid")),
-                      rate, gate)
+                      rate, yes_no(s.pass_hat_k, s.k), yes_no(s.pass_at_k, s.k), gate)
     return table
+
+
+def yes_no(value: bool | None, k: int) -> str:
+    """A pass^k or pass@k cell: ``yes (k=3)``, ``no (k=3)``, or ``—`` when nothing was judged."""
+    return "—" if value is None else f"{'yes' if value else 'no'} (k={k})"
 
 
 def print_summary(console: Console, scenes: list[SceneSummary], interrupted: bool, run_dir: str) -> None:
