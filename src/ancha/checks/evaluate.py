@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from ancha.checks.judge import RUNNER_GRADES_JUDGE, judge_expected
 from ancha.checks.kinds import grader
 from ancha.checks.results import CheckResult
 from ancha.config.validation import INVALID
+from ancha.errors import Problem
 from ancha.scene.checks import build_checks
 from ancha.scene.file_model import scene_file_model
 from ancha.scene.model import CheckSpec
@@ -22,14 +24,17 @@ if TYPE_CHECKING:
     from ancha.world.environment import Environment
 
 
-def evaluate_checks(env: Environment, specs: list[CheckSpec]) -> list[CheckResult]:
+def evaluate_checks(env: Environment, specs: list[CheckSpec],
+                    required_ids: set[str] | None = None) -> list[CheckResult]:
     """Grade ``specs`` on ``env`` as it is now, in order.
 
-    A check is required when its id is in the scene's ``pass`` (every check when
-    ``pass`` is empty). Judge checks are skipped here: the runner grades them with the
+    A check is required when its id is in ``required_ids``, by default the scene's ``pass``
+    (every check when ``pass`` is empty): a task's checks are all required, whatever the
+    scene's ``pass`` says. Judge checks are skipped here: the runner grades them with the
     user's own key.
     """
-    required_ids = set(env.scene.pass_)
+    if required_ids is None:
+        required_ids = set(env.scene.pass_)
     results: list[CheckResult] = []
     for spec in specs:
         required = not required_ids or spec.id in required_ids
@@ -57,18 +62,32 @@ def parse_check_specs(raw: Any, env: Environment) -> list[CheckSpec]:
     if not isinstance(raw, list):
         raise ValueError("checks must be a list of check objects, e.g. "
                          '[{"id": "posted", "trace": {"called": "POST /api/chat.postMessage"}}]')
+    specs, problems = check_specs(raw, env)
+    if problems:
+        raise ValueError(describe_problems(problems))
+    return specs
+
+
+def check_specs(raw: list[Any], env: Environment, file: str = "",
+                line_of: Callable[[str], int | None] | None = None) -> tuple[list[CheckSpec], list[Problem]]:
+    """The valid checks of ``raw`` (a list of check objects) and every problem found, as
+    ``parse_check_specs`` finds them; ``file`` and ``line_of`` locate the problems."""
     model = scene_file_model(catalog())
-    walker = SceneWalker(model, None)
+    walker = SceneWalker(model, file or None)
     clean = walker.section({"checks": raw}, model, "", None)
-    source = Source("", walker.line_of, walker.problems)
+    source = Source(file, line_of or walker.line_of, walker.problems)
+    for problem in source.problems:  # the walker's own problems, located as the caller says
+        problem.line = problem.line or source.line_of(problem.path)
     specs: list[CheckSpec] = []
     if clean is not INVALID:
         resolver = Resolver(source, set(walker.lines), world_refs(env), People(env.scene.people), catalog())
         specs, _ids = build_checks(clean.get("checks", []), resolver)
-    if source.problems:
-        raise ValueError("; ".join(f"{p.path}: {p.message}" + (f" ({p.hint})" if p.hint else "")
-                                   for p in source.problems))
-    return specs
+    return specs, source.problems
+
+
+def describe_problems(problems: list[Problem]) -> str:
+    """Problems on one line, each as ``path: message (hint)``."""
+    return "; ".join(f"{p.path}: {p.message}" + (f" ({p.hint})" if p.hint else "") for p in problems)
 
 
 def world_refs(env: Environment) -> RefTable:

@@ -32,12 +32,13 @@ def _register() -> None:
     from ancha.cli.doctor import doctor
     from ancha.cli.explain import explain
     from ancha.cli.init import init
+    from ancha.cli.playground import playground
     from ancha.cli.report import report
     from ancha.cli.run import run
     from ancha.cli.schema import schema
     from ancha.cli.serve import serve
 
-    for command in (run, doctor, serve, init, schema, explain, diff, check, report):
+    for command in (run, doctor, serve, init, schema, explain, diff, check, playground, report):
         cli.add_command(command)
 
 

@@ -203,21 +203,31 @@ class ControlAPI:
         return PlainTextResponse(env.records_jsonl(), media_type="application/x-ndjson")
 
     async def checks(self, request: Request) -> Response:
+        """Grade the scene's checks, or the ones in the body: ``{"checks": [...]}`` (any kind,
+        as in a scene file) or a bare ``[...]``, a task's list (state and trace checks only,
+        at most 20, as in a playground task file)."""
         from ancha.checks.evaluate import evaluate_checks, parse_check_specs
+        from ancha.checks.task import parse_task
 
         env = self._env(request, control=True)
         if isinstance(env, JSONResponse):
             return env
         raw = await request.body()
         specs = env.scene.checks
+        required: set[str] | None = None  # the scene's pass
         if raw.strip():
             try:
                 body = bounded_json.loads(raw)
-                if "checks" in body:
+                if isinstance(body, list):
+                    specs = parse_task(body, env)
+                    required = {spec.id for spec in specs}
+                elif not isinstance(body, dict):
+                    raise ValueError("send a JSON list of check objects, or an object with 'checks'")
+                elif "checks" in body:
                     specs = parse_check_specs(body["checks"], env)
             except (ValueError, TypeError) as exc:
                 return _error(400, f"invalid checks: {exc}")
-        results = evaluate_checks(env, specs)
+        results = evaluate_checks(env, specs, required)
         return JSONResponse({"env_id": env.id, "results": [r.to_dict() for r in results]})
 
     async def grade(self, request: Request) -> Response:
