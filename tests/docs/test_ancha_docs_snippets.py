@@ -12,7 +12,12 @@ A block's title (its info string, ```yaml title="..."```) says what it is:
   error says.
 - ``ancha.yaml (ancha run refuses)``: valid config for a mode ``ancha run`` does not run
   yet; the ``Output`` block after it is the refusal.
+- ``task.json``: a playground task file; it loads (``ancha.checks.task.load_task``) against
+  the nearest whole ``scene.yaml`` above it on its page. ``task.json (refused)``: one that
+  is refused as the ``Output`` block after it shows.
 - ``messages.jsonl`` and the like: data files, parsed line by line.
+- ``.github/workflows/...``: a CI workflow, not Ancha's own file; it parses, and every
+  ``ancha`` command in its steps runs with options ``ancha`` has.
 - JSON blocks are titled after what they show (``checks.json``, ``summary.json``, a feed
   answer...); each parses, and the ones below with a known shape have that shape.
 """
@@ -34,7 +39,7 @@ from ancha.config.yaml_source import read_yaml
 from ancha.errors import AnchaUserError
 from ancha.runner.run import refuse_unbuilt_agents
 from ancha.scene.errors import SceneInvalid
-from ancha.scene.loading import load_scenes
+from ancha.scene.loading import load_scene, load_scenes
 from ancha.world.tools import catalog
 
 PAGES = [
@@ -122,7 +127,9 @@ def merged(base: dict[str, Any], part: dict[str, Any]) -> dict[str, Any]:
 SCENE_TITLES = ("scene.yaml", "scene.yaml (excerpt)")
 CONFIG_TITLES = ("ancha.yaml",)
 REFUSED_TITLES = ("scene.yaml (refused)", "ancha.yaml (refused)", "ancha.yaml (ancha run refuses)")
+TASK_TITLES = ("task.json", "task.json (refused)")
 DATA_TITLES = ("history.jsonl", "logs.jsonl")
+CI_TITLE_PREFIX = ".github/workflows/"
 JSON_TITLES = (
     "checks.json", "summary.json", "trace.jsonl", "records.jsonl", "feed answer", "feed event",
     "context", "POST /envs", "POST /envs/{id}/checks", "GET /envs/{id}", "ANCHA_EVENT_JSON",
@@ -130,9 +137,30 @@ JSON_TITLES = (
 
 
 def test_docs__every_yaml_and_json_block_says_what_it_is() -> None:
-    known = (*SCENE_TITLES, *CONFIG_TITLES, *REFUSED_TITLES, *DATA_TITLES, *JSON_TITLES)
-    unmarked = [f"{b.where} ({b.info})" for b in ancha_blocks("yaml", "json", "jsonl") if title(b) not in known]
+    known = (*SCENE_TITLES, *CONFIG_TITLES, *REFUSED_TITLES, *TASK_TITLES, *DATA_TITLES, *JSON_TITLES)
+    unmarked = [f"{b.where} ({b.info})" for b in ancha_blocks("yaml", "json", "jsonl")
+                if title(b) not in known and not title(b).startswith(CI_TITLE_PREFIX)]
     assert not unmarked, "blocks without a known title= role: " + ", ".join(unmarked)
+
+
+CI_WORKFLOWS = [b for b in ancha_blocks("yaml") if title(b).startswith(CI_TITLE_PREFIX)]
+
+
+@pytest.mark.parametrize("block", CI_WORKFLOWS, ids=ids(CI_WORKFLOWS))
+def test_docs__ci_workflows_parse_and_their_ancha_commands_take_those_options(block: Block) -> None:
+    import yaml
+    from click.testing import CliRunner
+
+    from ancha.cli.main import cli
+
+    workflow = yaml.safe_load(block.text)
+    runs = [step["run"] for job in workflow["jobs"].values() for step in job["steps"] if "run" in step]
+    commands = [shlex.split(line) for run in runs for line in run.splitlines() if line.startswith("ancha ")]
+    assert commands, f"{block.where}: no ancha command in the workflow"
+    for command in commands:
+        # --help after the options: click still parses them, so an unknown one is refused
+        done = CliRunner().invoke(cli, [*command[1:], "--help"])
+        assert done.exit_code == 0, f"{block.where}: {shlex.join(command)}: {done.output}"
 
 
 # --- scenes ---------------------------------------------------------------------------------
@@ -162,6 +190,37 @@ def test_docs__every_refused_scene_example_is_refused_as_its_output_shows(block:
     with pytest.raises(SceneInvalid) as refused:
         load_example_scene(tmp_path, block.text)
     said = refused.value.render().replace(str(tmp_path.resolve()), PROJECT)
+    for line in shown_lines(output_after(block)):
+        assert line in said, f"{block.where}: the error does not say {line!r}; it says:\n{said}"
+
+
+# --- task files -----------------------------------------------------------------------------
+
+
+def load_example_task(tmp_path: Path, block: Block) -> Any:
+    from ancha.checks.task import load_task
+
+    scene = load_scene(write_scene(tmp_path, base_scene(block).text), catalog())
+    task = tmp_path / "task.json"
+    task.write_text(block.text, encoding="utf-8")
+    return load_task(task, scene)
+
+
+@pytest.mark.parametrize("block", blocks_titled("task.json"), ids=ids(blocks_titled("task.json")))
+def test_docs__every_task_file_example_loads_against_the_scene_above_it(block: Block, tmp_path: Path) -> None:
+    assert load_example_task(tmp_path, block)
+
+
+REFUSED_TASKS = blocks_titled("task.json (refused)")
+
+
+@pytest.mark.parametrize("block", REFUSED_TASKS, ids=ids(REFUSED_TASKS))
+def test_docs__every_refused_task_file_is_refused_as_its_output_shows(block: Block, tmp_path: Path) -> None:
+    from ancha.checks.task import TaskInvalid
+
+    with pytest.raises(TaskInvalid) as refused:
+        load_example_task(tmp_path, block)
+    said = refused.value.render().replace(str(tmp_path / "task.json"), "task.json")
     for line in shown_lines(output_after(block)):
         assert line in said, f"{block.where}: the error does not say {line!r}; it says:\n{said}"
 
