@@ -16,6 +16,8 @@ A block's title (its info string, ```yaml title="..."```) says what it is:
   the nearest whole ``scene.yaml`` above it on its page. ``task.json (refused)``: one that
   is refused as the ``Output`` block after it shows.
 - ``messages.jsonl`` and the like: data files, parsed line by line.
+- ``.github/workflows/...``: a CI workflow, not Ancha's own file; it parses, and every
+  ``ancha`` command in its steps runs with options ``ancha`` has.
 - JSON blocks are titled after what they show (``checks.json``, ``summary.json``, a feed
   answer...); each parses, and the ones below with a known shape have that shape.
 """
@@ -127,6 +129,7 @@ CONFIG_TITLES = ("ancha.yaml",)
 REFUSED_TITLES = ("scene.yaml (refused)", "ancha.yaml (refused)", "ancha.yaml (ancha run refuses)")
 TASK_TITLES = ("task.json", "task.json (refused)")
 DATA_TITLES = ("history.jsonl", "logs.jsonl")
+CI_TITLE_PREFIX = ".github/workflows/"
 JSON_TITLES = (
     "checks.json", "summary.json", "trace.jsonl", "records.jsonl", "feed answer", "feed event",
     "context", "POST /envs", "POST /envs/{id}/checks", "GET /envs/{id}", "ANCHA_EVENT_JSON",
@@ -135,8 +138,29 @@ JSON_TITLES = (
 
 def test_docs__every_yaml_and_json_block_says_what_it_is() -> None:
     known = (*SCENE_TITLES, *CONFIG_TITLES, *REFUSED_TITLES, *TASK_TITLES, *DATA_TITLES, *JSON_TITLES)
-    unmarked = [f"{b.where} ({b.info})" for b in ancha_blocks("yaml", "json", "jsonl") if title(b) not in known]
+    unmarked = [f"{b.where} ({b.info})" for b in ancha_blocks("yaml", "json", "jsonl")
+                if title(b) not in known and not title(b).startswith(CI_TITLE_PREFIX)]
     assert not unmarked, "blocks without a known title= role: " + ", ".join(unmarked)
+
+
+CI_WORKFLOWS = [b for b in ancha_blocks("yaml") if title(b).startswith(CI_TITLE_PREFIX)]
+
+
+@pytest.mark.parametrize("block", CI_WORKFLOWS, ids=ids(CI_WORKFLOWS))
+def test_docs__ci_workflows_parse_and_their_ancha_commands_take_those_options(block: Block) -> None:
+    import yaml
+    from click.testing import CliRunner
+
+    from ancha.cli.main import cli
+
+    workflow = yaml.safe_load(block.text)
+    runs = [step["run"] for job in workflow["jobs"].values() for step in job["steps"] if "run" in step]
+    commands = [shlex.split(line) for run in runs for line in run.splitlines() if line.startswith("ancha ")]
+    assert commands, f"{block.where}: no ancha command in the workflow"
+    for command in commands:
+        # --help after the options: click still parses them, so an unknown one is refused
+        done = CliRunner().invoke(cli, [*command[1:], "--help"])
+        assert done.exit_code == 0, f"{block.where}: {shlex.join(command)}: {done.output}"
 
 
 # --- scenes ---------------------------------------------------------------------------------
