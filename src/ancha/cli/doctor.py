@@ -9,6 +9,7 @@ import click
 from rich.console import Console
 from rich.markup import escape
 
+from ancha.cli.run_options import run_options
 from ancha.config.loading import ConfigOverrides
 from ancha.runner.doctor import Diagnosis, diagnose
 
@@ -16,13 +17,7 @@ _STYLES = {"ok": "green", "FAIL": "bold red", "skip": "dim"}
 
 
 @click.command()
-@click.option("--config", "config_path", type=click.Path(path_type=Path), help="ancha.yaml to use.")
-@click.option("--agent", "agent_command", help="Agent command; overrides agent.command.")
-@click.option("-n", "trials", type=int, help="Trials per scene; overrides trials.")
-@click.option("--parallel", type=int, help="Trials running at once; overrides parallel.")
-@click.option("--min-pass-rate", type=float, help="Fraction of each scene's trials that must pass.")
-@click.option("--pass-env", multiple=True, help="Pass this variable from your shell to the agent (repeatable).")
-@click.option("--inherit-env", is_flag=True, help="Pass your whole shell environment to the agent.")
+@run_options
 def doctor(config_path: Path | None, agent_command: str | None, trials: int | None, parallel: int | None,
            min_pass_rate: float | None, pass_env: tuple[str, ...], inherit_env: bool) -> None:
     """Check what `ancha run` with the same options needs, one line per check, with a fix for each failure.

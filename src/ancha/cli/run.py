@@ -9,6 +9,7 @@ from pathlib import Path
 
 import click
 
+from ancha.cli.run_options import run_options
 from ancha.config.loading import ConfigOverrides, load_config
 from ancha.results.junit import write_junit
 from ancha.results.run_folder import RunFolder
@@ -20,13 +21,7 @@ from ancha.world.tools import catalog
 
 
 @click.command()
-@click.option("--config", "config_path", type=click.Path(path_type=Path), help="ancha.yaml to use.")
-@click.option("--agent", "agent_command", help="Agent command; overrides agent.command.")
-@click.option("-n", "trials", type=int, help="Trials per scene; overrides trials.")
-@click.option("--parallel", type=int, help="Trials running at once; overrides parallel.")
-@click.option("--min-pass-rate", type=float, help="Fraction of each scene's trials that must pass.")
-@click.option("--pass-env", multiple=True, help="Pass this variable from your shell to the agent (repeatable).")
-@click.option("--inherit-env", is_flag=True, help="Pass your whole shell environment to the agent.")
+@run_options
 @click.option("--no-progress", is_flag=True, help="No progress bar (it is off anyway when not on a terminal).")
 @click.option("--junit", "junit_path", type=click.Path(dir_okay=False, path_type=Path),
               help="Also write JUnit XML here: one testcase per scene x trial, for CI test reporters.")
