@@ -235,3 +235,42 @@ def test_judge__reads_the_runners_files_from_a_real_world(judge: StandIn, make_e
     assert "SEEDED: where is it?" not in prompt.split("Slack messages written during the attempt")[1]
     assert slack["token"] not in json.dumps(judge.requests[0])
     assert context["trial_token"] not in json.dumps(judge.requests[0])
+
+
+# --- issue 14 ------------------------------------------------------------------------
+
+JUDGE_SCENE = {"world": {"slack": {
+    "users": [{"ref": "laura", "name": "laura"}],
+    "channels": [{"ref": "support", "name": "support", "members": ["slack_bot", "laura"]}],
+}}, "checks": [{"id": "posted", "trace": {"called": ["POST /api/chat.postMessage"]}},
+               {"id": "helpful_reply", "judge": RUBRIC}]}
+
+
+def _check_cli(env_id: str, server: str, judge: StandIn) -> Any:
+    from click.testing import CliRunner
+
+    from ancha.cli.check import check
+
+    env = {"OPENROUTER_API_KEY": KEY, "OPENROUTER_BASE_URL": judge.base_url, "ANCHA_SERVER_KEY": None}
+    return CliRunner().invoke(check, ["--env", env_id, "--server", server, "--json"], env=env)
+
+
+def test_check_cli__grades_judge_checks_with_a_key(judge: StandIn, make_env: Any, ancha_server: str) -> None:
+    from slack_sdk import WebClient
+
+    context = make_env(JUDGE_SCENE)
+    slack = context["tools"]["slack"]
+    agent = WebClient(token=slack["token"], base_url=slack["url"] + "/api/")
+    channel = agent.conversations_list()["channels"][0]["id"]
+    agent.chat_postMessage(channel=channel, text="Reports > Export, two minutes.")
+    judge.answers.append((200, '{"passed": true, "explanation": "It names Reports > Export.", "evidence": [2]}'))
+    answer = _check_cli(context["env_id"], ancha_server, judge)
+    assert answer.exit_code == 0, answer.output
+    results = {r["id"]: r for r in json.loads(answer.output)}
+    assert results["helpful_reply"]["status"] == "passed"
+    assert results["helpful_reply"]["explanation"] == "Passed by the judge: It names Reports > Export."
+    assert results["helpful_reply"]["evidence"] == [2]
+    assert len(judge.requests) == 1
+    sent = json.dumps(judge.requests[0])
+    for secret in (slack["token"], slack["signing_secret"], slack["app_token"], context["trial_token"]):
+        assert secret not in sent

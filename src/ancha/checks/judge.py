@@ -135,6 +135,16 @@ def evaluate_judge_checks(
     return results
 
 
+def context_secrets(context: Mapping[str, Any]) -> list[str]:
+    """The values of a trial's context (``POST /envs``, ``GET /envs/{id}/context``) never shown
+    to the model: every tool's credentials, the trial token and the events token."""
+    tools = context.get("tools") or {}
+    values = [str(v) for creds in tools.values() if isinstance(creds, dict)
+              for k, v in creds.items() if k != "url"]
+    values += [str(context.get("trial_token") or ""), str((context.get("events") or {}).get("token") or "")]
+    return [v for v in values if v]
+
+
 def trace_entries_from_jsonl(text: str) -> list[dict[str, Any]]:
     """``trace.jsonl`` (``GET /envs/{id}/trace``) as a list of entry dicts."""
     entries: list[dict[str, Any]] = []

@@ -11,8 +11,17 @@ from typing import Any
 import click
 import httpx
 
+from ancha.checks.judge import (
+    KEY_VAR,
+    JudgeUnavailable,
+    context_secrets,
+    evaluate_judge_checks,
+    trace_entries_from_jsonl,
+    world_views,
+)
 from ancha.checks.task import TaskInvalid, read_task, task_rule_problems
 from ancha.errors import Problem
+from ancha.scene.model import CheckSpec
 
 
 @click.command()
@@ -25,6 +34,9 @@ from ancha.errors import Problem
 @click.option("--json", "as_json", is_flag=True, help="Print every result as JSON.")
 def check(env_id: str, server_url: str, task_path: Path | None, as_json: bool) -> None:
     """Evaluate the scene's checks, or a task file's, on a live environment.
+
+    Judge checks are graded here, with OPENROUTER_API_KEY from your environment (never sent
+    to the server); without it they are skipped.
 
     Exit 0 when every required check passed, 1 when one failed, 2 when the task file is invalid."""
     task: Any = None
@@ -45,7 +57,10 @@ def check(env_id: str, server_url: str, task_path: Path | None, as_json: bool) -
                           task_path)
     if answer.status_code != 200:
         raise click.ClickException(f"{server_url} answered {answer.status_code}: {answer.text}")
-    results = answer.json()["results"]
+    body = answer.json()
+    results = body["results"]
+    if body.get("judge") and os.environ.get(KEY_VAR, "").strip():
+        results = _judge(server_url.rstrip("/") + f"/envs/{env_id}", headers, body["judge"], results)
     if as_json:
         click.echo(json.dumps(results, indent=2))
     else:
@@ -53,3 +68,43 @@ def check(env_id: str, server_url: str, task_path: Path | None, as_json: bool) -
             mark = "PASS" if r["passed"] else ("SKIP" if r["status"] == "skipped" else "FAIL")
             click.echo(f"{mark}  {r['id']}: {r['explanation']}")
     sys.exit(0 if all(r["passed"] or not r["required"] for r in results) else 1)
+
+
+def _judge(env_url: str, headers: dict[str, str], rubrics: dict[str, str],
+           results: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Grade the judge checks the server skipped, as the runner does: from the trace and the
+    world as they are now, with the user's own key and ``judge.model`` of ./ancha.yaml."""
+    try:
+        context = _get(f"{env_url}/context", headers).json()
+        trace = trace_entries_from_jsonl(_get(f"{env_url}/trace", headers).text)
+        world = _get(f"{env_url}/state", headers).json()
+    except httpx.HTTPError as exc:
+        raise click.ClickException(f"the judge checks could not be graded: {exc}") from exc
+    required = {r["id"]: bool(r["required"]) for r in results}
+    specs = [CheckSpec(id=check_id, judge=rubric) for check_id, rubric in rubrics.items()]
+    try:
+        judged = evaluate_judge_checks(specs, trace, world_views(world), _judge_model(), dict(os.environ),
+                                       secrets=context_secrets(context))
+    except JudgeUnavailable as exc:
+        raise click.ClickException(f"a judge check could not be graded: {exc}") from exc
+    by_id = {r.id: {**r.to_dict(), "required": required.get(r.id, True)} for r in judged}
+    return [by_id.get(r["id"], r) for r in results]
+
+
+def _get(url: str, headers: dict[str, str]) -> httpx.Response:
+    answer = httpx.get(url, headers=headers, timeout=60)
+    answer.raise_for_status()
+    return answer
+
+
+def _judge_model() -> str | None:
+    """``judge.model`` of ./ancha.yaml, when there is one that loads."""
+    from ancha.config.errors import ConfigInvalid
+    from ancha.config.loading import load_config
+
+    if not Path("ancha.yaml").is_file():
+        return None
+    try:
+        return load_config(None, Path.cwd()).judge.model
+    except ConfigInvalid:  # an invalid ancha.yaml is ancha run's to report; the default model grades
+        return None

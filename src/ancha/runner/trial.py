@@ -14,6 +14,7 @@ import httpx
 
 from ancha.checks.judge import (
     JudgeUnavailable,
+    context_secrets,
     evaluate_judge_checks,
     trace_entries_from_jsonl,
     world_views,
@@ -257,8 +258,7 @@ class TrialRunner:
         """Judge checks are graded here, with the user's own key, never on the server."""
         if not any(spec.judge is not None for spec in scene.checks):
             return results
-        secrets = [str(v) for creds in context["tools"].values() for k, v in creds.items() if k != "url"]
-        secrets += [context["trial_token"], context["events"]["token"]]
+        secrets = context_secrets(context)
         judged = await asyncio.to_thread(
             evaluate_judge_checks, scene.checks, trace_entries_from_jsonl(trace_path.read_text()),
             world_views(json.loads(state.read_bytes())), self.config.judge.model, dict(os.environ),

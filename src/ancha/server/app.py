@@ -205,7 +205,8 @@ class ControlAPI:
     async def checks(self, request: Request) -> Response:
         """Grade the scene's checks, or the ones in the body: ``{"checks": [...]}`` (any kind,
         as in a scene file) or a bare ``[...]``, a task's list (state and trace checks only,
-        at most 20, as in a playground task file)."""
+        at most 20, as in a playground task file). Judge checks come back skipped, with their
+        rubrics under ``judge`` (id -> rubric): the caller grades them with its own key."""
         from ancha.checks.evaluate import evaluate_checks, parse_check_specs
         from ancha.checks.task import parse_task
 
@@ -228,7 +229,9 @@ class ControlAPI:
             except (ValueError, TypeError) as exc:
                 return _error(400, f"invalid checks: {exc}")
         results = evaluate_checks(env, specs, required)
-        return JSONResponse({"env_id": env.id, "results": [r.to_dict() for r in results]})
+        rubrics = {spec.id: spec.judge for spec in specs if spec.judge is not None}
+        return JSONResponse({"env_id": env.id, "results": [r.to_dict() for r in results],
+                             **({"judge": rubrics} if rubrics else {})})
 
     async def grade(self, request: Request) -> Response:
         """Everything the runner keeps of a finished trial, in one round trip: the status,
