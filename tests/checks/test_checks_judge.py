@@ -274,3 +274,38 @@ def test_check_cli__grades_judge_checks_with_a_key(judge: StandIn, make_env: Any
     sent = json.dumps(judge.requests[0])
     for secret in (slack["token"], slack["signing_secret"], slack["app_token"], context["trial_token"]):
         assert secret not in sent
+
+
+def test_judge_view__shows_the_bots_user_id_and_team_id(judge: StandIn, make_env: Any, ancha_server: str) -> None:
+    from slack_sdk import WebClient
+
+    context = make_env(JUDGE_SCENE)
+    slack = context["tools"]["slack"]
+    bot_user_id, team_id = slack["bot_user_id"], slack["team_id"]
+    agent = WebClient(token=slack["token"], base_url=slack["url"] + "/api/")
+    assert agent.auth_test()["user_id"] == bot_user_id
+    channel = agent.conversations_list()["channels"][0]["id"]
+    agent.chat_postMessage(channel=channel, text=f"I am <@{bot_user_id}> of team {team_id}.")
+    judge.answers.append((200, '{"passed": true, "explanation": "ok"}'))
+    answer = _check_cli(context["env_id"], ancha_server, judge)
+    assert answer.exit_code == 0, answer.output
+    prompt = judge.requests[0]["messages"][-1]["content"]
+    assert f"I am <@{bot_user_id}> of team {team_id}." in prompt  # the view: ids are no credentials
+    assert f'"user_id":"{bot_user_id}"' in prompt and f'"team_id":"{team_id}"' in prompt  # auth.test's answer
+    for secret in (slack["token"], slack["signing_secret"], slack["app_token"], context["trial_token"]):
+        assert secret not in prompt
+
+
+def test_context_secrets__credentials_only_not_ids() -> None:
+    from ancha.checks.judge import context_secrets
+
+    context = {"tools": {
+        "slack": {"url": "http://x/slack", "token": "xoxb-1", "signing_secret": "s1", "app_token": "xapp-1",
+                  "team_id": "T0TEAM", "bot_user_id": "U0BOT"},
+        "github": {"url": "http://x/github", "token": "ghp_1", "login": "ancha-bot", "signing_secret": "s2"},
+        "datadog": {"api_key": "k1", "app_key": "k2", "webhook_token": "w1"},
+        "pagerduty": {"token": "u+1", "from_email": "bot@example.com", "routing_key": "r1", "routing_keys": "r1"},
+    }, "trial_token": "anc_trial_1", "events": {"url": "http://x/events", "token": "anc_ev_1"}}
+    secrets = set(context_secrets(context))
+    assert secrets == {"xoxb-1", "s1", "xapp-1", "ghp_1", "s2", "k1", "k2", "w1", "u+1", "r1",
+                       "anc_trial_1", "anc_ev_1"}

@@ -51,6 +51,8 @@ def _secret_values() -> re.Pattern[str]:
 
     shapes = [*(p for spec in registry().tools.values() for p in spec.secret_patterns), *_GENERIC_SECRETS]
     return re.compile("|".join(shapes))
+_CREDENTIAL_NAMES = re.compile(r"token|secret|key|password", re.IGNORECASE)
+"""Which entries of a tool's credentials are secret (``token``, ``signing_secret``, ``app_key``...)."""
 _SECRET_VARS = re.compile(r"TOKEN|KEY|SECRET|PASSWORD", re.IGNORECASE)
 
 SYSTEM_PROMPT = (
@@ -137,10 +139,12 @@ def evaluate_judge_checks(
 
 def context_secrets(context: Mapping[str, Any]) -> list[str]:
     """The values of a trial's context (``POST /envs``, ``GET /envs/{id}/context``) never shown
-    to the model: every tool's credentials, the trial token and the events token."""
+    to the model: each tool's tokens, secrets and keys, the trial token and the events token.
+    The rest (the bot's user id, the team id, a login, an e-mail address, URLs) are no
+    credentials and stay visible: the agent's calls and messages name them."""
     tools = context.get("tools") or {}
     values = [str(v) for creds in tools.values() if isinstance(creds, dict)
-              for k, v in creds.items() if k != "url"]
+              for k, v in creds.items() if _CREDENTIAL_NAMES.search(k)]
     values += [str(context.get("trial_token") or ""), str((context.get("events") or {}).get("token") or "")]
     return [v for v in values if v]
 
