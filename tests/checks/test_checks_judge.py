@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import asyncio
 import json
+import sys
 import threading
 import time
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -276,6 +278,17 @@ def test_check_cli__grades_judge_checks_with_a_key(judge: StandIn, make_env: Any
         assert secret not in sent
 
 
+def test_check_cli__a_failed_judge_call_is_an_error(judge: StandIn, make_env: Any, ancha_server: str) -> None:
+    context = make_env(JUDGE_SCENE)
+    judge.answers.extend([(500, "upstream exploded"), (500, "upstream exploded")])
+    answer = _check_cli(context["env_id"], ancha_server, judge)
+    assert answer.exit_code == 1, answer.output
+    result = {r["id"]: r for r in json.loads(answer.output)}["helpful_reply"]
+    assert result["status"] == "error" and result["passed"] is False
+    assert result["explanation"] == ("Not graded: the judge model answered HTTP 500: upstream exploded; "
+                                     "the trial is invalid, not failed")
+
+
 def test_judge_view__shows_the_bots_user_id_and_team_id(judge: StandIn, make_env: Any, ancha_server: str) -> None:
     from slack_sdk import WebClient
 
@@ -309,3 +322,50 @@ def test_context_secrets__credentials_only_not_ids() -> None:
     secrets = set(context_secrets(context))
     assert secrets == {"xoxb-1", "s1", "xapp-1", "ghp_1", "s2", "k1", "k2", "w1", "u+1", "r1",
                        "anc_trial_1", "anc_ev_1"}
+
+
+def test_run__a_failed_judge_call_errors_the_check_and_invalidates_the_trial(
+        judge: StandIn, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from click.testing import CliRunner
+    from rich.console import Console
+
+    import ancha.runner.run as run_module
+    from ancha.cli.explain import explain
+    from ancha.config.loading import load_config
+    from ancha.scene.loading import load_scenes
+    from ancha.world.tools import catalog
+
+    (tmp_path / "scenes" / "hello").mkdir(parents=True)
+    (tmp_path / "scenes" / "hello" / "scene.yaml").write_text(
+        "name: hello\ntask: Say hello in #general.\nclock: { limit: 10m }\nworld:\n  slack:\n"
+        "    users: [{ ref: slack_ana, name: ana }]\n"
+        "    channels: [{ ref: slack_general, name: general, members: [$slack_ana, $slack_bot] }]\n"
+        "checks:\n  - id: posted\n    trace: { called: \"GET /api/auth.test\" }\n"
+        f"  - id: helpful_reply\n    judge: \"{RUBRIC}\"\n")
+    (tmp_path / "agent.py").write_text("print('nothing to do')\n")
+    (tmp_path / "ancha.yaml").write_text(f"agent:\n  command: {sys.executable} agent.py\ntrials: 1\n")
+    monkeypatch.setenv("OPENROUTER_API_KEY", KEY)
+    monkeypatch.setenv("OPENROUTER_BASE_URL", judge.base_url)
+    judge.answers.extend([(500, "upstream exploded"), (500, "upstream exploded")])
+    config = load_config(None, tmp_path)
+    scenes = load_scenes(list(config.scenes), config.root, catalog())
+    result = asyncio.run(run_module.run_scenes(config, scenes, console=Console(file=sys.stderr), progress=False))
+
+    checks = json.loads((result.run_dir / "hello" / "1" / "checks.json").read_text())
+    assert checks["verdict"] == "invalid"
+    assert "judge" in checks["reason"] and "HTTP 500: upstream exploded" in checks["reason"]
+    by_id = {r["id"]: r for r in checks["results"]}
+    assert by_id["helpful_reply"]["status"] == "error"
+    assert by_id["helpful_reply"]["passed"] is False
+    assert "HTTP 500: upstream exploded" in by_id["helpful_reply"]["explanation"]
+    assert by_id["posted"]["status"] == "failed"  # graded as usual; the trial is still invalid, not failed
+
+    summary = json.loads((result.run_dir / "summary.json").read_text())
+    [trial] = summary["scenes"][0]["trial_results"]
+    assert trial["verdict"] == "invalid"
+
+    explained = CliRunner().invoke(explain, [result.run_dir.name, "--runs-dir", str(result.run_dir.parent)])
+    assert explained.exit_code == 0, explained.output
+    assert "hello / trial 1: invalid" in explained.output
+    assert "judge" in explained.output and "HTTP 500: upstream exploded" in explained.output
+    assert "FAILED helpful_reply" not in explained.output and "1 failed check" in explained.output

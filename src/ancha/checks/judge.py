@@ -3,7 +3,7 @@
 The runner grades them on its side, with the user's own ``OPENROUTER_API_KEY``, from
 the trial's trace and what each tool shows of the final world (its ``judge_view``). Without a key a judge check is skipped
 (and a skipped check never passes); a model call that fails raises ``JudgeUnavailable``,
-which makes the trial invalid rather than failed.
+which makes the trial invalid rather than failed, its judge checks with status ``error``.
 
 The model sees the agent's calls (method, path, outcome, request and response
 summaries) and the messages written during the trial; never credentials, the seed
@@ -65,7 +65,14 @@ SYSTEM_PROMPT = (
 
 
 class JudgeUnavailable(RuntimeError):
-    """The judge model could not give a verdict (HTTP error, timeout, malformed answer)."""
+    """The judge model could not give a verdict (HTTP error, timeout, malformed answer).
+
+    Raised by ``evaluate_judge_checks`` with ``results``: the judge checks graded before
+    the failure, then the rest with status ``error`` (the failure as their explanation)."""
+
+    def __init__(self, message: str, results: list[CheckResult] | None = None) -> None:
+        super().__init__(message)
+        self.results: list[CheckResult] = results or []
 
 
 @dataclass(slots=True)
@@ -119,10 +126,16 @@ def evaluate_judge_checks(
     own_client = client is None
     http = client or httpx.Client(timeout=httpx.Timeout(90.0, connect=10.0))
     try:
-        for spec in judged:
+        for index, spec in enumerate(judged):
             assert spec.judge is not None
             prompt = render_prompt(spec.judge, evidence_text)
-            verdict = ask_judge(http, base_url, key, model, prompt, retry_delay=retry_delay)
+            try:
+                verdict = ask_judge(http, base_url, key, model, prompt, retry_delay=retry_delay)
+            except JudgeUnavailable as exc:
+                reason = f"Not graded: {exc}; the trial is invalid, not failed"
+                results += [CheckResult.errored(s.id, not required_ids or s.id in required_ids,
+                                                judge_expected(s.judge or ""), reason) for s in judged[index:]]
+                raise JudgeUnavailable(str(exc), results) from exc
             cited = [seq for seq in verdict.evidence if seq in shown_seqs]
             results.append(CheckResult.outcome(
                 spec.id, not required_ids or spec.id in required_ids, verdict.passed,

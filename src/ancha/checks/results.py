@@ -6,7 +6,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-CheckStatus = Literal["passed", "failed", "skipped"]
+CheckStatus = Literal["passed", "failed", "skipped", "error"]
+"""``error``: the check could not be graded (a judge model call failed); its trial is invalid."""
 
 
 @dataclass(slots=True)
@@ -37,6 +38,13 @@ class CheckResult:
         return cls(id=id, required=required, passed=False, status="skipped", expected=expected,
                    actual="not graded", explanation=reason, evidence=[])
 
+    @classmethod
+    def errored(cls, id: str, required: bool, expected: str, reason: str) -> CheckResult:
+        """A check whose grading failed (a judge model call); it never passes, and its trial
+        is invalid rather than failed."""
+        return cls(id=id, required=required, passed=False, status="error", expected=expected,
+                   actual="not graded: the grading failed", explanation=reason, evidence=[])
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "id": self.id,
@@ -52,7 +60,8 @@ class CheckResult:
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> CheckResult:
         raw = data.get("status") or ("passed" if data.get("passed") else "failed")
-        statuses: dict[str, CheckStatus] = {"passed": "passed", "failed": "failed", "skipped": "skipped"}
+        statuses: dict[str, CheckStatus] = {"passed": "passed", "failed": "failed", "skipped": "skipped",
+                                            "error": "error"}
         if raw not in statuses:
             raise ValueError(f"unknown check status {raw!r}")
         status = statuses[raw]

@@ -65,7 +65,7 @@ def check(env_id: str, server_url: str, task_path: Path | None, as_json: bool) -
         click.echo(json.dumps(results, indent=2))
     else:
         for r in results:
-            mark = "PASS" if r["passed"] else ("SKIP" if r["status"] == "skipped" else "FAIL")
+            mark = "PASS" if r["passed"] else {"skipped": "SKIP", "error": "ERROR"}.get(r["status"], "FAIL")
             click.echo(f"{mark}  {r['id']}: {r['explanation']}")
     sys.exit(0 if all(r["passed"] or not r["required"] for r in results) else 1)
 
@@ -85,8 +85,8 @@ def _judge(env_url: str, headers: dict[str, str], rubrics: dict[str, str],
     try:
         judged = evaluate_judge_checks(specs, trace, world_views(world), _judge_model(), dict(os.environ),
                                        secrets=context_secrets(context))
-    except JudgeUnavailable as exc:
-        raise click.ClickException(f"a judge check could not be graded: {exc}") from exc
+    except JudgeUnavailable as exc:  # the judge checks say so, with status error
+        judged = exc.results
     by_id = {r.id: {**r.to_dict(), "required": required.get(r.id, True)} for r in judged}
     return [by_id.get(r["id"], r) for r in results]
 

@@ -246,6 +246,8 @@ class TrialRunner:
             results = await self._judge(scene, context, trace_path, folder.path / WORLD, results)
         except JudgeUnavailable as exc:
             outcome.verdict, outcome.reason = "invalid", f"a judge check could not be graded: {exc}"
+            by_id = {r.id: r.to_dict() for r in exc.results}
+            results = [by_id.get(r["id"], r) for r in results]
         if outcome.verdict != "invalid":
             verdict = trial_verdict([CheckResult.from_dict(r) for r in results])
             if outcome.reason and outcome.status != "timed_out":
