@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import httpx
 
+from ancha.config.model import AnchaConfig
 from ancha.errors import RunFailed
 from ancha.scene.model import Scene
+from ancha.server.embedded import EmbeddedServer
 
 TRACE_PAGE = 500
 """Trace entries fetched per ``GET /trace`` page."""
@@ -168,3 +171,16 @@ async def check_server(base_url: str, key: str | None) -> None:
     if answer.status_code != 200:
         raise RunFailed(f"error[SERVER_UNREACHABLE]: {base_url} answered {answer.status_code} to GET /envs\n"
                         "hint: is it an Ancha server? Set ANCHA_SERVER_KEY if it needs a key")
+
+
+async def connect(config: AnchaConfig, client: type[ControlClient] = ControlClient) -> \
+        tuple[EmbeddedServer | None, ControlClient]:
+    """The server trials run on (``server.url``, checked first, or an embedded server started
+    here, which the caller stops) and a ``client`` for it."""
+    key = os.environ.get("ANCHA_SERVER_KEY")
+    if config.server.url:
+        base_url = str(config.server.url)
+        await check_server(base_url, key)
+        return None, client(base_url, key)
+    server = EmbeddedServer().start()
+    return server, client(server.url, key, share=server.share)

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import signal
 from collections.abc import Callable
 from pathlib import Path
@@ -13,9 +12,8 @@ from typing import Any
 
 from ancha.config.model import AnchaConfig
 from ancha.errors import RunFailed
-from ancha.runner.control import ControlClient, ServerError, check_server
+from ancha.runner.control import ServerError, connect
 from ancha.scene.model import Scene
-from ancha.server.embedded import EmbeddedServer
 
 
 def context_lines(context: dict[str, Any], task: Path) -> list[str]:
@@ -52,16 +50,7 @@ async def _interrupted() -> None:
 async def open_playground(config: AnchaConfig, scene: Scene, show: Callable[[dict[str, Any]], None]) -> None:
     """Build a world of ``scene`` on ``server.url`` (or an embedded server), hand its context
     to ``show``, and keep it until Ctrl-C (or SIGTERM); then tear it down."""
-    server: EmbeddedServer | None = None
-    key = os.environ.get("ANCHA_SERVER_KEY")
-    if config.server.url:
-        base_url = str(config.server.url)
-        await check_server(base_url, key)
-    else:
-        server = EmbeddedServer().start()
-        base_url = server.url
-    control = ControlClient(base_url, key if server is None else None,
-                            share=server.share if server is not None else None)
+    server, control = await connect(config)
     env_id: str | None = None
     try:
         try:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import os
 import secrets
 import signal
 import time
@@ -18,11 +17,10 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from ancha.config.model import AnchaConfig
 from ancha.errors import AnchaUserError, RunFailed
 from ancha.results.run_folder import RunFolder
-from ancha.runner.control import ControlClient, check_server
+from ancha.runner.control import ControlClient, connect
 from ancha.runner.report import SceneSummary, print_summary
 from ancha.runner.trial import TrialOutcome, TrialRunner
 from ancha.scene.model import Scene
-from ancha.server.embedded import EmbeddedServer
 from ancha.world.tools import registry
 
 EXIT_PASSED, EXIT_GATE_FAILED, EXIT_NOT_CARRIED_OUT, EXIT_INTERRUPTED = 0, 1, 3, 130
@@ -95,15 +93,7 @@ async def run_scenes(config: AnchaConfig, scenes: list[Scene], *, inherit_env: b
     started_at = datetime.now(UTC)
     t0 = time.perf_counter()
 
-    server: EmbeddedServer | None = None
-    server_key = os.environ.get("ANCHA_SERVER_KEY")
-    if config.server.url:
-        base_url = str(config.server.url)
-        await check_server(base_url, server_key)
-    else:
-        server = EmbeddedServer().start()
-        base_url = server.url
-    control = ControlClient(base_url, server_key, share=server.share if server is not None else None)
+    server, control = await connect(config, ControlClient)
     summaries = [SceneSummary(s.name, s.path, config.trials, config.min_pass_rate) for s in scenes]
     trial_runner = TrialRunner(control, config, run_dir, inherit_env=inherit_env or config.inherit_env)
     interrupted = False
@@ -121,7 +111,7 @@ async def run_scenes(config: AnchaConfig, scenes: list[Scene], *, inherit_env: b
         "duration_s": round(time.perf_counter() - t0, 3),
         "interrupted": interrupted,
         "exit_code": exit_code,
-        "server": "embedded" if server is not None else base_url,
+        "server": "embedded" if server is not None else str(config.server.url),
         "config": _config_record(config),
         "scenes": [s.to_dict() for s in summaries],
     }
