@@ -23,6 +23,7 @@ RECORDS = "records.jsonl"
 WORLD = "world.json"
 AGENT_LOG = "agent.log"
 CA_BUNDLE = "ca-bundle.pem"
+LIVE = "live.json"
 STATE_DIR = "state"
 
 
@@ -63,6 +64,14 @@ class TrialFolder:
         """A line of Ancha's own in ``agent.log`` (why the agent could not start or was stopped)."""
         with self.log_path.open("a" if append else "w") as log:
             log.write(text if text.endswith("\n") else text + "\n")
+
+    def write_live(self, server_url: str, env_id: str) -> None:
+        """``live.json`` while the trial runs: where its world is, so the console can follow it
+        (``GET /envs/ENV/live``). No key is written: the console takes ANCHA_SERVER_KEY."""
+        (self.path / LIVE).write_text(json.dumps({"server_url": server_url, "env_id": env_id}) + "\n")
+
+    def clear_live(self) -> None:
+        (self.path / LIVE).unlink(missing_ok=True)
 
     def write_records(self, records: str) -> None:
         """``records.jsonl``; ``world.json`` and ``trace.jsonl`` are streamed in by the runner."""
@@ -107,6 +116,16 @@ class TrialFolder:
             if isinstance(entry, dict) and isinstance(entry.get("seq"), int):
                 entries[entry["seq"]] = entry
         return entries
+
+    def read_live(self) -> dict[str, str] | None:
+        """Where the running trial's world is (``write_live``); None once it has finished."""
+        try:
+            data = json.loads((self.path / LIVE).read_text())
+        except (OSError, ValueError):
+            return None
+        if isinstance(data, dict) and isinstance(data.get("server_url"), str) and isinstance(data.get("env_id"), str):
+            return {"server_url": data["server_url"], "env_id": data["env_id"]}
+        return None
 
     def read_log(self) -> str:
         try:

@@ -18,6 +18,9 @@ class SceneSummary:
     trials: int
     min_pass_rate: float
     outcomes: list[TrialOutcome] = field(default_factory=list)
+    source_hash: str = ""
+    """The scene file's content hash: the console rebuilds a trial's seed world from the
+    file only while it still has this hash."""
 
     def count(self, verdict: str) -> int:
         return sum(1 for o in self.outcomes if o.verdict == verdict)
@@ -57,6 +60,7 @@ class SceneSummary:
         return {
             "scene": self.scene,
             "path": self.path,
+            "source_hash": self.source_hash,
             "trials": self.trials,
             "ran": len(self.outcomes),
             "passed": self.count("passed"),

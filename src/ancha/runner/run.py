@@ -94,7 +94,8 @@ async def run_scenes(config: AnchaConfig, scenes: list[Scene], *, inherit_env: b
     t0 = time.perf_counter()
 
     server, control = await connect(config, ControlClient)
-    summaries = [SceneSummary(s.name, s.path, config.trials, config.min_pass_rate) for s in scenes]
+    summaries = [SceneSummary(s.name, s.path, config.trials, config.min_pass_rate, source_hash=s.source_hash or "")
+                 for s in scenes]
     trial_runner = TrialRunner(control, config, run_dir, inherit_env=inherit_env or config.inherit_env)
     interrupted = False
     try:

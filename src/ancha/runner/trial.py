@@ -72,6 +72,7 @@ class TrialRunner:
             return outcome
         timings["world_s"] = time.perf_counter() - started
         env_id = context["env_id"]
+        folder.write_live(self.control.base_url, env_id)
         graded = False
         try:
             outcome = await self._run_agent(scene, trial, context, trial_dir, timings)
@@ -84,6 +85,7 @@ class TrialRunner:
                 folder.log(f"ancha: {outcome.reason}")
                 self._write_checks(trial_dir, outcome, [])
         finally:
+            folder.clear_live()
             if not graded:  # interrupted or failed before grading: do not leave the world behind
                 await asyncio.shield(self._discard(env_id, folder))
         timings["total_s"] = time.perf_counter() - started

@@ -196,6 +196,22 @@ class ControlAPI:
             return env
         return StreamingResponse(_in_pieces(env.snapshot_json()), media_type="application/json")
 
+    async def live(self, request: Request) -> Response:
+        """The trial as it happens, as Server-Sent Events (``live.py``); ``?calls=N&records=M``:
+        what the subscriber already has."""
+        from ancha.server.live import live_events
+
+        env = self._env(request, control=True)
+        if isinstance(env, JSONResponse):
+            return env
+        try:
+            calls = _bounded_int(request.query_params.get("calls"), "calls", 0, 0, None) or 0
+            records = _bounded_int(request.query_params.get("records"), "records", 0, 0, None) or 0
+        except ValueError as exc:
+            return _error(400, f"invalid live query: {exc}", "use ?calls=N&records=M (what you already have)")
+        return StreamingResponse(live_events(env, calls, records), media_type="text/event-stream",
+                                 headers={"cache-control": "no-store"})
+
     async def records(self, request: Request) -> Response:
         env = self._env(request, control=True)
         if isinstance(env, JSONResponse):
@@ -381,6 +397,7 @@ def create_app(key: str | None = None, registry: Registry | None = None,
         Route("/envs/{env_id}/trace", api.trace, methods=["GET"]),
         Route("/envs/{env_id}/state", api.state, methods=["GET"]),
         Route("/envs/{env_id}/records", api.records, methods=["GET"]),
+        Route("/envs/{env_id}/live", api.live, methods=["GET"]),
         Route("/envs/{env_id}/checks", api.checks, methods=["POST"]),
         Route("/envs/{env_id}/grade", api.grade, methods=["POST"]),
         Route("/envs/{env_id}/events", api.events, methods=["GET"]),

@@ -37,6 +37,12 @@ class Bus:
         else:
             self._handlers[event_type].append(handler)
 
+    def unsubscribe(self, event_type: str, handler: Handler) -> None:
+        """Stop calling ``handler`` (a live view that went away); unknown handlers are ignored."""
+        handlers = self._any if event_type == "*" else self._handlers.get(event_type, [])
+        if handler in handlers:
+            handlers.remove(handler)
+
     def publish(self, event: DomainEvent) -> None:
         for handler in self._handlers.get(event.type, ()):
             handler(event)
