@@ -3,7 +3,8 @@
 ``.ancha/runs/RUN_ID/`` holds ``summary.json`` and, per trial, ``SCENE/TRIAL/`` with
 ``checks.json`` (the verdict and every check result), ``trace.jsonl`` (every API call),
 ``records.jsonl`` (the people/process records), ``world.json`` (the final state of every
-tool), ``agent.log`` (capped: ``agent_log.py``) and the agent's ``state/`` folder. ``ancha run`` writes them;
+tool), ``agent.log`` (capped: ``agent_log.py``), ``models.jsonl`` (every model call through the
+model gateway, with its tokens and cost) and the agent's ``state/`` folder. ``ancha run`` writes them;
 ``explain``, ``report`` and later the console and CI reports read them through here, so
 the format lives in one module.
 """
@@ -22,6 +23,7 @@ TRACE = "trace.jsonl"
 RECORDS = "records.jsonl"
 WORLD = "world.json"
 AGENT_LOG = "agent.log"
+MODELS = "models.jsonl"
 CA_BUNDLE = "ca-bundle.pem"
 LIVE = "live.json"
 STATE_DIR = "state"
@@ -77,17 +79,26 @@ class TrialFolder:
         """``records.jsonl``; ``world.json`` and ``trace.jsonl`` are streamed in by the runner."""
         (self.path / RECORDS).write_text(records)
 
+    def append_model_call(self, call: dict[str, Any]) -> None:
+        """One line of ``models.jsonl``, as the model gateway finishes the call."""
+        with (self.path / MODELS).open("a", encoding="utf-8") as out:
+            out.write(json.dumps(call, separators=(",", ":")) + "\n")
+
     def open_log(self, limit: int = DEFAULT_LIMIT) -> AgentLog:
         """``agent.log`` for the agent's output, capped at ``limit`` bytes (head and tail kept)."""
         return AgentLog(self.log_path, limit)
 
     def write_checks(self, scene: str, trial: int, verdict: str | None, status: str | None, reason: str | None,
-                     results: list[dict[str, Any]], agent_log: dict[str, Any] | None = None) -> None:
-        """``agent_log``: what was dropped of agent.log (``AgentLog.cut``), when it was cut."""
+                     results: list[dict[str, Any]], agent_log: dict[str, Any] | None = None,
+                     cost: dict[str, Any] | None = None) -> None:
+        """``agent_log``: what was dropped of agent.log (``AgentLog.cut``), when it was cut;
+        ``cost``: the trial's model calls through the gateway (usd, calls, tokens), when it had one."""
         body = {"scene": scene, "trial": trial, "verdict": verdict, "status": status, "reason": reason,
                 "results": results}
         if agent_log:
             body["agent_log"] = agent_log
+        if cost is not None:
+            body["cost"] = cost
         (self.path / CHECKS).write_text(json.dumps(body, indent=2) + "\n")
 
     # --- reading ---------------------------------------------------------------------
@@ -126,6 +137,22 @@ class TrialFolder:
         if isinstance(data, dict) and isinstance(data.get("server_url"), str) and isinstance(data.get("env_id"), str):
             return {"server_url": data["server_url"], "env_id": data["env_id"]}
         return None
+
+    def read_model_calls(self) -> list[dict[str, Any]]:
+        """``models.jsonl``: the trial's model calls (lines that cannot be read are left out)."""
+        try:
+            text = (self.path / MODELS).read_text(encoding="utf-8")
+        except OSError:
+            return []
+        calls = []
+        for raw in text.splitlines():
+            try:
+                call = json.loads(raw)
+            except ValueError:
+                continue
+            if isinstance(call, dict):
+                calls.append(call)
+        return calls
 
     def read_log(self) -> str:
         try:
