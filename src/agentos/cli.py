@@ -1,4 +1,4 @@
-"""`agentos serve` and `agentos keys create`."""
+"""`agentos serve`, `agentos worker` and `agentos keys create`."""
 
 from __future__ import annotations
 
@@ -19,15 +19,46 @@ def main() -> None:
 @click.option("--port", default=8000, show_default=True, type=int)
 @click.option("--database-url", default=None, help="Default: AGENTOS_DATABASE_URL, else agentos.db in $AGENTOS_HOME or your user data directory")
 @click.option("--log-level", default="info", show_default=True)
-def serve(host: str, port: int, database_url: str | None, log_level: str) -> None:
+@click.option("--workers", default=1, show_default=True, type=click.IntRange(1, 64),
+              help="API processes sharing the port (use PostgreSQL and AGENTOS_BROKER_URL with more than 1)")
+def serve(host: str, port: int, database_url: str | None, log_level: str, workers: int) -> None:
     """Serve the API."""
     from agentos.api.app import create_app
     from agentos.api.server import serve_until_stopped
+    from agentos.broker import BrokerError
 
     url = resolve_url(database_url)
     click.echo(f"agentos: database {describe(url)}")
-    app = create_app(url, instance_label=f"{socket.gethostname()}:{port}")
+    if workers > 1:
+        from agentos.api.processes import serve_processes
+
+        serve_processes(workers, host=host, port=port, database_url=url, log_level=log_level)
+        return
+    try:
+        app = create_app(url, instance_label=f"{socket.gethostname()}:{port}")
+    except BrokerError as exc:
+        raise click.ClickException(str(exc)) from None
     serve_until_stopped(app, host=host, port=port, log_level=log_level)
+
+
+@main.command()
+@click.option("--database-url", default=None, help="Default: AGENTOS_DATABASE_URL, else agentos.db in $AGENTOS_HOME or your user data directory")
+@click.option("--queue-url", default=None, envvar="AGENTOS_QUEUE_URL", help="Redis URL of the run queue [env: AGENTOS_QUEUE_URL]")
+@click.option("--concurrency", default=16, show_default=True, type=click.IntRange(1, 1000),
+              help="Runs executed at once by this process")
+def worker(database_url: str | None, queue_url: str | None, concurrency: int) -> None:
+    """Execute the runs that API processes queue (AGENTOS_QUEUE_URL)."""
+    from agentos.broker import BrokerError
+    from agentos.worker import run_worker
+
+    if not queue_url:
+        raise click.UsageError("no queue: pass --queue-url redis://HOST:6379/0 or set AGENTOS_QUEUE_URL")
+    url = resolve_url(database_url)
+    click.echo(f"agentos worker: database {describe(url)}")
+    try:
+        run_worker(url, queue_url, None, concurrency)
+    except BrokerError as exc:
+        raise click.ClickException(str(exc)) from None
 
 
 @main.group()

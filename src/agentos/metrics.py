@@ -1,8 +1,11 @@
-"""The dashboard's numbers for one workspace, from one SQL aggregate grouped by day.
+"""The dashboard's numbers for one workspace, from the daily rollups plus the unfinished runs.
 
-Percentages are percents with one decimal; `eval_pass_rate` counts every check on every
-evaluated run (from the per-run `evals_passed`/`evals_total` columns); `runs_by_day`
-covers the last 30 days (UTC) oldest first, days without runs included with zeros.
+Finished runs are counted in `run_rollups` as they finish (see agentos.rollups), so the
+cost of this query does not grow with the number of runs: a few rows per day, plus the
+runs still queued or running (found through the status index). Percentages are percents
+with one decimal; `eval_pass_rate` counts every check on every evaluated run;
+`runs_by_day` covers the last 30 days (UTC) oldest first, days without runs included
+with zeros; runs count on the day they were created.
 """
 
 from __future__ import annotations
@@ -10,52 +13,66 @@ from __future__ import annotations
 from datetime import date, datetime, timedelta
 from typing import Any
 
-from sqlalchemy import case, func, select
+from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from agentos.models import Run, Workflow
+from agentos.models import Run, RunRollup, Workflow
 from agentos.timestamps import utcnow
 
 DAYS = 30
 
 
 def dashboard_metrics(session: Session, workspace_id: str, now: datetime | None = None) -> dict[str, Any]:
-    """One scan of the workspace's runs grouped by day: totals are the sum over days."""
     today = (now or utcnow()).date()
     first_day = today - timedelta(days=DAYS - 1)
-    day = func.date(Run.created_at)
-    rows = session.execute(
+    finished = session.execute(
         select(
-            day,
-            func.count(),
-            func.sum(case((Run.status == "success", 1), else_=0)),
-            func.sum(case((Run.status.in_(("success", "failed")), 1), else_=0)),
-            func.coalesce(func.sum(Run.cost_usd), 0.0),
-            func.count(Run.evals_total),
-            func.coalesce(func.sum(Run.evals_passed), 0),
-            func.coalesce(func.sum(Run.evals_total), 0),
+            RunRollup.day,
+            func.sum(RunRollup.runs),
+            func.sum(RunRollup.succeeded),
+            func.sum(RunRollup.cost_usd),
+            func.sum(RunRollup.evaluated),
+            func.sum(RunRollup.checks_passed),
+            func.sum(RunRollup.checks_total),
         )
-        .where(Run.workspace_id == workspace_id)
+        .where(RunRollup.workspace_id == workspace_id)
+        .group_by(RunRollup.day)
+    ).all()
+    day = func.date(Run.created_at)
+    unfinished = session.execute(
+        select(day, func.count(), func.coalesce(func.sum(Run.cost_usd), 0.0))
+        .where(Run.status.in_(("queued", "running")), Run.workspace_id == workspace_id)
         .group_by(day)
     ).all()
-    total = succeeded = finished = evaluated = checks_passed = checks_total = 0
+    total = succeeded = done = evaluated = checks_passed = checks_total = 0
     cost = 0.0
     by_day: dict[date, tuple[int, float]] = {}
-    for row in rows:
-        total += int(row[1])
-        succeeded += int(row[2] or 0)
-        finished += int(row[3] or 0)
-        cost += float(row[4] or 0.0)
-        evaluated += int(row[5] or 0)
-        checks_passed += int(row[6] or 0)
-        checks_total += int(row[7] or 0)
-        when = _as_date(row[0])
+
+    def count_day(when: Any, runs: int, day_cost: float) -> None:
+        when = _as_date(when)
         if when >= first_day:
-            by_day[when] = (int(row[1]), float(row[4] or 0.0))
+            runs_before, cost_before = by_day.get(when, (0, 0.0))
+            by_day[when] = (runs_before + runs, cost_before + day_cost)
+
+    for row in finished:
+        runs, day_cost = int(row[1] or 0), float(row[3] or 0.0)
+        total += runs
+        done += runs
+        succeeded += int(row[2] or 0)
+        cost += day_cost
+        evaluated += int(row[4] or 0)
+        checks_passed += int(row[5] or 0)
+        checks_total += int(row[6] or 0)
+        count_day(row[0], runs, day_cost)
+    for row in unfinished:
+        runs, day_cost = int(row[1]), float(row[2] or 0.0)
+        total += runs
+        cost += day_cost
+        count_day(row[0], runs, day_cost)
     active = session.scalar(select(func.count()).select_from(Workflow).where(Workflow.workspace_id == workspace_id))
     return {
         "total_runs": total,
-        "success_rate": _percent(succeeded, finished),
+        "success_rate": _percent(succeeded, done),
         "total_cost_usd": round(cost, 5),
         "active_workflows": int(active or 0),
         "runs_by_day": [

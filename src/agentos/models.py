@@ -7,11 +7,12 @@ Timestamps are naive UTC (see `timestamps.utcnow`). JSON columns hold what users
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import date, datetime
 from typing import Any
 
 from sqlalchemy import (
     JSON,
+    Date,
     DateTime,
     Float,
     ForeignKey,
@@ -144,6 +145,26 @@ class Run(Base):
             "finished_at": iso(self.finished_at),
             "evals": self.evals,
         }
+
+
+class RunRollup(Base):
+    """Finished runs of a workspace per day (the day each run was created), for the dashboard.
+
+    Kept current in the transaction that finishes each run (see `agentos.rollups`). Each
+    day is split over a few shards, so that concurrent completions rarely wait on one row.
+    """
+
+    __tablename__ = "run_rollups"
+
+    workspace_id: Mapped[str] = mapped_column(String(12), primary_key=True)
+    day: Mapped[date] = mapped_column(Date, primary_key=True)
+    shard: Mapped[int] = mapped_column(Integer, primary_key=True)
+    runs: Mapped[int] = mapped_column(Integer, default=0)
+    succeeded: Mapped[int] = mapped_column(Integer, default=0)
+    cost_usd: Mapped[float] = mapped_column(Float, default=0.0)
+    evaluated: Mapped[int] = mapped_column(Integer, default=0)
+    checks_passed: Mapped[int] = mapped_column(Integer, default=0)
+    checks_total: Mapped[int] = mapped_column(Integer, default=0)
 
 
 class RunEvent(Base):

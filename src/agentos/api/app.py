@@ -9,6 +9,7 @@ Creating the app migrates the database and fails the runs a gone server left beh
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 from collections.abc import AsyncIterator
@@ -30,19 +31,29 @@ from agentos.errors import ApiError
 log = logging.getLogger("agentos.api")
 
 
-def create_app(database_url: str | None = None, *, instance_label: str | None = None) -> FastAPI:
+def create_app(
+    database_url: str | None = None,
+    *,
+    instance_label: str | None = None,
+    broker_url: str | None = None,
+    queue_url: str | None = None,
+) -> FastAPI:
     """Build the app over `database_url`; `instance_label` names this server (`host:port`) so a
-    restarted one fails its predecessor's unfinished runs at once."""
-    svc = Services.build(database_url, instance_label)
+    restarted one fails its predecessor's unfinished runs at once. `broker_url` and `queue_url`
+    default to AGENTOS_BROKER_URL and AGENTOS_QUEUE_URL (see agentos.broker, agentos.engine.queue)."""
+    svc = Services.build(database_url, instance_label, broker_url, queue_url)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         # Runs with wait=true hold a worker thread for their duration.
         to_thread.current_default_thread_limiter().total_tokens = 100
         svc.instance.start_heartbeat()
+        listener = asyncio.ensure_future(svc.broker.listen())
         try:
             yield
         finally:
+            listener.cancel()
+            await asyncio.gather(listener, return_exceptions=True)
             svc.close()
 
     app = FastAPI(title="AgentOS", version="0.1.0", lifespan=lifespan)

@@ -32,10 +32,13 @@ class _Server(uvicorn.Server):
         await super().shutdown(sockets)
 
 
-def serve_until_stopped(app: FastAPI, *, host: str, port: int, log_level: str) -> None:
-    """Serve `app` until SIGTERM or SIGINT; returns within a few seconds of the signal."""
+def serve_until_stopped(
+    app: FastAPI, *, host: str, port: int, log_level: str, sockets: list[socket.socket] | None = None
+) -> None:
+    """Serve `app` (on `sockets` when given, bound by `agentos serve --workers`) until SIGTERM
+    or SIGINT; returns within a few seconds of the signal."""
     config = uvicorn.Config(app, host=host, port=port, log_level=log_level, timeout_graceful_shutdown=GRACE_SECONDS)
-    _Server(config).run()
+    _Server(config).run(sockets=sockets)
     stuck = [t for t in threading.enumerate() if t is not threading.main_thread() and not t.daemon and t.is_alive()]
     if stuck:
         # Worker threads blocked in a network call would keep the interpreter alive at exit;

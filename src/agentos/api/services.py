@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import socket
 from dataclasses import dataclass
 from typing import Any
@@ -10,8 +11,10 @@ from fastapi import Request
 from starlette.concurrency import run_in_threadpool
 from starlette.responses import JSONResponse
 
+from agentos.broker import Broker, open_broker
 from agentos.db import Database
 from agentos.engine.providers import Providers
+from agentos.engine.queue import RunQueue
 from agentos.engine.runner import Runner
 from agentos.engine.streams import RunStreams
 from agentos.errors import Unauthorized
@@ -27,11 +30,27 @@ class Services:
     providers: Providers
     instance: Instance
     runner: Runner
+    broker: Broker
 
     @classmethod
-    def build(cls, database_url: str | None, instance_label: str | None) -> Services:
+    def build(
+        cls,
+        database_url: str | None,
+        instance_label: str | None,
+        broker_url: str | None = None,
+        queue_url: str | None = None,
+    ) -> Services:
+        """Services over `database_url`; the broker and the queue default to AGENTOS_BROKER_URL
+        and AGENTOS_QUEUE_URL (unset: in-process broker, runs executed in this process)."""
         db = Database(database_url)
-        instance = Instance(db, instance_label or f"{socket.gethostname()}:{id(db):x}")
+        try:
+            broker = open_broker(broker_url or os.environ.get("AGENTOS_BROKER_URL"), db.url)
+            queue_url = queue_url or os.environ.get("AGENTOS_QUEUE_URL")
+            queue = RunQueue(queue_url) if queue_url else None
+        except Exception:
+            db.dispose()
+            raise
+        instance = Instance(db, instance_label or f"{socket.gethostname()}:{id(db):x}", broker)
         instance.register()
         streams = RunStreams()
         providers = Providers()
@@ -41,12 +60,16 @@ class Services:
             streams=streams,
             providers=providers,
             instance=instance,
-            runner=Runner(db, streams, providers, instance.id),
+            runner=Runner(db, streams, providers, instance.id, broker=broker, queue=queue),
+            broker=broker,
         )
 
     def close(self) -> None:
         self.runner.shutdown()
         self.instance.stop()
+        if self.runner.queue is not None:
+            self.runner.queue.close()
+        self.broker.close()
         self.providers.close()
         self.db.dispose()
 

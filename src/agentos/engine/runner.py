@@ -17,12 +17,15 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import Connection, Table, insert, select, update
 
+from agentos.broker import Broker, LocalBroker, Message
 from agentos.db import Database
 from agentos.engine.nodes import Execution, NodeFailure, is_slow
 from agentos.engine.pricing import Price
@@ -30,9 +33,13 @@ from agentos.engine.providers import Providers
 from agentos.engine.streams import RunStreams
 from agentos.evals.checks import build_context, evaluate_checks
 from agentos.ids import new_id
-from agentos.models import ModelPrice, Run, RunEvent
+from agentos.models import ModelPrice, Run, RunEvent, WorkflowVersion
+from agentos.rollups import add_finished
 from agentos.storable import storable_text
 from agentos.timestamps import iso, utcnow
+
+if TYPE_CHECKING:
+    from agentos.engine.queue import RunQueue
 
 log = logging.getLogger("agentos.runs")
 
@@ -41,6 +48,7 @@ FLUSH_EVERY = 0.25
 PRICES_TTL = 5.0
 # The error of a run the server stopped before it finished.
 INTERRUPTED = "interrupted: the server stopped"
+UNFINISHED = ("queued", "running")
 
 
 @dataclass(frozen=True)
@@ -89,17 +97,23 @@ class _Recorder:
         self.runner.streams.publish(self.run_id, event)
         # Persist now what a follower in another process should see before a slow wait.
         if slow or (kind == "node_finished" and time.monotonic() - self.last_flush > FLUSH_EVERY):
-            with self.runner.db.write_connection() as connection:
-                self.flush(connection)
+            with self.runner.transaction(self):
+                pass
 
-    def flush(self, connection: Connection) -> None:
+    def flush(self, connection: Connection, final: bool = False) -> Message | None:
+        """Store the pending events; announce them to the broker (inside the transaction when
+        it can). Returns the message to publish once the transaction committed."""
+        message = None
         if self.pending:
             connection.execute(
                 insert(_EVENTS),
                 [{"run_id": self.run_id, "seq": e["seq"], "type": e["type"], "data": e} for e in self.pending],
             )
+            message = Message(self.run_id, self.pending[-1]["seq"], final, self.pending)
+            self.runner.broker.publish_in(connection, message)
             self.pending = []
         self.last_flush = time.monotonic()
+        return message
 
     def retract_held(self) -> None:
         """Forget the held events (they were not stored); the next event takes their place."""
@@ -117,12 +131,24 @@ class _Recorder:
 
 
 class Runner:
-    def __init__(self, db: Database, streams: RunStreams, providers: Providers, owner_id: str) -> None:
+    def __init__(
+        self,
+        db: Database,
+        streams: RunStreams,
+        providers: Providers,
+        owner_id: str,
+        broker: Broker | None = None,
+        queue: RunQueue | None = None,
+        threads: int = 16,
+    ) -> None:
         self.db = db
         self.streams = streams
         self.providers = providers
         self.owner_id = owner_id
-        self.pool = ThreadPoolExecutor(max_workers=16, thread_name_prefix="agentos-run")
+        self.broker = broker or LocalBroker()
+        # With a queue, runs started here are executed by `agentos worker` processes.
+        self.queue = queue
+        self.pool = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="agentos-run")
         self._prices_cache: dict[str, tuple[float, dict[str, Price]]] = {}
         # Runs of this process not finished yet; whoever pops a run from here finishes it.
         self._active: dict[str, tuple[Run, _Recorder, bool]] = {}
@@ -144,6 +170,15 @@ class Runner:
     def shutdown(self) -> None:
         self.stop()
         self.pool.shutdown(wait=False, cancel_futures=True)
+
+    @contextmanager
+    def transaction(self, recorder: _Recorder, final: bool = False) -> Iterator[Connection]:
+        """A write transaction that also stores the recorder's pending events and announces them."""
+        with self.db.write_connection() as connection:
+            yield connection
+            message = recorder.flush(connection, final)
+        if message is not None:
+            self.broker.publish_after(message)
 
     def _track(self, run: Run, recorder: _Recorder, inserted: bool) -> bool:
         """Register an unfinished run for stop(); False once the server is stopping."""
@@ -197,6 +232,8 @@ class Runner:
             evaluation_id=evaluation_id,
             owner_id=self.owner_id,
         )
+        if self.queue is not None:
+            return self._start_queued(run, wait)
         self.streams.open(run.id)
         recorder = _Recorder(self, run.id)
         if wait:
@@ -204,9 +241,8 @@ class Runner:
         inserted = not wait or workflow.waits
         if inserted:
             try:
-                with self.db.write_connection() as connection:
+                with self.transaction(recorder) as connection:
                     connection.execute(insert(_RUNS), _row(run))
-                    recorder.flush(connection)
             except Exception:  # nothing was stored, so nothing runs: end the stream, answer the error
                 self.streams.close(run.id)
                 raise
@@ -218,6 +254,69 @@ class Runner:
         self.pool.submit(self._execute_queued, run, workflow, recorder, tracked)
         return queued
 
+    def _start_queued(self, run: Run, wait: bool) -> dict[str, Any]:
+        """Store the run as queued and hand it to the queue; with `wait`, answer once a worker
+        has finished it (told by the broker, or seen in the database every resync_seconds)."""
+        assert self.queue is not None
+        run.status, run.started_at = "queued", None
+        with self.db.write_connection() as connection:
+            connection.execute(insert(_RUNS), _row(run))
+        with self.broker.subscribe(run.id) as subscription:
+            try:
+                self.queue.enqueue(run.id)
+            except Exception as exc:
+                log.exception("run %s could not be queued", run.id)
+                self.streams.open(run.id)
+                self._finish(run, _Recorder(self, run.id), True, f"the run could not be queued: {_reason(exc)}")
+                return run.to_dict()
+            if not wait:
+                return run.to_dict()
+            while not self._stopped:
+                with self.db.read() as session:
+                    stored = session.scalar(select(Run).where(Run.id == run.id))
+                if stored is None or stored.status not in UNFINISHED:
+                    break
+                subscription.finished.wait(self.broker.resync_seconds)
+        return (stored or run).to_dict()
+
+    def execute_stored(self, run_id: str) -> None:
+        """Execute a queued run (in `agentos worker`): claim it, unless it is no longer queued
+        (already claimed, or failed meanwhile), then run it as `start(wait=False)` would."""
+        now = utcnow()
+        with self.db.write_connection() as connection:
+            claimed = connection.execute(
+                update(_RUNS)
+                .where(_RUNS.c.id == run_id, _RUNS.c.status == "queued")
+                .values(status="running", started_at=now, owner_id=self.owner_id)
+            ).rowcount
+            if not claimed:
+                return
+            row = connection.execute(select(_RUNS).where(_RUNS.c.id == run_id)).mappings().one()
+            version = connection.execute(
+                select(WorkflowVersion.nodes, WorkflowVersion.checks).where(
+                    WorkflowVersion.workflow_id == row["workflow_id"], WorkflowVersion.version == row["workflow_version"]
+                )
+            ).one_or_none()
+        run = Run(**row)
+        recorder = _Recorder(self, run.id)
+        self.streams.open(run.id)
+        if version is None:  # the workflow was deleted while the run waited
+            self._finish(run, recorder, True, "the workflow was deleted before the run started")
+            return
+        workflow = WorkflowSnapshot(run.workspace_id, run.workflow_id, run.workflow_version,
+                                    list(version.nodes), list(version.checks))
+        tracked = self._track(run, recorder, True)
+        try:
+            recorder.emit("run_started", _started_data(workflow, run.input))
+            with self.transaction(recorder):
+                pass
+        except Exception as exc:
+            log.exception("run %s could not be started", run.id)
+            if not tracked or self._claim(run.id):
+                self._finish(run, recorder, True, f"the run could not be started: {_reason(exc)}")
+            return
+        self._execute(run, workflow, recorder, True, tracked)
+
     def _execute_queued(self, run: Run, workflow: WorkflowSnapshot, recorder: _Recorder, tracked: bool) -> None:
         if tracked and not self._is_active(run.id):
             return  # stop() has failed and stored it before it started
@@ -225,11 +324,10 @@ class Runner:
             run.status = "running"
             run.started_at = utcnow()
             recorder.emit("run_started", _started_data(workflow, run.input))
-            with self.db.write_connection() as connection:
+            with self.transaction(recorder) as connection:
                 connection.execute(
                     update(_RUNS).where(_RUNS.c.id == run.id).values(status="running", started_at=run.started_at)
                 )
-                recorder.flush(connection)
         except Exception as exc:  # keep the worker alive, and never leave the run queued
             log.exception("run %s could not be started", run.id)
             if not tracked or self._claim(run.id):
@@ -278,16 +376,21 @@ class Runner:
         self.streams.close(run.id)
 
     def _store_final(self, run: Run, recorder: _Recorder, inserted: bool) -> None:
-        with self.db.write_connection() as connection:
+        with self.transaction(recorder, final=True) as connection:
             if inserted:
-                connection.execute(
+                # Unless a peer has failed it meanwhile (it took this process for gone).
+                finishes = connection.execute(
                     update(_RUNS)
-                    .where(_RUNS.c.id == run.id)
+                    .where(_RUNS.c.id == run.id, _RUNS.c.status.in_(UNFINISHED))
                     .values({k: v for k, v in _row(run).items() if k in _FINAL_FIELDS})
-                )
+                ).rowcount
             else:
                 connection.execute(insert(_RUNS), _row(run))
-            recorder.flush(connection)
+                finishes = 1
+            if finishes:
+                add_finished(connection, [_row(run)])
+            else:  # the peer stored its own end of the stream
+                recorder.pending = []
 
     def _finish(self, run: Run, recorder: _Recorder, inserted: bool, error: str) -> None:
         """Fail the run with `error` when its normal course could not be stored; always ends its stream.

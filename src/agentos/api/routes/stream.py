@@ -1,7 +1,11 @@
 """WS /api/runs/{id}/stream: every event of the run, past ones first, then live ones.
 
 A run active in this process is followed through `RunStreams`; any other run (finished,
-or running in another API process) through its persisted events, polled until it ends.
+or running in another API process or a worker) is replayed from its stored events, then
+followed through the broker (see agentos.broker): subscribed before the replay, so that
+nothing stored after it is missed; the database is read again when a message does not
+carry the next events, or none came for `resync_seconds` (with the in-process broker,
+0.1 s: plain polling).
 The socket closes after the run's last event. Errors arrive as {"detail": ...} followed
 by a close with code 4401 (no or unknown key) or 4404 (unknown run, or a path that is
 no stream).
@@ -22,7 +26,6 @@ from agentos.models import Run, RunEvent
 
 router = APIRouter()
 
-POLL_SECONDS = 0.1
 STREAM_PATH = "/api/runs/{run_id}/stream"
 TERMINAL = ("success", "failed")
 
@@ -87,15 +90,30 @@ async def _follow(websocket: WebSocket, svc: Services, ws: str, run_id: str) -> 
         finally:
             svc.streams.unsubscribe(run_id, queue)
         return
-    last = 0
-    while True:
-        status, events = await run_in_threadpool(_read, svc, ws, run_id, last)
-        for event in events:
-            await websocket.send_json(event)
-            last = event["seq"]
-        if status in TERMINAL or status is None:
-            return
-        await asyncio.sleep(POLL_SECONDS)
+    with svc.broker.subscribe(run_id, asyncio.get_running_loop()) as announcements:
+        last = 0
+        while True:
+            status, events = await run_in_threadpool(_read, svc, ws, run_id, last)
+            for event in events:
+                await websocket.send_json(event)
+                last = event["seq"]
+            if status in TERMINAL or status is None:
+                return
+            while True:
+                try:
+                    message = await asyncio.wait_for(announcements.get(), svc.broker.resync_seconds)
+                except TimeoutError:
+                    break
+                if message.last_seq <= last:
+                    continue
+                fresh = [e for e in message.events or () if e["seq"] > last]
+                if not fresh or fresh[0]["seq"] != last + 1:
+                    break  # not carried, or a gap: the database has them
+                for event in fresh:
+                    await websocket.send_json(event)
+                    last = event["seq"]
+                if message.final:
+                    return
 
 
 def _read(svc: Services, ws: str, run_id: str, after: int) -> tuple[str | None, list[dict[str, Any]]]:
