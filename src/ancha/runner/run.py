@@ -17,6 +17,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from ancha.config.model import AnchaConfig
 from ancha.errors import AnchaUserError, RunFailed
 from ancha.results.run_folder import RunFolder
+from ancha.runner.agents.container import ContainerExecution, container_refusal
 from ancha.runner.control import ControlClient, connect
 from ancha.runner.report import SceneSummary, print_summary
 from ancha.runner.trial import TrialOutcome, TrialRunner
@@ -51,11 +52,9 @@ def agent_refusals(config: AnchaConfig) -> dict[str, AnchaUserError]:
                                         "hint: agent: set agent.command (e.g. `python agent.py`) in ancha.yaml, "
                                         "or pass --agent 'python agent.py'")}
     refusals: dict[str, AnchaUserError] = {}
-    if agent.execution.mode == "container":
-        refusals["agent.execution"] = RunFailed(
-            "error[AGENT_UNSUPPORTED]: agent.execution mode container is not supported yet by this "
-            "version of ancha run\nhint: remove agent.execution (or set mode: host) to run the agent "
-            "as a local process")
+    container = container_refusal(config)
+    if container is not None:
+        refusals["agent.execution"] = container
     for field, value in agent.model_dump().items():
         if not field.endswith("_transport"):
             continue
@@ -84,6 +83,9 @@ async def run_scenes(config: AnchaConfig, scenes: list[Scene], *, inherit_env: b
         if not console.is_terminal:  # CI logs: wide enough that scene names are never cut
             console = Console(width=140)
     refuse_unbuilt_agents(config)
+    containers = None
+    if config.agent is not None and config.agent.execution.mode == "container":  # engine, image, files: or stop
+        containers = ContainerExecution.prepare(config, [s.path for s in scenes])
     root = config.root
     run_id = new_run_id()
     runs = root / ".ancha" / "runs"
@@ -96,7 +98,8 @@ async def run_scenes(config: AnchaConfig, scenes: list[Scene], *, inherit_env: b
     server, control = await connect(config, ControlClient)
     summaries = [SceneSummary(s.name, s.path, config.trials, config.min_pass_rate, source_hash=s.source_hash or "")
                  for s in scenes]
-    trial_runner = TrialRunner(control, config, run_dir, inherit_env=inherit_env or config.inherit_env)
+    trial_runner = TrialRunner(control, config, run_dir, inherit_env=inherit_env or config.inherit_env,
+                               containers=containers)
     interrupted = False
     try:
         interrupted = await _run_all(trial_runner, scenes, summaries, config.trials_at_once, console, progress)
@@ -204,7 +207,8 @@ def _config_record(config: AnchaConfig) -> dict[str, Any]:
     return {
         "agent": None if agent is None else {
             "command": agent.command, "cwd": agent.cwd, "env": sorted(agent.env), "pass_env": list(agent.pass_env),
-            "input": agent.input,
+            "input": agent.input, "execution": {"mode": agent.execution.mode, "image": agent.execution.image,
+                                                 "env": list(agent.execution.env)},
         },
         "scenes": list(config.scenes),
         "trials": config.trials,

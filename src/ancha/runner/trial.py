@@ -6,6 +6,7 @@ import asyncio
 import json
 import os
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -24,6 +25,7 @@ from ancha.config.model import AnchaConfig
 from ancha.config.templates import render
 from ancha.results.run_folder import TRACE, WORLD, RunFolder, TrialFolder
 from ancha.runner.agents.command import NOT_STARTED_CODES, AgentNotStarted, CommandAgent, LogSink
+from ancha.runner.agents.container import ContainerAgent, ContainerExecution
 from ancha.runner.agents.endpoint import EndpointAgent, free_port
 from ancha.runner.agents.environment import (
     ancha_variables,
@@ -35,6 +37,8 @@ from ancha.runner.control import ControlClient, ServerError
 from ancha.scene.model import Scene
 
 STATUS_POLL_S = 0.05
+AgentMaker = Callable[[str, Path, dict[str, str], LogSink], "CommandAgent | ContainerAgent"]
+"""How an agent process is made: ``CommandAgent`` on the host, ``ContainerTrial.agent`` in a container."""
 
 
 @dataclass
@@ -52,11 +56,14 @@ class TrialOutcome:
 
 
 class TrialRunner:
-    def __init__(self, control: ControlClient, config: AnchaConfig, run_dir: Path, inherit_env: bool = False) -> None:
+    def __init__(self, control: ControlClient, config: AnchaConfig, run_dir: Path, inherit_env: bool = False,
+                 containers: ContainerExecution | None = None) -> None:
         self.control = control
         self.config = config
         self.run_dir = run_dir
         self.inherit_env = inherit_env
+        self.containers = containers
+        """Set for ``agent.execution.mode: container``: each agent process runs in a container."""
 
     async def run(self, scene: Scene, trial: int) -> TrialOutcome:
         folder = RunFolder(self.run_dir).trial(scene.name, trial).create()
@@ -111,11 +118,16 @@ class TrialRunner:
                          timings: dict[str, float]) -> TrialOutcome:
         agent_cfg = self.config.agent
         assert agent_cfg is not None and (agent_cfg.command or agent_cfg.url)
-        values = template_values(context)
-        env = base_environment(agent_cfg.pass_env, self.inherit_env)
         folder = TrialFolder(trial_dir)
-        env.update(ancha_variables(context, str(folder.state_dir.resolve())))
-        env.update(trust_variables(context, folder.ca_bundle_path.resolve(), env))
+        box = self.containers.trial(context, folder.state_dir) if self.containers is not None else None
+        make: AgentMaker = CommandAgent if box is None else box.agent
+        values = template_values(context if box is None else box.context)
+        if box is None:
+            env = base_environment(agent_cfg.pass_env, self.inherit_env)
+            env.update(ancha_variables(context, str(folder.state_dir.resolve())))
+            env.update(trust_variables(context, folder.ca_bundle_path.resolve(), env))
+        else:  # nothing of the host's own: the container's variables, with the URLs it reaches
+            env = box.environment()
         if agent_cfg.kind == "endpoint" and agent_cfg.start:  # its own server on its own port
             values["agent.port"] = env["ANCHA_AGENT_PORT"] = str(free_port())
         env.update({name: render(value, values) for name, value in agent_cfg.env.items()})
@@ -125,9 +137,10 @@ class TrialRunner:
             if agent_cfg.kind == "endpoint":
                 code, status, started_any = await self._endpoint(values, cwd, env, log, context)
             elif agent_cfg.input == "per_event":
-                code, status, started_any = await self._per_event(agent_cfg.command or "", cwd, env, log, context)
+                code, status, started_any = await self._per_event(agent_cfg.command or "", cwd, env, log, context,
+                                                                  make)
             else:
-                code, status, started_any = await self._once(agent_cfg.command or "", cwd, env, log, context)
+                code, status, started_any = await self._once(agent_cfg.command or "", cwd, env, log, context, make)
             timings["agent_s"] = time.perf_counter() - begun
             outcome = TrialOutcome(scene.name, trial, "failed", status=status)
             if not started_any:
@@ -146,9 +159,9 @@ class TrialRunner:
         return outcome
 
     async def _once(self, command: str, cwd: Path, env: dict[str, str], log: LogSink,
-                    context: dict[str, Any]) -> tuple[int | None, str, bool]:
+                    context: dict[str, Any], make: AgentMaker = CommandAgent) -> tuple[int | None, str, bool]:
         """input: command — one process for the whole trial."""
-        agent = CommandAgent(command, cwd, env, log)
+        agent = make(command, cwd, env, log)
         try:
             await agent.start()
         except AgentNotStarted as exc:
@@ -194,7 +207,7 @@ class TrialRunner:
             await agent.stop()
 
     async def _per_event(self, command: str, cwd: Path, env: dict[str, str], log: LogSink,
-                         context: dict[str, Any]) -> tuple[int | None, str, bool]:
+                         context: dict[str, Any], make: AgentMaker = CommandAgent) -> tuple[int | None, str, bool]:
         """input: per_event — one process per event addressed to the agent. Between two
         invocations the runner waits on the event feed, which lets the world's clock jump."""
         cursor, worst, started_any = "0", None, False
@@ -209,7 +222,7 @@ class TrialRunner:
                 log.write(f"ancha: event {event.get('id')} {event.get('service')} {event.get('type')}\n".encode())
                 summary = str(context["task"]) if event.get("type") == "task" else event_summary(event)
                 per_event = {**env, "ANCHA_EVENT_JSON": json.dumps(event), "ANCHA_TASK": summary}
-                code, status, started = await self._once(command, cwd, per_event, log, context)
+                code, status, started = await self._once(command, cwd, per_event, log, context, make)
                 started_any = started_any or started
                 if not started:
                     return None, status, False
@@ -218,7 +231,7 @@ class TrialRunner:
                 if code is None or status != "done":  # the world ended the trial mid-event
                     return worst, status, True
 
-    async def _supervise(self, agent: CommandAgent, env_id: str) -> tuple[int | None, str]:
+    async def _supervise(self, agent: CommandAgent | ContainerAgent, env_id: str) -> tuple[int | None, str]:
         """Wait for the agent to exit, or for the world to end the trial (done URL, clock.limit)."""
         exited = asyncio.ensure_future(agent.wait())
         while True:

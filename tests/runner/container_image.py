@@ -1,0 +1,136 @@
+"""A small agent image for the container tests, made without a registry.
+
+Its root file system is assembled from this machine's own Python (the interpreter, its
+standard library, the shared libraries ``ldd`` lists) plus slack_sdk, ``/bin/sh`` and a
+passwd file, then loaded with ``podman import``. The tag is the content hash of those
+inputs, so a machine builds it once and later runs find it in podman's store.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import os
+import shutil
+import subprocess
+import sys
+import sysconfig
+import tarfile
+import tempfile
+from pathlib import Path
+
+import slack_sdk
+
+REPOSITORY = "localhost/ancha-test-agent"
+SKIPPED_STDLIB = frozenset({"site-packages", "test", "idlelib", "tkinter", "turtledemo", "ensurepip", "lib2to3",
+                            "unittest", "pydoc_data"})
+PASSWD = "root:x:0:0:root:/root:/bin/sh\nagent:x:1000:1000:agent:/tmp:/bin/sh\nnobody:x:65534:65534::/tmp:/bin/sh\n"
+GROUP = "root:x:0:\nagent:x:1000:\nnogroup:x:65534:\n"
+
+
+def _python() -> tuple[Path, Path, Path | None]:
+    """The real interpreter (not the venv's copy), its standard library and libpython."""
+    base = Path(sys.base_prefix)
+    version = f"{sys.version_info.major}.{sys.version_info.minor}"
+    interpreter = base / "bin" / f"python{version}"
+    stdlib = Path(sysconfig.get_paths(vars={"installed_base": str(base), "base": str(base)})["stdlib"])
+    libpython = base / "lib" / f"libpython{version}.so.1.0"
+    return interpreter, stdlib, libpython if libpython.exists() else None
+
+
+def _libraries(binaries: list[Path]) -> list[Path]:
+    found: set[str] = set()
+    for binary in binaries:
+        answer = subprocess.run(["ldd", str(binary)], capture_output=True, text=True)
+        for line in answer.stdout.splitlines():
+            parts = line.split()
+            if "=>" in parts and len(parts) > parts.index("=>") + 1 and parts[parts.index("=>") + 1].startswith("/"):
+                found.add(parts[parts.index("=>") + 1])
+            elif parts and parts[0].startswith("/"):
+                found.add(parts[0])
+    return sorted(Path(p) for p in found)
+
+
+def _members() -> list[tuple[str, Path]]:
+    """(path in the image, path here) for every file of the image."""
+    interpreter, stdlib, libpython = _python()
+    sh = Path(shutil.which("dash") or "/bin/sh").resolve()
+    version = stdlib.name
+    dynload = sorted(p for p in (stdlib / "lib-dynload").glob("*.so") if "tkinter" not in p.name)
+    members = [("usr/local/bin/python3", interpreter.resolve()), ("bin/sh", sh)]
+    if libpython is not None:
+        members.append((f"usr/local/lib/{libpython.name}", libpython.resolve()))
+    for library in _libraries([interpreter, sh, *dynload]):
+        if "libpython" not in library.name:
+            members.append((str(library).lstrip("/"), library.resolve()))
+    for path in sorted(stdlib.rglob("*")):
+        relative = path.relative_to(stdlib)
+        if relative.parts[0] in SKIPPED_STDLIB or not _wanted(path) or "tkinter" in path.name:
+            continue
+        members.append((f"usr/local/lib/{version}/{relative.as_posix()}", path))
+    package = Path(slack_sdk.__file__).parent
+    for path in sorted(package.rglob("*")):
+        if _wanted(path):
+            members.append((f"usr/local/lib/{version}/site-packages/slack_sdk/"
+                            f"{path.relative_to(package).as_posix()}", path))
+    return members
+
+
+def _wanted(path: Path) -> bool:
+    """Files, with only this interpreter's plain bytecode: a read-only root cannot cache it."""
+    if not path.is_file():
+        return False
+    if path.parent.name == "__pycache__":
+        return path.name.endswith(f".{sys.implementation.cache_tag}.pyc")
+    return True
+
+
+def _tag(members: list[tuple[str, Path]]) -> str:
+    digest = hashlib.sha256(PASSWD.encode())
+    for inside, here in members:
+        stat = here.stat()
+        digest.update(f"{inside}\0{here}\0{stat.st_size}\0{stat.st_mtime_ns}\n".encode())
+    return f"{REPOSITORY}:{digest.hexdigest()[:16]}"
+
+
+def podman_ready() -> str | None:
+    """Why the container tests cannot run here, or None."""
+    if shutil.which("podman") is None:
+        return "podman is not installed (.ci/run installs it)"
+    if os.geteuid() != 0:
+        return "container agents' network isolation needs root"
+    return None
+
+
+def agent_image() -> str:
+    """The test image's tag, imported into podman the first time."""
+    members = _members()
+    tag = _tag(members)
+    if subprocess.run(["podman", "image", "exists", tag]).returncode == 0:
+        return tag
+    with tempfile.TemporaryFile() as archive:
+        with tarfile.open(fileobj=archive, mode="w") as tar:
+            folders = {"bin", "etc", "tmp", "usr", "workspace", "state", "opt"}
+            for inside, _ in members:
+                parts = inside.split("/")[:-1]
+                folders.update("/".join(parts[:i]) for i in range(1, len(parts) + 1))
+            for folder in sorted(folders):
+                info = tarfile.TarInfo(folder)
+                info.type, info.mode = tarfile.DIRTYPE, 0o1777 if folder == "tmp" else 0o755
+                tar.addfile(info)
+            for inside, here in members:
+                info = tar.gettarinfo(str(here), arcname=inside)
+                info.uid = info.gid = 0
+                info.uname = info.gname = ""
+                with here.open("rb") as source:
+                    tar.addfile(info, source)
+            for name, text in (("etc/passwd", PASSWD), ("etc/group", GROUP)):
+                data = text.encode()
+                info = tarfile.TarInfo(name)
+                info.size, info.mode = len(data), 0o644
+                tar.addfile(info, io.BytesIO(data))
+        archive.seek(0)
+        subprocess.run(["podman", "import", "--change", "ENV=PATH=/usr/local/bin:/usr/bin:/bin",
+                        "--change", "ENV=LD_LIBRARY_PATH=/usr/local/lib", "--change", "ENV=PYTHONDONTWRITEBYTECODE=1",
+                        "-", tag], stdin=archive, check=True, capture_output=True)
+    return tag
