@@ -10,6 +10,7 @@ from typing import Any
 import click
 
 from ancha.checks.calls import dict_line
+from ancha.console.links import trial_url
 from ancha.results.run_folder import RunFolder, TrialFolder, failed_checks
 
 RUNS_DIR = Path(".ancha") / "runs"
@@ -115,6 +116,8 @@ def explain_trial(trial: TrialReport) -> list[str]:
     status = data.get("status")
     head = f"{trial.scene} / trial {trial.trial}: {data.get('verdict', '?')}"
     lines = [head + (f" (world {status})" if status else "")]
+    run_id = Path(trial.folder).resolve().parent.parent.name
+    lines.append(f"  console: {trial_url(run_id, trial.scene, trial.trial)}  (`ancha ui` serves it)")
     for reason in _agent_reasons(trial):
         lines.append(f"  agent: {reason}")
     trace: dict[int, dict[str, Any]] | None = None

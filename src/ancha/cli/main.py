@@ -37,8 +37,9 @@ def _register() -> None:
     from ancha.cli.run import run
     from ancha.cli.schema import schema
     from ancha.cli.serve import serve
+    from ancha.cli.ui import ui
 
-    for command in (run, doctor, serve, init, schema, explain, diff, check, playground, report):
+    for command in (run, doctor, serve, init, schema, explain, diff, check, playground, report, ui):
         cli.add_command(command)
 
 

@@ -3,9 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+from pathlib import Path
 
 import click
+from starlette.types import ASGIApp
 
+from ancha.cli.explain import RUNS_DIR
+from ancha.console.app import console_app
+from ancha.console.links import PREFIX
 from ancha.server.app import SecureListener, create_app
 from ancha.server.connections import ConnectionLimits
 from ancha.server.embedded import free_port, listeners, serve_all
@@ -26,7 +31,10 @@ _DEFAULTS = ConnectionLimits()
 @click.option("--read-timeout", default=_DEFAULTS.read_timeout, show_default=True,
               type=click.FloatRange(0.1, 3600),
               help="Seconds a client has to send a whole request (head and body); slower connections are closed.")
-def serve(host: str, port: int, tls_port: int, key: str | None, keep_alive: float, read_timeout: float) -> None:
+@click.option("--runs-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Runs the console at /ui shows (default: .ancha/runs here, on a loopback host).")
+def serve(host: str, port: int, tls_port: int, key: str | None, keep_alive: float, read_timeout: float,
+          runs_dir: Path | None) -> None:
     """Serve environments for `ancha run` (set server.url in ancha.yaml to use it).
 
     At start the server raises its soft limit on open files to the hard limit, and it
@@ -39,6 +47,11 @@ def serve(host: str, port: int, tls_port: int, key: str | None, keep_alive: floa
     click.echo(f"ancha server on http://{host}:{port}  (ancha.yaml: server: {{url: http://{host}:{port}}}); "
                f"https for tools that need it on port {tls_port}")
     tls = local_tls((host, "localhost"))
-    app = create_app(key=key, tls=SecureListener(f"https://{host}:{tls_port}", tls.ca_pem))
+    # The console shows local files: on a reachable host only when asked for by name.
+    runs = runs_dir or (RUNS_DIR if loopback else None)
+    mounts: dict[str, ASGIApp] = {PREFIX: console_app(runs.resolve(), key)} if runs is not None else {}
+    if mounts:
+        click.echo(f"console on http://{host}:{port}{PREFIX}/  (runs: {runs})")
+    app = create_app(key=key, tls=SecureListener(f"https://{host}:{tls_port}", tls.ca_pem), mounts=mounts)
     limits = ConnectionLimits(keep_alive=keep_alive, read_timeout=read_timeout)
     asyncio.run(serve_all(listeners(app, host, port, tls_port, tls, limits)))

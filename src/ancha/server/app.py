@@ -14,7 +14,8 @@ from typing import Any
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response, StreamingResponse
-from starlette.routing import Route
+from starlette.routing import Mount, Route
+from starlette.types import ASGIApp
 
 from ancha.durations import parse_duration
 from ancha.server.gateway import ToolGateway
@@ -199,7 +200,7 @@ class ControlAPI:
     async def live(self, request: Request) -> Response:
         """The trial as it happens, as Server-Sent Events (``live.py``); ``?calls=N&records=M``:
         what the subscriber already has."""
-        from ancha.server.live import live_events
+        from ancha.server.live import live_events, parse_cursor
 
         env = self._env(request, control=True)
         if isinstance(env, JSONResponse):
@@ -209,6 +210,7 @@ class ControlAPI:
             records = _bounded_int(request.query_params.get("records"), "records", 0, 0, None) or 0
         except ValueError as exc:
             return _error(400, f"invalid live query: {exc}", "use ?calls=N&records=M (what you already have)")
+        calls, records = parse_cursor(request.headers.get("last-event-id")) or (calls, records)
         return StreamingResponse(live_events(env, calls, records), media_type="text/event-stream",
                                  headers={"cache-control": "no-store"})
 
@@ -386,9 +388,10 @@ def _bounded_int(text: str | None, name: str, default: int | None, low: int, hig
 
 
 def create_app(key: str | None = None, registry: Registry | None = None,
-               tls: SecureListener | None = None) -> ToolGateway:
+               tls: SecureListener | None = None, mounts: dict[str, ASGIApp] | None = None) -> ToolGateway:
     """The server's ASGI app. ``key``: a bearer key the control API then requires; ``tls``:
-    the server's TLS listener, where tools that need https are handed out."""
+    the server's TLS listener, where tools that need https are handed out; ``mounts``: other
+    apps it serves, by path prefix (the console, at ``/ui``)."""
     api = ControlAPI(registry or Registry(), key, tls)
     routes = [
         Route("/envs", api.create_env, methods=["POST"]),
@@ -407,6 +410,7 @@ def create_app(key: str | None = None, registry: Registry | None = None,
         Route("/envs/{env_id}/endpoint", api.endpoint, methods=["POST"]),
         Route("/envs/{env_id}/{tool}/{path:path}", api.tool,
               methods=["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"]),
+        *(Mount(prefix, app) for prefix, app in (mounts or {}).items()),
     ]
     control = Starlette(routes=routes)
     control.state.registry = api.registry

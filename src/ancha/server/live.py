@@ -35,8 +35,20 @@ def _iso(at: float) -> str:
     return datetime.fromtimestamp(at, UTC).isoformat().replace("+00:00", "Z")
 
 
-def _event(kind: str, data: dict[str, Any]) -> bytes:
-    return f"event: {kind}\ndata: {json.dumps(data)}\n\n".encode()
+def _event(kind: str, data: dict[str, Any], cursor: str | None = None) -> bytes:
+    head = f"id: {cursor}\n" if cursor is not None else ""
+    return f"{head}event: {kind}\ndata: {json.dumps(data)}\n\n".encode()
+
+
+def parse_cursor(last_event_id: str | None) -> tuple[int, int] | None:
+    """``CALLS.RECORDS`` from an event's ``id`` (a browser's ``Last-Event-ID`` when it
+    reconnects): what the subscriber already has."""
+    if not last_event_id:
+        return None
+    calls, _, records = last_event_id.partition(".")
+    if calls.isdigit() and records.isdigit() and len(last_event_id) < 40:
+        return int(calls), int(records)
+    return None
 
 
 async def live_events(env: Environment, calls: int = 0, records: int = 0) -> AsyncIterator[bytes]:
@@ -58,14 +70,14 @@ async def live_events(env: Environment, calls: int = 0, records: int = 0) -> Asy
             sent = False
             while calls < len(env.trace):
                 for entry in env.trace.page(calls, BATCH):
-                    yield _event("call", call_summary(entry))
                     calls = entry.seq
+                    yield _event("call", call_summary(entry), f"{calls}.{records}")
                 sent = True
             items = env.records.items
             while records < len(items):
                 for record in items[records:records + BATCH]:
                     records += 1
-                    yield _event("record", {"i": records, **record.to_dict()})
+                    yield _event("record", {"i": records, **record.to_dict()}, f"{calls}.{records}")
                 sent = True
             status = env.status_dict()
             if status["status"] != "running":

@@ -77,6 +77,18 @@ class EffectKind:
 
 
 @dataclass(frozen=True, slots=True)
+class TimelineMark:
+    """A moment of a tool's state that the console's timeline shows in the tool's lane (an
+    incident triggered or resolved, a monitor's state), read from its final snapshot."""
+
+    at: str
+    """ISO 8601, as the tool's own timestamps give it."""
+    label: str
+    state: str
+    """A word the console colours by: ``alert``, ``warn``, ``ok`` or ``info``."""
+
+
+@dataclass(frozen=True, slots=True)
 class ToolSpec:
     name: str
     world: WorldSection
@@ -111,6 +123,8 @@ class ToolSpec:
     talk to a replica); the agent's own ``agent.env`` still wins."""
     judge_view: Callable[[dict[str, Any]], str | None] | None = None
     """What the judge sees of this tool's final state (from its snapshot), as text."""
+    timeline: Callable[[dict[str, Any]], list[TimelineMark]] | None = None
+    """What the console's timeline shows of this tool's final state (from its snapshot)."""
     secret_patterns: tuple[str, ...] = ()
     """Regexes of this tool's credential shapes: never shown to the judge model."""
     agent_accounts: Callable[[Body], list[str]] = field(default=lambda seed: [])

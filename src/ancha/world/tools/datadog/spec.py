@@ -13,6 +13,7 @@ from ancha.world.tools.datadog.delivery import WEBHOOK, start_delivery
 from ancha.world.tools.datadog.judge import judge_view
 from ancha.world.tools.datadog.replica import DatadogReplica
 from ancha.world.tools.datadog.scene_file import DatadogFile, build_world
+from ancha.world.tools.datadog.timeline import monitor_marks
 from ancha.world.tools.seam import ActionKind, EffectKind, StateKind, ToolSpec
 
 
@@ -28,6 +29,7 @@ def _body_too_large(limit: int) -> ToolResponse:
 
 TOOL = ToolSpec(
     name="datadog",
+    timeline=monitor_marks,
     world=WorldSection("datadog", DatadogFile, build_world),
     replica=DatadogReplica,
     variables=("token", "api_key", "app_key"),

@@ -14,6 +14,7 @@ from ancha.world.tools.pagerduty.judge import judge_view
 from ancha.world.tools.pagerduty.reach import PagerDutyReach
 from ancha.world.tools.pagerduty.replica import PagerDutyReplica
 from ancha.world.tools.pagerduty.scene_file import PagerDutyFile, build_world
+from ancha.world.tools.pagerduty.timeline import incident_marks
 from ancha.world.tools.seam import ActionKind, EffectKind, StateKind, ToolSpec
 
 
@@ -33,6 +34,7 @@ def _body_too_large(limit: int) -> ToolResponse:
 
 TOOL = ToolSpec(
     name="pagerduty",
+    timeline=incident_marks,
     world=WorldSection("pagerduty", PagerDutyFile, build_world, accounts_kind="user"),
     replica=PagerDutyReplica,
     secure=True,  # the official client refuses any base URL but https://

@@ -1,0 +1,263 @@
+"""The console's pages and streams, as one Starlette app mounted at ``/ui``.
+
+Every page has a stable URL (``links.py``): runs, a run, a scene across runs, a trial (its
+timeline, checks with their evidence, agent log and world diff), one call's bodies.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+from jinja2 import Environment, PackageLoader, select_autoescape
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import (
+    HTMLResponse,
+    JSONResponse,
+    PlainTextResponse,
+    RedirectResponse,
+    Response,
+    StreamingResponse,
+)
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+
+from ancha.console import links
+from ancha.console.runs import RunsFolder, run_row
+from ancha.console.timeline import build_timeline, format_offset
+from ancha.console.trial_data import TrialCache, TrialData
+from ancha.console.world_diff import SeedUnavailable, diff_worlds, read_world, seed_world
+from ancha.results.run_folder import WORLD, TrialFolder, failed_checks
+
+WINDOW = 200
+"""Calls listed at once on a trial's page (the timeline shows them all)."""
+LOG_TAIL = 64 * 1024
+TIMELINE_WORLD_MAX = 8 * 1024 * 1024
+"""A world.json larger than this is not read for the timeline's state lanes (the diff reads it)."""
+
+
+class Console:
+    def __init__(self, runs_dir: Path, server_key: str | None = None) -> None:
+        self.runs = RunsFolder(runs_dir)
+        self.server_key = server_key
+        self.cache = TrialCache()
+        self.templates = Environment(loader=PackageLoader("ancha.console", "templates"),
+                                     autoescape=select_autoescape(["html"]))
+        self.templates.globals.update(links=links, offset=format_offset)
+
+    def page(self, name: str, status: int = 200, **values: Any) -> HTMLResponse:
+        return HTMLResponse(self.templates.get_template(name).render(runs_dir=str(self.runs.path), **values),
+                            status_code=status)
+
+    def not_found(self, what: str) -> HTMLResponse:
+        return self.page("missing.html", 404, what=what)
+
+    # --- runs ---------------------------------------------------------------------------
+
+    async def runs_page(self, request: Request) -> Response:
+        return self.page("runs.html", rows=self.runs.rows())
+
+    async def run_page(self, request: Request) -> Response:
+        run_id = request.path_params["run_id"]
+        if run_id == "latest":
+            ids = self.runs.run_ids()
+            return RedirectResponse(links.run_path(ids[0]) if ids else links.PREFIX + "/", 307)
+        folder = self.runs.run(run_id)
+        if folder is None:
+            return self.not_found(f"run {run_id}")
+        return self.page("run.html", row=run_row(folder), summary=folder.read_summary() or {})
+
+    async def scene_page(self, request: Request) -> Response:
+        scene = request.path_params["scene"]
+        history = self.runs.scene_history(scene)
+        if not history:
+            return self.not_found(f"scene {scene} in any run")
+        return self.page("scene.html", scene=scene, history=history)
+
+    # --- a trial ------------------------------------------------------------------------
+
+    def _trial(self, request: Request) -> TrialFolder | None:
+        folder = self.runs.run(request.path_params["run_id"])
+        if folder is None:
+            return None
+        try:
+            trial = folder.trial(request.path_params["scene"], request.path_params["trial"])
+        except ValueError:
+            return None
+        return trial if trial.path.is_dir() else None
+
+    async def trial_page(self, request: Request) -> Response:
+        folder = self._trial(request)
+        if folder is None:
+            return self.not_found("trial " + "/".join(request.path_params.values()))
+        data = self.cache.load(folder)
+        live = folder.read_live() if not data.graded else None
+        focus = _int(request.query_params.get("focus"))
+        window = _window(data, focus, _int(request.query_params.get("from")))
+        world = _small_world(folder.path / WORLD)
+        timeline = build_timeline(data, world)
+        run_id, scene, trial = folder.path.parent.parent.name, folder.scene, folder.trial
+        results = [r for r in data.checks.get("results") or [] if isinstance(r, dict)]
+        return self.page(
+            "trial.html", run_id=run_id, scene=scene, trial=trial, data=data, checks=data.checks,
+            results=results, failing={str(r.get("id")) for r in failed_checks(data.checks)}, timeline=timeline,
+            window=window, focus=focus, focused=data.entry(focus) if focus else None, live=live,
+            log=_log_tail(folder), base=links.trial_path(run_id, scene, trial), pretty=_pretty)
+
+    async def call_fragment(self, request: Request) -> Response:
+        folder = self._trial(request)
+        seq = _int(request.path_params["seq"])
+        entry = self.cache.load(folder).entry(seq) if folder is not None and seq else None
+        if entry is None:
+            return HTMLResponse("<p class=muted>This call is not in trace.jsonl.</p>", 404)
+        return self.page("call.html", entry=entry, pretty=_pretty)
+
+    async def trial_state(self, request: Request) -> Response:
+        """Whether the trial is graded yet: a live page reloads once it is."""
+        folder = self._trial(request)
+        if folder is None:
+            return JSONResponse({"error": "no such trial"}, 404)
+        return JSONResponse({"graded": (folder.path / "checks.json").exists(), "live": folder.read_live() is not None})
+
+    async def diff_fragment(self, request: Request) -> Response:
+        folder = self._trial(request)
+        if folder is None:
+            return self.not_found("trial")
+        values: dict[str, Any] = {"changes": [], "total": 0, "error": None}
+        summary = self.runs.run(folder.path.parent.parent.name)
+        scene = _scene_summary(summary.read_summary() if summary else None, folder.scene)
+        try:
+            end = read_world((folder.path / WORLD).read_bytes())
+            if scene is None:
+                raise SeedUnavailable("the run's summary.json does not name this scene's file (the run has not "
+                                      "finished, or was stopped)")
+            seed = seed_world(str(scene.get("path")), str(scene.get("source_hash") or ""), int(folder.trial))
+            values["changes"], values["total"] = diff_worlds(seed, end)
+        except OSError:
+            values["error"] = "this trial has no world.json (it never started, or has not been graded yet)"
+        except (SeedUnavailable, ValueError) as exc:
+            values["error"] = str(exc)
+        full = request.query_params.get("fragment") != "1"
+        return self.page("diff.html", full=full, folder=folder, run_id=folder.path.parent.parent.name, **values)
+
+    async def agent_log(self, request: Request) -> Response:
+        folder = self._trial(request)
+        if folder is None:
+            return PlainTextResponse("no such trial", 404)
+        return PlainTextResponse(folder.read_log())
+
+    async def live(self, request: Request) -> Response:
+        """The running trial's world, relayed from its server's ``/envs/ENV/live``."""
+        folder = self._trial(request)
+        where = folder.read_live() if folder is not None else None
+        if where is None:
+            return StreamingResponse(_one_event("end", {"status": "finished"}), media_type="text/event-stream")
+        headers = {"authorization": f"Bearer {self.server_key}"} if self.server_key else {}
+        if last := request.headers.get("last-event-id"):
+            headers["last-event-id"] = last
+        url = f"{where['server_url'].rstrip('/')}/envs/{where['env_id']}/live"
+        return StreamingResponse(_relay(url, headers), media_type="text/event-stream",
+                                 headers={"cache-control": "no-store"})
+
+
+async def _relay(url: str, headers: dict[str, str]) -> AsyncIterator[bytes]:
+    try:
+        async with httpx.AsyncClient(timeout=httpx.Timeout(10, read=30)) as client, \
+                client.stream("GET", url, headers=headers) as answer:
+            if answer.status_code != 200:
+                text = (await answer.aread()).decode(errors="replace")[:300]
+                yield _event_bytes("gone", {"reason": f"the server answered {answer.status_code}: {text}"})
+                return
+            async for piece in answer.aiter_raw():
+                yield piece
+    except httpx.HTTPError as exc:
+        yield _event_bytes("gone", {"reason": f"the trial's server could not be reached: {exc}"})
+
+
+def _event_bytes(kind: str, data: dict[str, Any]) -> bytes:
+    return f"event: {kind}\ndata: {json.dumps(data)}\n\n".encode()
+
+
+async def _one_event(kind: str, data: dict[str, Any]) -> AsyncIterator[bytes]:
+    yield _event_bytes(kind, data)
+
+
+def _int(text: Any) -> int | None:
+    return int(text) if isinstance(text, str) and text.isdigit() and len(text) < 12 else None
+
+
+def _window(data: TrialData, focus: int | None, start: int | None) -> dict[str, Any]:
+    """Which calls the page lists: ``WINDOW`` of them, around the focused one when there is one."""
+    total = len(data.calls)
+    first = 0
+    if focus is not None:
+        index = next((i for i, c in enumerate(data.calls) if c.seq == focus), 0)
+        first = max(0, index - WINDOW // 4)
+    elif start is not None:
+        first = next((i for i, c in enumerate(data.calls) if c.seq >= start), total)
+    first = min(first, max(0, total - WINDOW))
+    calls = data.calls[first:first + WINDOW]
+    return {"calls": calls, "total": total,
+            "earlier": data.calls[max(0, first - WINDOW)].seq if first > 0 else None,
+            "later": data.calls[first + WINDOW].seq if first + WINDOW < total else None}
+
+
+def _small_world(path: Path) -> dict[str, Any] | None:
+    try:
+        if path.stat().st_size > TIMELINE_WORLD_MAX:
+            return None
+        data = json.loads(path.read_bytes())
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def _scene_summary(summary: dict[str, Any] | None, scene: str) -> dict[str, Any] | None:
+    for entry in (summary or {}).get("scenes") or []:
+        if isinstance(entry, dict) and entry.get("scene") == scene:
+            return entry
+    return None
+
+
+def _log_tail(folder: TrialFolder) -> dict[str, Any]:
+    try:
+        size = folder.log_path.stat().st_size
+        with folder.log_path.open("rb") as log:
+            log.seek(max(0, size - LOG_TAIL))
+            text = log.read().decode(errors="replace")
+    except OSError:
+        return {"text": "", "cut": False}
+    return {"text": text, "cut": size > LOG_TAIL}
+
+
+def _pretty(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, str):
+        return value
+    return json.dumps(value, indent=2, ensure_ascii=False)
+
+
+def console_app(runs_dir: Path, server_key: str | None = None) -> Starlette:
+    """The console over ``runs_dir`` (``.ancha/runs``). ``server_key``: the key of the servers
+    running trials live (ANCHA_SERVER_KEY), for following them."""
+    console = Console(runs_dir, server_key if server_key is not None else os.environ.get("ANCHA_SERVER_KEY"))
+    trial = "/runs/{run_id}/{scene}/{trial}"
+    static = StaticFiles(packages=[("ancha.console", "static")])
+    return Starlette(routes=[
+        Route("/", console.runs_page),
+        Route("/runs/{run_id}", console.run_page),
+        Route("/scenes/{scene}", console.scene_page),
+        Route(trial, console.trial_page),
+        Route(trial + "/calls/{seq}", console.call_fragment),
+        Route(trial + "/state", console.trial_state),
+        Route(trial + "/diff", console.diff_fragment),
+        Route(trial + "/agent.log", console.agent_log),
+        Route(trial + "/live", console.live),
+        Mount("/static", static, name="static"),
+    ])

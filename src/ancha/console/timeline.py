@@ -1,0 +1,196 @@
+"""A trial's timeline in simulated time: one lane per tool the agent called, per person and
+for the world (faults, milestones, and what tools show of their state).
+
+Lanes are data (``Lane`` of ``Mark``); the page lays them out. A lane with more marks than
+fit is binned: one mark per bin, with its count, linked to the bin's first call.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from ancha.console.trial_data import Call, TrialData, epoch
+from ancha.world.tools import registry
+
+MAX_MARKS = 400
+"""Marks per lane before it is binned (about one per 2 px of a wide screen)."""
+
+
+@dataclass
+class Mark:
+    at: float
+    label: str
+    kind: str
+    """CSS class: ``ok``, ``err``, ``person``, ``fact``, ``decision``, ``milestone``,
+    ``alert``, ``warn``, ``info``, ``fault``."""
+    seq: int | None = None
+    count: int = 1
+    until: float | None = None
+    """For a span (a fault while active): its end."""
+    left: float = 0.0
+    width: float = 0.0
+
+
+@dataclass
+class Lane:
+    key: str
+    title: str
+    group: str
+    marks: list[Mark] = field(default_factory=list)
+
+
+@dataclass
+class Timeline:
+    start: float
+    end: float
+    lanes: list[Lane]
+    ticks: list[tuple[float, str]]
+
+    @property
+    def span(self) -> float:
+        return self.end - self.start
+
+
+def build_timeline(trial: TrialData, world: dict[str, Any] | None) -> Timeline:
+    lanes: dict[str, Lane] = {}
+
+    def lane(key: str, title: str, group: str) -> Lane:
+        if key not in lanes:
+            lanes[key] = Lane(key, title, group)
+        return lanes[key]
+
+    for call in trial.calls:
+        _call_lane(call, lane).marks.append(
+            Mark(call.at, f"#{call.seq} {call.actor}: {call.label}", "ok" if call.worked else "err", call.seq))
+    _record_marks(trial.records, lane)
+    if world:
+        _tool_state_marks(world, lane)
+    times = [m.at for ln in lanes.values() for m in ln.marks] + [
+        m.until for ln in lanes.values() for m in ln.marks if m.until is not None]
+    start = min(times, default=0.0)
+    end = max(times, default=start)
+    if end - start < 1e-6:
+        end = start + 1.0
+    ordered = sorted(lanes.values(), key=lambda ln: (_GROUP_ORDER.get(ln.group, 9), ln.title))
+    timeline = Timeline(start, end, ordered, _ticks(start, end))
+    for ln in ordered:
+        ln.marks.sort(key=lambda m: m.at)
+        if len(ln.marks) > MAX_MARKS:
+            ln.marks = _binned(ln.marks, start, end)
+        for mark in ln.marks:
+            mark.left = round(100 * (mark.at - start) / (end - start), 3)
+            if mark.until is not None:
+                mark.width = max(round(100 * (mark.until - mark.at) / (end - start), 3), 0.3)
+    return timeline
+
+
+_GROUP_ORDER = {"tool": 0, "person": 1, "world": 2, "state": 3}
+
+
+def _call_lane(call: Call, lane: Any) -> Lane:
+    if call.actor == "agent":
+        return lane(f"tool:{call.tool}", f"agent → {call.tool}", "tool")  # type: ignore[no-any-return]
+    if call.actor.startswith("person:"):
+        person = call.actor.removeprefix("person:")
+        return lane(f"person:{person}", person, "person")  # type: ignore[no-any-return]
+    return lane("world", "world (faults, scheduled events)", "world")  # type: ignore[no-any-return]
+
+
+def _record_marks(records: Iterable[dict[str, Any]], lane: Any) -> None:
+    faults: dict[str, Mark] = {}
+    for record in records:
+        kind, at, person = record.get("kind"), record["_at"], record.get("person")
+        if kind == "knows" and record.get("via") != "owner" and person:
+            lane(f"person:{person}", person, "person").marks.append(
+                Mark(at, f"{person} learned {record.get('fact')}", "fact"))
+        elif kind == "revealed" and person:
+            lane(f"person:{person}", person, "person").marks.append(
+                Mark(at, f"{person} revealed {record.get('fact')}", "fact"))
+        elif kind == "told" and person:
+            lane(f"person:{person}", person, "person").marks.append(
+                Mark(at, f"{person} was told {record.get('fact') or ''}".strip(), "fact"))
+        elif kind == "decided" and person:
+            lane(f"person:{person}", person, "person").marks.append(
+                Mark(at, f"{person} decided {record.get('decision')}: {record.get('option')}", "decision"))
+        elif kind == "predicate" and record.get("held"):
+            lane("milestones", "milestones (first held)", "world").marks.append(
+                Mark(at, f"first held: {_predicate_label(record.get('key'))}", "milestone"))
+        elif kind == "fault_started":
+            mark = Mark(at, f"fault {record.get('fault')} active", "fault", until=None)
+            faults[str(record.get("fault"))] = mark
+            lane("faults", "faults", "world").marks.append(mark)
+        elif kind == "fault_resolved":
+            name = str(record.get("fault"))
+            lane("faults", "faults", "world").marks.append(Mark(at, f"fault {name} resolved", "ok"))
+            if name in faults:
+                faults[name].until = at
+                faults[name].label = f"fault {name} active until it was resolved"
+    for mark in faults.values():
+        if mark.until is None:  # never resolved: it lasts to the end of the trial
+            mark.until = max((r["_at"] for r in records), default=mark.at)
+            mark.label = f"fault {mark.label.split()[1]} never resolved"
+
+
+def _tool_state_marks(world: dict[str, Any], lane: Any) -> None:
+    for name, spec in registry().tools.items():
+        snapshot = world.get(name)
+        if spec.timeline is None or not isinstance(snapshot, dict):
+            continue
+        try:
+            marks = spec.timeline(snapshot)
+        except Exception:  # a malformed world.json must not take the page down
+            continue
+        for mark in marks:
+            at = epoch(mark.at)
+            if at is not None:
+                lane(f"state:{name}", f"{name} state", "state").marks.append(Mark(at, mark.label, mark.state))
+
+
+def _predicate_label(key: Any) -> str:
+    """A predicate key (its JSON) as short text: ``message to laura from slack_bot``."""
+    try:
+        data = json.loads(key) if isinstance(key, str) else key
+    except ValueError:
+        return str(key)
+    if isinstance(data, dict) and len(data) == 1:
+        kind, body = next(iter(data.items()))
+        if isinstance(body, dict):
+            parts = [f"{k}={v}" for k, v in body.items() if v not in (None, [], {}, "")]
+            return f"{kind} " + " ".join(parts)
+    return str(key)[:120]
+
+
+def _binned(marks: list[Mark], start: float, end: float) -> list[Mark]:
+    width = (end - start) / MAX_MARKS
+    bins: dict[int, list[Mark]] = {}
+    for mark in marks:
+        bins.setdefault(min(int((mark.at - start) / width), MAX_MARKS - 1), []).append(mark)
+    out = []
+    for group in bins.values():
+        first = group[0]
+        failed = sum(1 for m in group if m.kind == "err")
+        label = f"{len(group)} calls from #{first.seq}" + (f", {failed} failed" if failed else "")
+        out.append(Mark(first.at, label if len(group) > 1 else first.label, "err" if failed else first.kind,
+                        first.seq, len(group)))
+    return out
+
+
+def _ticks(start: float, end: float, count: int = 6) -> list[tuple[float, str]]:
+    return [(round(100 * i / count, 3), "+" + format_offset((end - start) * i / count)) for i in range(count + 1)]
+
+
+def format_offset(seconds: float) -> str:
+    """``+2m5s`` style, as ``ancha explain`` says times."""
+    if seconds < 1:
+        return f"{seconds * 1000:.0f}ms" if seconds > 0 else "0s"
+    whole = int(round(seconds))
+    hours, rest = divmod(whole, 3600)
+    minutes, secs = divmod(rest, 60)
+    if hours:
+        return f"{hours}h{minutes}m" if minutes else f"{hours}h"
+    if minutes:
+        return f"{minutes}m{secs}s" if secs else f"{minutes}m"
+    return f"{secs}s"
