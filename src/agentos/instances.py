@@ -118,7 +118,7 @@ class Instance:
         """Tell followers in other processes that these runs ended (their events are stored)."""
         if self.broker is not None:
             for run_id, seq in failed:
-                self.broker.publish_after(Message(run_id, seq, True, None))
+                self.broker.send(Message(run_id, seq, True, None))
 
     def stop(self) -> None:
         """Fail this process's unfinished runs and deregister."""

@@ -16,7 +16,7 @@ from typing import Any
 from agentos.broker import open_broker
 from agentos.db import Database
 from agentos.engine.providers import Providers
-from agentos.engine.queue import EXECUTE_RUN, JOB_TIMEOUT, MAX_TRIES, QUEUE_NAME, redis_settings
+from agentos.engine.queue import EXECUTE_RUN, JOB_TIMEOUT, MAX_TRIES, queue_name, redis_settings
 from agentos.engine.runner import Runner
 from agentos.engine.streams import RunStreams
 from agentos.instances import Instance
@@ -50,7 +50,7 @@ def run_worker(database_url: str, queue_url: str, broker_url: str | None, concur
 
     worker = Worker(
         functions=[func(execute_run, name=EXECUTE_RUN, max_tries=MAX_TRIES, timeout=JOB_TIMEOUT)],
-        queue_name=QUEUE_NAME,
+        queue_name=queue_name(),
         redis_settings=settings,
         on_startup=startup,
         on_shutdown=shutdown,

@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import os
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -93,6 +94,8 @@ class Broker:
     def __init__(self) -> None:
         self._subscribers: dict[str, list[Subscription]] = {}
         self._lock = threading.Lock()
+        if self.crosses_processes:
+            self.resync_seconds = _seconds("AGENTOS_BROKER_RESYNC_SECONDS", self.resync_seconds)
 
     # Publishing, from the runner's threads.
     def publish_in(self, connection: Connection, message: Message) -> None:
@@ -100,6 +103,10 @@ class Broker:
 
     def publish_after(self, message: Message) -> None:
         """After that transaction committed."""
+
+    def send(self, message: Message) -> None:
+        """Outside any transaction of the runner's (the sweep of a gone process's runs)."""
+        self.publish_after(message)
 
     # Receiving.
     async def listen(self) -> None:
@@ -130,6 +137,17 @@ class Broker:
 
     def close(self) -> None:
         """Release connections (the listener is cancelled by its owner)."""
+
+
+def _seconds(variable: str, default: float) -> float:
+    raw = os.environ.get(variable, "")
+    try:
+        value = float(raw) if raw.strip() else default
+    except ValueError:
+        raise BrokerError(f"{variable}={raw!r}: expected a number of seconds, e.g. 2") from None
+    if not value > 0:
+        raise BrokerError(f"{variable}={raw!r}: expected a positive number of seconds")
+    return value
 
 
 class LocalBroker(Broker):

@@ -52,8 +52,10 @@ class PostgresBroker(Broker):
             )
 
     def publish_after(self, message: Message) -> None:
-        if self.same_database:
-            return
+        if not self.same_database:
+            self.send(message)
+
+    def send(self, message: Message) -> None:
         payload = message.encode(PAYLOAD_LIMIT)
         with self._publisher_lock:
             for attempt in (1, 2):

@@ -12,15 +12,21 @@ nothing.
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 from agentos.broker import BrokerError
 
 EXECUTE_RUN = "agentos.execute_run"
-QUEUE_NAME = "agentos:queue"
+DEFAULT_QUEUE_NAME = "agentos:queue"
 MAX_TRIES = 3
 # A job's time limit, after which arq may hand it to another worker: longer than any run.
 JOB_TIMEOUT = 24 * 3600
+
+
+def queue_name() -> str:
+    """AGENTOS_QUEUE_NAME, so that several AgentOS deployments can share one Redis."""
+    return os.environ.get("AGENTOS_QUEUE_NAME") or DEFAULT_QUEUE_NAME
 
 
 def redis_settings(url: str) -> Any:
@@ -52,7 +58,7 @@ class RunQueue:
             raise BrokerError(f"AGENTOS_QUEUE_URL: cannot reach Redis ({type(exc).__name__}: {exc})") from None
 
     async def _connect(self, create_pool: Any) -> Any:
-        return await create_pool(self.settings, default_queue_name=QUEUE_NAME)
+        return await create_pool(self.settings, default_queue_name=queue_name())
 
     def enqueue(self, run_id: str) -> None:
         self._portal.call(self._enqueue, run_id)
