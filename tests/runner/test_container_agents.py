@@ -1,0 +1,221 @@
+"""`ancha run` with `agent.execution.mode: container`: real podman containers, a real server, real agents.
+
+The image is built once per machine from this machine's own Python (``container_image``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import textwrap
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from ancha.runner.agents.container import build_image
+from ancha.runner.agents.container_engine import find_engine
+
+sys.path.insert(0, str(Path(__file__).parent))
+from container_image import agent_image, podman_ready  # noqa: E402
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+ANCHA = [sys.executable, "-m", "ancha.cli"]
+
+pytestmark = pytest.mark.skipif(podman_ready() is not None, reason=str(podman_ready()))
+
+
+@pytest.fixture(scope="module")
+def image() -> str:
+    return agent_image()
+
+
+def ancha(*args: str, cwd: Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([*ANCHA, *args], cwd=cwd, capture_output=True, text=True, timeout=180,
+                          env={**os.environ, **(env or {})})
+
+
+def project(tmp_path: Path, image: str, command: str, *, scenes: list[str], extra: str = "") -> Path:
+    """A project as a user has one: the bundled example agents and scenes, plus files the
+    agent must never see (a .env, a .git folder, ancha.yaml)."""
+    shutil.copytree(EXAMPLES / "agents", tmp_path / "agents")
+    for name in scenes:
+        shutil.copytree(EXAMPLES / "scenes" / name, tmp_path / "scenes" / name)
+    (tmp_path / ".env").write_text("API_KEY=from-dotenv\n")
+    (tmp_path / ".git").mkdir()
+    (tmp_path / ".git" / "config").write_text("[core]\n")
+    (tmp_path / "node_modules" / "left-pad").mkdir(parents=True)
+    (tmp_path / "node_modules" / "left-pad" / "index.js").write_text("//\n")
+    (tmp_path / "id_rsa").write_text("-----BEGIN KEY-----\n")
+    (tmp_path / "ancha.yaml").write_text(
+        f"agent:\n  command: {command}\n  execution:\n    mode: container\n    image: {image}\n{extra}"
+        f"scenes: [scenes/**/scene.yaml]\ntrials: 1\nparallel: 2\n")
+    return tmp_path
+
+
+def test_container_agent_passes_the_bundled_slack_scenes(tmp_path: Path, image: str) -> None:
+    root = project(tmp_path, image, "python3 agents/acme_bot.py", scenes=["export-question", "alert-handoff"])
+    result = ancha("run", cwd=root)
+    assert result.returncode == 0, result.stdout + result.stderr
+    run = root / ".ancha" / "runs" / "latest"
+    for scene in ("export-question", "alert-handoff"):
+        checks = json.loads((run / scene / "1" / "checks.json").read_text())
+        assert checks["verdict"] == "passed", checks
+    assert "answered" in (run / "export-question" / "1" / "agent.log").read_text()
+    summary = json.loads((run / "summary.json").read_text())
+    assert summary["config"]["agent"]["execution"]["mode"] == "container"
+
+
+PROBE = textwrap.dedent("""
+    import hashlib, json, os, socket, sys, urllib.request
+
+    def attempt(action):
+        try:
+            action()
+            return "ok"
+        except Exception as exc:
+            return type(exc).__name__ + ": " + str(exc)
+
+    def connect(host, port):
+        socket.create_connection((host, port), timeout=5).close()
+
+    def write_usr():
+        open("/usr/ancha-probe", "w").write("x")
+
+    def write_workspace():
+        open("/workspace/new-file", "w").write("x")
+
+    def slack():
+        request = urllib.request.Request(os.environ["ANCHA_SLACK_URL"] + "/api/auth.test", data=b"",
+                                         headers={"Authorization": "Bearer " + os.environ["ANCHA_SLACK_TOKEN"]})
+        assert json.load(urllib.request.urlopen(request, timeout=10))["ok"]
+
+    files = sorted(os.path.relpath(os.path.join(d, f), "/workspace")
+                   for d, _, names in os.walk("/workspace") for f in names)
+    report = {
+        "uid": os.getuid(),
+        "write_usr": attempt(write_usr),
+        "write_workspace": attempt(write_workspace),
+        "files": files,
+        "node_modules": os.readlink("/workspace/node_modules"),
+        "slack": attempt(slack),
+        "other_port": attempt(lambda: connect("127.0.0.1", int(sys.argv[1]))),
+        "pypi_by_name": attempt(lambda: connect("pypi.org", 443)),
+        "pypi_by_address": attempt(lambda: connect("151.101.0.223", 443)),
+        "secret_sha256": hashlib.sha256(os.environ.get("PROBE_SECRET", "").encode()).hexdigest(),
+        "host_path": os.environ.get("VIRTUAL_ENV"),
+        "state_dir": os.environ["ANCHA_STATE_DIR"],
+    }
+    with open(os.path.join(os.environ["ANCHA_STATE_DIR"], "probe.json"), "w") as out:
+        json.dump(report, out)
+""")
+
+
+@pytest.fixture
+def host_listener() -> Iterator[int]:
+    """A TCP server on the host's loopback that is not Ancha's: the agent must not reach it."""
+    server = socket.create_server(("127.0.0.1", 0))
+    server.settimeout(0.2)
+    stop = threading.Event()
+
+    def accept() -> None:
+        while not stop.is_set():
+            try:
+                server.accept()[0].close()
+            except OSError:
+                pass
+
+    thread = threading.Thread(target=accept, daemon=True)
+    thread.start()
+    yield server.getsockname()[1]
+    stop.set()
+    thread.join()
+    server.close()
+
+
+def test_container_agent_is_isolated_and_its_state_is_kept(tmp_path: Path, image: str, host_listener: int) -> None:
+    secret = "s3cr3t-" + os.urandom(8).hex()
+    (tmp_path / "probe.py").write_text(PROBE)
+    root = project(tmp_path, image, f"python3 probe.py {host_listener}", scenes=["export-question"],
+                   extra="    env: [PROBE_SECRET]\n")
+    result = ancha("run", cwd=root, env={"PROBE_SECRET": secret})
+    assert result.returncode == 1, result.stdout + result.stderr  # the probe answers nobody: its checks fail
+    trial = root / ".ancha" / "runs" / "latest" / "export-question" / "1"
+    report = json.loads((trial / "state" / "probe.json").read_text())  # /state copied out, as on the host
+
+    assert report["uid"] != 0
+    assert "Read-only file system" in report["write_usr"]
+    assert "Read-only file system" in report["write_workspace"]
+    assert report["files"] == ["agents/acme_bot.py", "agents/bolt_app.py", "agents/incident_responder.py",
+                               "agents/offboarder.py", "agents/runbook_fixer.py", "agents/triage.py",
+                               "node_modules", "probe.py"]  # the link, dangling in an image without Node deps
+    assert report["node_modules"] == "/opt/ancha/node_modules"
+    assert report["slack"] == "ok"
+    assert report["other_port"].startswith("ConnectionRefusedError")
+    assert report["pypi_by_name"] != "ok"
+    assert report["pypi_by_address"].startswith("OSError: [Errno 101] Network is unreachable")
+    assert report["secret_sha256"] == hashlib.sha256(secret.encode()).hexdigest()  # passed by name
+    assert report["host_path"] is None and report["state_dir"] == "/state"
+
+    saved = [p for p in (root / ".ancha").rglob("*") if p.is_file() and secret.encode() in p.read_bytes()]
+    assert saved == []  # neither summary.json, nor agent.log, nor checks.json
+
+
+def test_missing_image_stops_the_run_with_exit_3(tmp_path: Path, image: str) -> None:
+    root = project(tmp_path, image, "python3 agents/acme_bot.py", scenes=["export-question"])
+    (root / "ancha.yaml").write_text((root / "ancha.yaml").read_text().replace(image, "localhost/no-such:image"))
+    result = ancha("run", cwd=root)
+    assert result.returncode == 3
+    assert result.stderr.startswith("error[CONTAINER_IMAGE]: the image localhost/no-such:image is not in the "
+                                    "local podman\nhint: build it (`podman build -t localhost/no-such:image .`)")
+    assert "Traceback" not in result.stderr
+    assert not (root / ".ancha" / "runs").exists()  # nothing ran, not even on the host
+
+
+def test_missing_engine_stops_the_run_with_exit_3(tmp_path: Path, image: str) -> None:
+    root = project(tmp_path, image, "python3 agents/acme_bot.py", scenes=["export-question"])
+    result = ancha("run", cwd=root, env={"PATH": str(Path(sys.executable).parent)})
+    assert result.returncode == 3
+    first, hint = result.stderr.splitlines()[:2]
+    assert first.startswith("error[CONTAINER_ENGINE]: agent.execution mode container needs a container engine, "
+                            "and none answers (docker: docker is not on PATH; podman: podman is not on PATH)")
+    assert hint.startswith("hint: install Docker or Podman and put its CLI on PATH")
+    assert not (root / ".ancha" / "runs").exists()
+
+
+def test_slack_socket_mode_is_refused_in_a_container(tmp_path: Path, image: str) -> None:
+    root = project(tmp_path, image, "python3 agents/acme_bot.py", scenes=["export-question"])
+    text = (root / "ancha.yaml").read_text().replace("  execution:", "  slack_transport: socket\n  execution:", 1)
+    (root / "ancha.yaml").write_text(text)
+    result = ancha("run", cwd=root)
+    assert result.returncode == 2
+    assert "agent.slack_transport: socket is not available to container agents" in result.stderr
+    assert "container runs do not support Slack Socket Mode" in result.stderr
+
+
+def test_preparation_project_rebuilds_only_when_the_build_inputs_change(tmp_path: Path, image: str) -> None:
+    engine = find_engine()
+    tag = f"localhost/ancha-test-prepared:{os.urandom(4).hex()}"
+    (tmp_path / "Containerfile").write_text(f"FROM {image}\nCOPY agent.py /opt/agent.py\n")
+    (tmp_path / "agent.py").write_text("print('one')\n")
+
+    def image_id() -> str:
+        return subprocess.run(["podman", "image", "inspect", "--format", "{{.Id}}", tag], capture_output=True,
+                              text=True, check=True).stdout.strip()
+
+    try:
+        assert build_image(engine, tag, tmp_path, os.environ) is True
+        first = image_id()
+        assert build_image(engine, tag, tmp_path, os.environ) is False  # same inputs: used as it is
+        assert image_id() == first
+        (tmp_path / "agent.py").write_text("print('two')\n")
+        assert build_image(engine, tag, tmp_path, os.environ) is True
+        assert image_id() != first
+    finally:
+        subprocess.run(["podman", "rmi", "--force", tag], capture_output=True)
