@@ -50,6 +50,10 @@ LogLimit = Annotated[
                     "description": "a size from 4KiB to 1GiB, such as 16MiB"}),
 ]
 HttpUrl = Annotated[str, StringConstraints(pattern=r"^https?://\S+$"), Expect("an http(s) URL")]
+ModelHost = Annotated[
+    str, StringConstraints(max_length=253, pattern=r"^([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$"),
+    Expect("a domain such as openrouter.ai (lowercase, no scheme, port or path)"),
+]
 
 
 class _Section(FileModel):
@@ -64,7 +68,7 @@ class ExecutionConfig(_Section):
     preparation: Literal["project", "image"] | None = None
     files: list[str] = Field(default_factory=lambda: ["."])
     env: EnvNames = Field(default_factory=list)
-    model_hosts: list[str] = Field(default_factory=list, alias="modelHosts")
+    model_hosts: list[ModelHost] = Field(default_factory=list, alias="modelHosts")
     cpus: Annotated[float, Field(ge=0.1, le=32)] = 1.0
     memory_mb: Annotated[int, Field(ge=128, le=65536)] = Field(default=512, alias="memoryMb")
     pids: Annotated[int, Field(ge=16, le=4096)] = 128
@@ -90,6 +94,9 @@ class AgentConfig(_Section):
         default=30.0, json_schema_extra={"default": "30s"}, description="more than 0s, at most 1h")
     log_limit: LogLimit = Field(default=ByteSize(16 * 1024 * 1024), json_schema_extra={"default": "16MiB"})
     """Most bytes of agent.log kept per trial: its head and its tail, with the cut counted."""
+    budget_usd: Annotated[float, Field(gt=0, le=1_000_000), Expect("a positive number of US dollars, such as 0.5")] \
+        | None = Field(default=None, description="US dollars, more than 0")
+    """Most a trial's model calls (through the model gateway) may cost; past it the trial ends ``over_budget``."""
 
     @property
     def kind(self) -> Literal["command", "endpoint"] | None:

@@ -54,6 +54,10 @@ def config_problems(config: AnchaConfig, line_of: LineOf, file: str | None) -> l
         if name in RESERVED_ENV or name.startswith("ANCHA_"):
             add(f"agent.execution.env[{i}]", f"{name} is a reserved name",
                 "PATH, HOME and ANCHA_* are set by Ancha inside the container; remove it")
+    if agent.budget_usd is not None and not execution.model_hosts:
+        add("agent.budget_usd", "needs agent.execution.modelHosts",
+            "the budget counts model calls through Ancha's model gateway, which serves the domains in "
+            "agent.execution.modelHosts, such as [openrouter.ai]")
     has_port = endpoint and agent.start is not None
     for key, value in agent.env.items():
         _check_templates(f"agent.env.{key}", value, "env", add, has_port)

@@ -56,6 +56,23 @@ class SceneSummary:
         rate = self.pass_rate
         return rate is not None and rate >= self.min_pass_rate - 1e-12 and len(self.outcomes) == self.trials
 
+    @property
+    def cost(self) -> dict[str, Any] | None:
+        """The scene's model calls through the model gateway, summed over its trials (``usd``
+        counts priced calls only); None when no trial went through a gateway."""
+        costs = [o.cost for o in self.outcomes if o.cost is not None]
+        if not costs:
+            return None
+        priced = [c["usd"] for c in costs if c.get("usd") is not None]
+        total: dict[str, Any] = {"usd": round(sum(priced), 8) if priced else None}
+        for key in ("calls", "input_tokens", "output_tokens"):
+            total[key] = sum(int(c.get(key) or 0) for c in costs)
+        unpriced = sum(int(c.get("unpriced_calls") or 0) for c in costs)
+        if unpriced:
+            total["unpriced_calls"] = unpriced
+        total["over_budget"] = sum(1 for o in self.outcomes if o.status == "over_budget")
+        return total
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "scene": self.scene,
@@ -72,6 +89,7 @@ class SceneSummary:
             "pass_at_k": self.pass_at_k,
             "min_pass_rate": self.min_pass_rate,
             "gate_met": self.gate_met,
+            **({"cost": self.cost} if self.cost is not None else {}),
             "trial_results": [
                 {"trial": o.trial, "verdict": o.verdict, "status": o.status, "reason": o.reason,
                  "timings": {k: round(v, 4) for k, v in o.timings.items()}}
@@ -83,15 +101,27 @@ class SceneSummary:
 def summary_table(scenes: list[SceneSummary], interrupted: bool) -> Table:
     title = "ancha run — interrupted, partial results" if interrupted else "ancha run"
     table = Table(title=title, title_justify="left")
-    for column in ("scene", "trials", "passed", "failed", "invalid", "pass rate", "pass^k", "pass@k", "gate"):
+    costs = any(s.cost is not None for s in scenes)  # a cost column only when a model gateway ran
+    columns = ("scene", "trials", "passed", "failed", "invalid", "pass rate", "pass^k", "pass@k", "gate")
+    for column in (*columns, "cost") if costs else columns:
         table.add_column(column, justify="left" if column == "scene" else "right", no_wrap=True)
     for s in scenes:
         rate = "—" if s.pass_rate is None else f"{s.pass_rate:.0%}"
         gate = f"[green]met[/] (≥ {s.min_pass_rate:.0%})" if s.gate_met else f"[red]not met[/] (≥ {s.min_pass_rate:.0%})"
         trials = str(s.trials) if len(s.outcomes) == s.trials else f"{len(s.outcomes)}/{s.trials}"
-        table.add_row(s.scene, trials, str(s.count("passed")), str(s.count("failed")), str(s.count("invalid")),
-                      rate, yes_no(s.pass_hat_k, s.k), yes_no(s.pass_at_k, s.k), gate)
+        cells = [s.scene, trials, str(s.count("passed")), str(s.count("failed")), str(s.count("invalid")),
+                 rate, yes_no(s.pass_hat_k, s.k), yes_no(s.pass_at_k, s.k), gate]
+        table.add_row(*cells, *([cost_cell(s.cost)] if costs else []))
     return table
+
+
+def cost_cell(cost: dict[str, Any] | None) -> str:
+    """A scene's cost cell: ``$0.0123``, with calls the price table did not know counted apart."""
+    if cost is None or not cost.get("calls"):
+        return "—"
+    usd = "?" if cost.get("usd") is None else f"${cost['usd']:.4f}"
+    unpriced = cost.get("unpriced_calls")
+    return f"{usd} (+{unpriced} unpriced)" if unpriced else usd
 
 
 def yes_no(value: bool | None, k: int) -> str:

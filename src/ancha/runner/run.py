@@ -6,6 +6,7 @@ import asyncio
 import secrets
 import signal
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -19,6 +20,7 @@ from ancha.errors import AnchaUserError, RunFailed
 from ancha.results.run_folder import RunFolder
 from ancha.runner.agents.container import ContainerExecution, container_refusal
 from ancha.runner.control import ControlClient, connect
+from ancha.runner.gateway import ModelGateway
 from ancha.runner.report import SceneSummary, print_summary
 from ancha.runner.trial import TrialOutcome, TrialRunner
 from ancha.scene.model import Scene
@@ -77,7 +79,10 @@ def new_run_id() -> str:
 
 
 async def run_scenes(config: AnchaConfig, scenes: list[Scene], *, inherit_env: bool = False,
-                     console: Console | None = None, progress: bool = True) -> RunResult:
+                     console: Console | None = None, progress: bool = True,
+                     model_upstreams: Mapping[str, str] | None = None) -> RunResult:
+    """``model_upstreams``: where the model gateway reaches a domain instead of ``https://DOMAIN``
+    (tests point it at local stand-ins; not a setting)."""
     if console is None:
         console = Console()
         if not console.is_terminal:  # CI logs: wide enough that scene names are never cut
@@ -98,12 +103,16 @@ async def run_scenes(config: AnchaConfig, scenes: list[Scene], *, inherit_env: b
     server, control = await connect(config, ControlClient)
     summaries = [SceneSummary(s.name, s.path, config.trials, config.min_pass_rate, source_hash=s.source_hash or "")
                  for s in scenes]
+    hosts = config.agent.execution.model_hosts if config.agent else []
+    gateway = ModelGateway(hosts, upstreams=model_upstreams).start() if hosts else None
     trial_runner = TrialRunner(control, config, run_dir, inherit_env=inherit_env or config.inherit_env,
-                               containers=containers)
+                               gateway=gateway, containers=containers)
     interrupted = False
     try:
         interrupted = await _run_all(trial_runner, scenes, summaries, config.trials_at_once, console, progress)
     finally:
+        if gateway is not None:
+            gateway.stop()
         await control.close()
         if server is not None:
             server.stop()

@@ -26,6 +26,7 @@ from ancha.config.templates import render
 from ancha.results.run_folder import TRACE, WORLD, RunFolder, TrialFolder
 from ancha.runner.agents.command import NOT_STARTED_CODES, AgentNotStarted, CommandAgent, LogSink
 from ancha.runner.agents.container import ContainerAgent, ContainerExecution
+from ancha.runner.agents.container_network import Endpoint, rewrite_url
 from ancha.runner.agents.endpoint import EndpointAgent, free_port
 from ancha.runner.agents.environment import (
     ancha_variables,
@@ -34,6 +35,7 @@ from ancha.runner.agents.environment import (
     trust_variables,
 )
 from ancha.runner.control import ControlClient, ServerError
+from ancha.runner.gateway import GatewayTrial, ModelGateway
 from ancha.scene.model import Scene
 
 STATUS_POLL_S = 0.05
@@ -53,17 +55,26 @@ class TrialOutcome:
     timings: dict[str, float] = field(default_factory=dict)
     agent_log: dict[str, Any] | None = None
     """What was dropped of agent.log past ``agent.log_limit``; None when it is whole."""
+    cost: dict[str, Any] | None = None
+    """The trial's model calls through the model gateway (``GatewayTrial.cost()``); None without one."""
 
 
 class TrialRunner:
     def __init__(self, control: ControlClient, config: AnchaConfig, run_dir: Path, inherit_env: bool = False,
-                 containers: ContainerExecution | None = None) -> None:
+                 gateway: ModelGateway | None = None, containers: ContainerExecution | None = None) -> None:
         self.control = control
         self.config = config
         self.run_dir = run_dir
         self.inherit_env = inherit_env
         self.containers = containers
         """Set for ``agent.execution.mode: container``: each agent process runs in a container."""
+        self.gateway = gateway
+        """The run's model gateway (``agent.execution.modelHosts``), or None."""
+        self.model_trials: dict[str, GatewayTrial] = {}
+        """Each running trial's place on the model gateway, by env id."""
+        gateway_endpoint = Endpoint.of_url(gateway.url) if gateway is not None else None
+        if containers is not None and gateway_endpoint is not None:  # agents inside reach the gateway too
+            containers.endpoints.append(gateway_endpoint)
 
     async def run(self, scene: Scene, trial: int) -> TrialOutcome:
         folder = RunFolder(self.run_dir).trial(scene.name, trial).create()
@@ -128,26 +139,43 @@ class TrialRunner:
             env.update(trust_variables(context, folder.ca_bundle_path.resolve(), env))
         else:  # nothing of the host's own: the container's variables, with the URLs it reaches
             env = box.environment()
+        model_trial = None
+        if self.gateway is not None:  # model calls through the gateway, at the address the agent reaches
+            model_trial = self.gateway.open_trial(folder, agent_cfg.budget_usd)
+            self.model_trials[str(context["env_id"])] = model_trial
+            env.update(model_trial.environment(env, None if box is None else rewrite_url(model_trial.url, box.plan)))
         if agent_cfg.kind == "endpoint" and agent_cfg.start:  # its own server on its own port
             values["agent.port"] = env["ANCHA_AGENT_PORT"] = str(free_port())
         env.update({name: render(value, values) for name, value in agent_cfg.env.items()})
         cwd = agent_cwd(self.config)
         begun = time.perf_counter()
         with folder.open_log(agent_cfg.log_limit) as log:
-            if agent_cfg.kind == "endpoint":
-                code, status, started_any = await self._endpoint(values, cwd, env, log, context)
-            elif agent_cfg.input == "per_event":
-                code, status, started_any = await self._per_event(agent_cfg.command or "", cwd, env, log, context,
-                                                                  make)
-            else:
-                code, status, started_any = await self._once(agent_cfg.command or "", cwd, env, log, context, make)
+            try:
+                if agent_cfg.kind == "endpoint":
+                    code, status, started_any = await self._endpoint(values, cwd, env, log, context)
+                elif agent_cfg.input == "per_event":
+                    code, status, started_any = await self._per_event(agent_cfg.command or "", cwd, env, log,
+                                                                      context, make)
+                else:
+                    code, status, started_any = await self._once(agent_cfg.command or "", cwd, env, log, context,
+                                                                 make)
+            finally:
+                if model_trial is not None and self.gateway is not None:
+                    self.model_trials.pop(str(context["env_id"]), None)
+                    self.gateway.close_trial(model_trial)
             timings["agent_s"] = time.perf_counter() - begun
             outcome = TrialOutcome(scene.name, trial, "failed", status=status)
+            if model_trial is not None:
+                outcome.cost = model_trial.cost()
+                if model_trial.over_budget:  # whether the runner or the agent ended it first
+                    outcome.status = status = "over_budget"
             if not started_any:
                 outcome.verdict, outcome.never_started = "invalid", True
                 outcome.reason = status
             elif status == "timed_out":
                 outcome.reason = "the trial outlived clock.limit; the agent was stopped"
+            elif status == "over_budget" and model_trial is not None:
+                outcome.reason = model_trial.budget_reason()
             elif code in NOT_STARTED_CODES:
                 outcome.verdict, outcome.never_started = "invalid", True
                 outcome.reason = f"{NOT_STARTED_CODES[code]}: {agent_cfg.command or agent_cfg.start}"
@@ -197,6 +225,8 @@ class TrialRunner:
                 return None, str(exc), False
             log.write(f"ancha: the agent is ready; events go to {render(agent_cfg.url, url_values)}\n".encode())
             while True:
+                if self._over_budget(str(context["env_id"])):
+                    return None, "over_budget", True
                 status = (await self.control.status(context["env_id"]))["status"]
                 if status != "running":
                     return None, status, True
@@ -239,10 +269,18 @@ class TrialRunner:
             if done:
                 # The world's own ending (done URL, idle, clock.limit) is read back when grading.
                 return exited.result(), "done"
+            if self._over_budget(env_id):
+                exited.cancel()
+                return None, "over_budget"
             status = (await self.control.status(env_id))["status"]
             if status != "running":
                 exited.cancel()
                 return None, status
+
+    def _over_budget(self, env_id: str) -> bool:
+        """The trial's model calls cost more than ``agent.budget_usd``: the runner stops the agent."""
+        model_trial = self.model_trials.get(env_id)
+        return model_trial is not None and model_trial.over_budget
 
     async def _grade(self, scene: Scene, context: dict[str, Any], trial_dir: Path, outcome: TrialOutcome) -> None:
         graded = await self.control.grade(context["env_id"], teardown=False, trace=False, state=False)
@@ -252,7 +290,8 @@ class TrialRunner:
         await self.control.save_state(context["env_id"], folder.path / WORLD)
         await self._discard(context["env_id"], folder)
         results: list[dict[str, Any]] = graded["results"]
-        outcome.status = graded["status"]["status"]
+        if outcome.status != "over_budget":  # the runner ended it, not the world
+            outcome.status = graded["status"]["status"]
         outcome.timings["simulated_s"] = float(graded["status"]["clock"]["elapsed_s"])
         if outcome.status == "timed_out" and not outcome.reason:
             outcome.reason = "the trial outlived clock.limit; the agent was stopped"
@@ -287,7 +326,7 @@ class TrialRunner:
     @staticmethod
     def _write_checks(trial_dir: Path, outcome: TrialOutcome, results: list[dict[str, Any]]) -> None:
         TrialFolder(trial_dir).write_checks(outcome.scene, outcome.trial, outcome.verdict, outcome.status,
-                                            outcome.reason, results, outcome.agent_log)
+                                            outcome.reason, results, outcome.agent_log, outcome.cost)
 
 
 def _exit_reason(code: int) -> str:
