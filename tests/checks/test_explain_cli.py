@@ -78,6 +78,8 @@ def test_explain__prints_failed_checks_with_evidence(make_env: Any, ancha_server
     out = answer.output
     assert out.startswith("run 20260105T090000Z-abc123: 3 failed checks in 1 of 2 trials\n")
     assert "export-question / trial 1: failed (world done)\n  agent: the agent exited with code 1\n" in out
+    assert ("  console: http://127.0.0.1:7700/ui/runs/20260105T090000Z-abc123/export-question/1  "
+            "(`ancha ui` serves it)\n") in out
     assert "trial 2" not in out
     assert "  FAILED answered (required)\n" in out
     assert "    expected: a message in $support from $slack_bot in the thread of $question" in out
@@ -116,7 +118,8 @@ def test_explain__invalid_trial_shows_its_reason(tmp_path: Path) -> None:
     assert answer.exit_code == 0
     assert answer.output == ("run r2: 0 failed checks in 1 of 1 trial\n\ns / trial 1: invalid\n"
                              "  agent: the judge model answered HTTP 500\n"
-                             "  agent: command not found: python4\n")
+                             "  agent: command not found: python4\n"
+                             "  console: http://127.0.0.1:7700/ui/runs/r2/s/1  (`ancha ui` serves it)\n")
 
 
 def test_explain__no_run_exits_2(tmp_path: Path) -> None:

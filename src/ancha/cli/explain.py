@@ -116,8 +116,6 @@ def explain_trial(trial: TrialReport) -> list[str]:
     status = data.get("status")
     head = f"{trial.scene} / trial {trial.trial}: {data.get('verdict', '?')}"
     lines = [head + (f" (world {status})" if status else "")]
-    run_id = Path(trial.folder).resolve().parent.parent.name
-    lines.append(f"  console: {trial_url(run_id, trial.scene, trial.trial)}  (`ancha ui` serves it)")
     for reason in _agent_reasons(trial):
         lines.append(f"  agent: {reason}")
     trace: dict[int, dict[str, Any]] | None = None
@@ -138,6 +136,8 @@ def explain_trial(trial: TrialReport) -> list[str]:
             for seq in evidence:
                 entry = trace.get(int(seq))
                 lines.append(f"      {evidence_line(entry) if entry else f'#{seq} (not in trace.jsonl)'}")
+    run_id = Path(trial.folder).resolve().parent.parent.name
+    lines.append(f"  console: {trial_url(run_id, trial.scene, trial.trial)}  (`ancha ui` serves it)")
     return lines
 
 

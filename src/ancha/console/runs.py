@@ -59,6 +59,10 @@ class RunsFolder:
         self.path = path
 
     def run(self, run_id: str) -> RunFolder | None:
+        """The run ``run_id`` names; ``latest`` is the newest."""
+        if run_id == "latest":
+            ids = self.run_ids()
+            run_id = ids[0] if ids else ""
         if run_id in ("", ".", "..", "latest") or "/" in run_id or "\\" in run_id or "\0" in run_id:
             return None
         folder = RunFolder(self.path / run_id)
