@@ -184,7 +184,7 @@ def test_missing_engine_stops_the_run_with_exit_3(tmp_path: Path, image: str) ->
     assert result.returncode == 3
     first, hint = result.stderr.splitlines()[:2]
     assert first.startswith("error[CONTAINER_ENGINE]: agent.execution mode container needs a container engine, "
-                            "and none answers (docker: docker is not on PATH; podman: podman is not on PATH)")
+                            "and none answers (podman: podman is not on PATH; docker: docker is not on PATH)")
     assert hint.startswith("hint: install Docker or Podman and put its CLI on PATH")
     assert not (root / ".ancha" / "runs").exists()
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import subprocess
 import sys
 import textwrap
@@ -34,7 +35,9 @@ checks:
 """
 
 FAKE_ENGINE = """#!/bin/sh
-# `docker image inspect --format {{.Id}} IMAGE`: only my-agent:local is here
+# `podman version --format ...`: the engine answers
+if [ "$1" = "version" ]; then echo 9.9.9; exit 0; fi
+# `podman image inspect --format {{.Id}} IMAGE`: only my-agent:local is here
 if [ "$1 $2" = "image inspect" ] && [ "$5" = "my-agent:local" ]; then echo sha256:0123456789abcdef; exit 0; fi
 echo "Error: No such image: $5" >&2
 exit 1
@@ -219,51 +222,73 @@ def test_doctor__judge_checks_with_a_key_pass(tmp_path: Path) -> None:
                                            "model openai/gpt-4o-mini")
 
 
-def container_project(tmp_path: Path, image: str, engine: bool) -> tuple[Path, dict[str, str]]:
+def container_project(tmp_path: Path, image: str, engine: bool, hosts: str = "[]") -> tuple[Path, dict[str, str]]:
     root = initialised(tmp_path)
     set_config(root, f"""\
         agent:
           command: python3 agent.py
-          execution: {{ mode: container, image: "{image}" }}
+          execution: {{ mode: container, image: "{image}", modelHosts: {hosts} }}
         """)
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
     (bin_dir / "python3").symlink_to(sys.executable)
+    ip = shutil.which("ip") or shutil.which("ip", path="/usr/sbin:/sbin")
+    if ip:
+        (bin_dir / "ip").symlink_to(ip)
     if engine:
-        (bin_dir / "docker").write_text(FAKE_ENGINE)
-        (bin_dir / "docker").chmod(0o755)
+        (bin_dir / "podman").write_text(FAKE_ENGINE)
+        (bin_dir / "podman").chmod(0o755)
     return root, {"PATH": str(bin_dir)}  # this PATH only: no engine but the fake one
 
 
-def test_doctor__container_mode_finds_engine_and_image_and_reports_runs_refusal(tmp_path: Path) -> None:
-    root, env = container_project(tmp_path, "my-agent:local", engine=True)
+def test_doctor__container_mode_finds_engine_image_network_and_model_hosts(tmp_path: Path) -> None:
+    root, env = container_project(tmp_path, "my-agent:local", engine=True, hosts="[openrouter.ai]")
     result = ancha("doctor", cwd=root, env=env)
-    assert result.returncode == 3, result.stdout + result.stderr
-    assert only(result, "engine") == ("ok", f"docker is {tmp_path / 'bin' / 'docker'}")
-    assert only(result, "image") == ("ok", "my-agent:local is in the local docker (sha256:0123456789ab)")
-    assert only(result, "container") == ("FAIL",
-        "agent.execution mode container is not supported yet by this version of ancha run — "
-        "remove agent.execution (or set mode: host) to run the agent as a local process")
-    ran = ancha("run", "--no-progress", cwd=root, env=env)
-    assert ran.returncode == 3 and "agent.execution mode container is not supported yet" in ran.stderr
+    assert only(result, "engine") == ("ok", f"podman 9.9.9 is {tmp_path / 'bin' / 'podman'} "
+                                            "(ulimits nofile=1024:1024 nproc=4096:4096)")
+    assert only(result, "image") == ("ok", "my-agent:local is in the local podman (sha256:0123456789ab)")
+    assert only(result, "modelHosts") == ("ok", "openrouter.ai: over HTTPS through Ancha's model gateway, "
+                                                 "nothing else")
+    assert only(result, "agent") == ("ok", "python3 agent.py: runs in the image my-agent:local")
+    if os.geteuid() == 0:
+        assert only(result, "network") == ("ok", "a network namespace per container: only Ancha's server and "
+                                                 "the model gateway answer")
+    assert "container" not in lines(result)  # run has nothing to refuse
 
 
 def test_doctor__container_image_missing_says_how_to_build_it(tmp_path: Path) -> None:
     root, env = container_project(tmp_path, "other:latest", engine=True)
     result = ancha("doctor", cwd=root, env=env)
     assert result.returncode == 3
-    assert only(result, "image") == ("FAIL", "other:latest is not in the local docker — build it "
-                                     "(`docker build -t other:latest .`) or pull it (`docker pull other:latest`); "
+    assert only(result, "image") == ("FAIL", "other:latest is not in the local podman — build it "
+                                     "(`podman build -t other:latest .`) or pull it (`podman pull other:latest`); "
                                      "trials never pull images")
+    assert only(result, "modelHosts") == ("skip", "none: the agent reaches no model provider")
 
 
 def test_doctor__container_mode_without_an_engine_fails_with_a_fix(tmp_path: Path) -> None:
     root, env = container_project(tmp_path, "my-agent:local", engine=False)
     result = ancha("doctor", cwd=root, env=env)
     assert result.returncode == 3
-    assert only(result, "engine")[0] == "FAIL"
-    assert only(result, "engine")[1].startswith("no docker or podman on PATH — install Docker")
+    assert only(result, "engine") == ("FAIL", "no container engine answers (podman: podman is not on PATH; docker: "
+                                      "docker is not on PATH) — install Podman (or Docker) and put its CLI on "
+                                      "PATH; trials never fall back to a host process")
     assert only(result, "image")[0] == "skip"
+
+
+def test_execution__reports_the_engine_each_cli_and_the_network(tmp_path: Path) -> None:
+    _, env = container_project(tmp_path, "my-agent:local", engine=True)
+    (tmp_path / "bin" / "docker").write_text("#!/bin/sh\necho 'Cannot connect to the Docker daemon' >&2\nexit 1\n")
+    (tmp_path / "bin" / "docker").chmod(0o755)
+    result = ancha("execution", cwd=tmp_path, env=env)
+    lines = result.stdout.splitlines()
+    assert lines[0].split()[:4] == ["ok", "engine", "podman", "9.9.9"]
+    assert f"      docker: {tmp_path / 'bin' / 'docker'}: its engine does not answer: Cannot connect to the " \
+           "Docker daemon" in lines
+    assert f"      podman: {tmp_path / 'bin' / 'podman'}: answers (podman 9.9.9)" in lines
+    assert result.returncode == (0 if os.geteuid() == 0 else 3)
+    missing = ancha("execution", cwd=tmp_path, env={"PATH": str(tmp_path / "nowhere")})
+    assert missing.returncode == 3 and missing.stdout.startswith("FAIL  engine   no container engine answers")
 
 
 def test_doctor__endpoint_agent_checks_the_program_that_starts_it(tmp_path: Path) -> None:

@@ -30,6 +30,7 @@ def _register() -> None:
     from ancha.cli.check import check
     from ancha.cli.diff import diff
     from ancha.cli.doctor import doctor
+    from ancha.cli.execution import execution
     from ancha.cli.explain import explain
     from ancha.cli.init import init
     from ancha.cli.playground import playground
@@ -39,7 +40,7 @@ def _register() -> None:
     from ancha.cli.serve import serve
     from ancha.cli.ui import ui
 
-    for command in (run, doctor, serve, init, schema, explain, diff, check, playground, report, ui):
+    for command in (run, doctor, execution, serve, init, schema, explain, diff, check, playground, report, ui):
         cli.add_command(command)
 
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import os
-import shutil
 import subprocess
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -23,6 +22,8 @@ from ancha.config.loading import ConfigOverrides, load_config
 from ancha.config.model import AnchaConfig, ExecutionConfig
 from ancha.config.templates import find_placeholders
 from ancha.errors import AnchaUserError, Problem, RunFailed
+from ancha.runner.agents.container_engine import probe_engines
+from ancha.runner.agents.container_network import isolation_problem
 from ancha.runner.agents.environment import base_environment
 from ancha.runner.agents.program import find_agent_program
 from ancha.runner.control import check_server
@@ -37,7 +38,6 @@ from ancha.world.tools import catalog
 
 EXIT_READY, EXIT_INVALID, EXIT_NOT_READY = 0, 2, 3
 """0: run could start; 2: config or scene problems (as run); 3: run could not be carried out here."""
-ENGINES = ("docker", "podman")
 IMAGE_INSPECT_TIMEOUT_S = 30.0
 SERVER_KEY_VAR = "ANCHA_SERVER_KEY"
 
@@ -179,6 +179,8 @@ def check_agent(config: AnchaConfig, environ: Mapping[str, str], diagnosis: Diag
         return checks or [_ok("agent", f"an endpoint agent you run yourself, at {agent.url}")]
     command = agent.command or agent.start
     assert command is not None
+    if agent.execution.mode == "container":  # its program is in the image, not on this machine
+        return [_ok("agent", f"{command}: runs in the image {agent.execution.image}"), *checks]
     cwd = agent_cwd(config)
     if not cwd.is_dir():
         return [_fail("agent", f"agent.cwd {cwd} is not a directory",
@@ -204,28 +206,54 @@ def _agent_path(config: AnchaConfig, environ: Mapping[str, str]) -> str | None:
 
 
 def check_container(config: AnchaConfig, environ: Mapping[str, str]) -> list[Check]:
-    """For ``agent.execution.mode: container``: an engine CLI, the image in it, and run's refusal."""
+    """For ``agent.execution.mode: container``: the engine, the image in it, the network
+    isolation, the model hosts, and run's refusal of what containers cannot do."""
     execution = config.agent.execution if config.agent is not None else ExecutionConfig()
     if execution.mode != "container":
         return [_skip("container", f"agent.execution mode {execution.mode}: the agent runs as a local process")]
-    path = environ.get("PATH", "")
-    engine = next(((name, found) for name in ENGINES if (found := shutil.which(name, path=path))), None)
-    checks: list[Check] = []
+    checks = engine_checks(environ)
+    engine = next((p.engine for p in probe_engines(environ) if p.engine is not None), None)
     if engine is None:
-        checks.append(_fail("engine", "no docker or podman on PATH",
-                            "install Docker (or Podman) and put its CLI on PATH; trials never fall back to a host "
-                            "process"))
         checks.append(_skip("image", f"{execution.image}: not looked up without an engine"))
     else:
-        checks.append(_ok("engine", f"{engine[0]} is {engine[1]}"))
-        checks.append(_image_check(engine[0], engine[1], execution.image or ""))
+        checks.append(_image_check(engine.name, engine.program, execution.image or "", execution.preparation))
+    hosts = ", ".join(execution.model_hosts)
+    checks.append(_ok("modelHosts", f"{hosts}: over HTTPS through Ancha's model gateway, nothing else")
+                  if hosts else _skip("modelHosts", "none: the agent reaches no model provider"))
     refusal = agent_refusals(config).get("agent.execution")
     if refusal is not None:
         checks.append(_fail("container", *_split(refusal)))
     return checks
 
 
-def _image_check(engine: str, program: str, image: str) -> Check:
+def engine_checks(environ: Mapping[str, str]) -> list[Check]:
+    """The engine container trials would use (the first that answers) and the network
+    isolation, as ``ancha execution`` reports them."""
+    probes = probe_engines(environ)
+    used = next((p for p in probes if p.engine is not None), None)
+    checks: list[Check] = []
+    if used is None or used.engine is None:
+        said = "; ".join(f"{p.name}: {p.problem}" for p in probes)
+        checks.append(_fail("engine", f"no container engine answers ({said})",
+                            "install Podman (or Docker) and put its CLI on PATH; trials never fall back to a host "
+                            "process"))
+    else:
+        engine = used.engine
+        notes = f" ({'; '.join(used.notes)})" if used.notes else ""
+        checks.append(_ok("engine", f"{engine.name} {engine.version} is {engine.program}{notes}"))
+    problem = isolation_problem(environ.get("PATH"))
+    if used is not None and used.engine is not None and used.engine.name != "podman":
+        checks.append(_fail("network", f"{used.engine.name}: this version isolates container agents' network "
+                                       "with podman only", "install podman, or set ANCHA_CONTAINER_ENGINE=podman"))
+    elif problem is not None:
+        checks.append(_fail("network", problem, "run ancha as root on Linux (as in CI), or use mode: host"))
+    else:
+        checks.append(_ok("network", "a network namespace per container: only Ancha's server and the model "
+                                     "gateway answer"))
+    return checks
+
+
+def _image_check(engine: str, program: str, image: str, preparation: str | None = None) -> Check:
     try:
         answer = subprocess.run([program, "image", "inspect", "--format", "{{.Id}}", image], capture_output=True,
                                 text=True, timeout=IMAGE_INSPECT_TIMEOUT_S, stdin=subprocess.DEVNULL)
@@ -234,8 +262,13 @@ def _image_check(engine: str, program: str, image: str) -> Check:
                      f"check that the {engine} engine runs (`{engine} info`)")
     if answer.returncode == 0:
         image_id = answer.stdout.strip().splitlines()[0] if answer.stdout.strip() else ""
-        return _ok("image", f"{image} is in the local {engine}" + (f" ({image_id[:19]})" if image_id else ""))
+        return _ok("image", f"{image} is in the local {engine}" + (f" ({image_id[:19]})" if image_id else "")
+                   + ("; preparation: project rebuilds it when its build inputs change"
+                      if preparation == "project" else ""))
     said = (answer.stderr.strip() or answer.stdout.strip() or f"exit {answer.returncode}").splitlines()[0]
+    if preparation == "project":
+        return _ok("image", f"{image} is not in the local {engine} yet: preparation: project builds it "
+                            "before the first trial")
     if "no such image" in said.lower() or "image not known" in said.lower():
         return _fail("image", f"{image} is not in the local {engine}",
                      f"build it (`{engine} build -t {image} .`) or pull it (`{engine} pull {image}`); "

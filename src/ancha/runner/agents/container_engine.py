@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 from ancha.errors import RunFailed
 
-CANDIDATES = ("docker", "podman")
+CANDIDATES = ("podman", "docker")
 ENGINE_VARIABLE = "ANCHA_CONTAINER_ENGINE"
 PROBE_TIMEOUT_S = 20.0
 PODMAN_ULIMITS = ("--ulimit", "nofile=1024:1024", "--ulimit", "nproc=4096:4096")

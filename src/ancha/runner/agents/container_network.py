@@ -64,14 +64,14 @@ class Endpoint:
         return cls(split.hostname, split.port or (443 if split.scheme == "https" else 80))
 
 
-def isolation_problem() -> str | None:
-    """Why a namespace cannot be made here, or None."""
+def isolation_problem(path: str | None = None) -> str | None:
+    """Why a namespace cannot be made here (``path``: where to look for ``ip``), or None."""
     if not hasattr(os, "geteuid") or not os.path.exists("/proc/self/ns/net"):
         return "container network isolation needs Linux network namespaces"
     if os.geteuid() != 0:
         return "making a network namespace for the agent needs root (CAP_SYS_ADMIN)"
-    if shutil.which("ip") is None:
-        return "the `ip` command (iproute2) is not installed"
+    if shutil.which("ip", path=path) is None:
+        return "the `ip` command (iproute2) is not on PATH"
     return None
 
 
