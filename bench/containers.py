@@ -1,0 +1,115 @@
+"""Container trial overhead: the same trivial agent as a host process and in a podman container.
+
+    .venv/bin/python bench/containers.py [--trials 10]
+
+One project, one scene, ``parallel: 1``. The agent posts one Slack message with urllib and
+exits, so its own work is the same in both modes (the container runs this machine's own
+Python, from the test image of ``tests/runner/container_image.py``). Per trial, ``agent``
+is the runner's time from starting the agent to having stopped it (``agent_s``): for a
+container that includes the network namespace, ``create``, copying the files in,
+``start --attach``, copying ``/state`` out and ``rm``. The overhead is the container's
+median minus the host's median (target: at most 1.5 s). For scale, the last row is the
+engine alone: ``podman run --rm IMAGE sh -c :`` with the same flags, no Ancha. Needs root and
+podman (as the tests do). Not part of the test suite.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from rich.console import Console
+
+from ancha.config.loading import ConfigOverrides, load_config
+from ancha.runner.agents.container_engine import find_engine
+from ancha.runner.run import run_scenes
+from ancha.scene.loading import load_scenes
+from ancha.world.tools import catalog
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "runner"))
+from container_image import agent_image  # noqa: E402
+
+SCENE = """
+name: hello
+task: Say hello in #general.
+world:
+  slack:
+    users: [{ ref: slack_ana, name: ana }]
+    channels: [{ ref: slack_general, name: general, members: [$slack_ana, $slack_bot] }]
+checks:
+  - id: posted
+    trace: { called: "POST /api/chat.postMessage" }
+"""
+
+AGENT = """
+import json, os, urllib.request
+def call(method, body):
+    request = urllib.request.Request(os.environ["ANCHA_SLACK_URL"] + "/api/" + method, data=json.dumps(body).encode(),
+        headers={"Authorization": "Bearer " + os.environ["ANCHA_SLACK_TOKEN"], "Content-Type": "application/json"})
+    return json.load(urllib.request.urlopen(request))
+channel = call("conversations.list", {})["channels"][0]["id"]
+assert call("chat.postMessage", {"channel": channel, "text": "hello"})["ok"]
+"""
+
+
+def run_mode(root: Path, mode: str, image: str, trials: int) -> list[dict[str, float]]:
+    execution = f"  execution: {{ mode: container, image: {image} }}\n" if mode == "container" else ""
+    python = "python3" if mode == "container" else sys.executable
+    (root / "ancha.yaml").write_text(f"agent:\n  command: {python} agent.py\n{execution}"
+                                     f"scenes: [scenes/*/scene.yaml]\ntrials: {trials}\nparallel: 1\n")
+    config = load_config(root / "ancha.yaml", root, ConfigOverrides())
+    scenes = load_scenes(list(config.scenes), config.root, catalog())
+    result = asyncio.run(run_scenes(config, scenes, console=Console(quiet=True), progress=False))
+    outcomes = result.scenes[0].outcomes
+    assert all(o.verdict == "passed" for o in outcomes), [(o.verdict, o.reason) for o in outcomes]
+    return [o.timings for o in outcomes]
+
+
+def engine_alone(image: str, runs: int) -> list[float]:
+    engine = find_engine()
+    times = []
+    for _ in range(runs):
+        started = time.perf_counter()
+        subprocess.run(engine.command("run", "--rm", *engine.run_flags, "--pull=never", "--network", "none",
+                                      "--read-only", image, "/bin/sh", "-c", ":"), check=True, capture_output=True)
+        times.append(time.perf_counter() - started)
+    return times
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--trials", type=int, default=10)
+    args = parser.parse_args()
+    image = agent_image()
+    with tempfile.TemporaryDirectory() as folder:
+        root = Path(folder)
+        (root / "scenes" / "hello").mkdir(parents=True)
+        (root / "scenes" / "hello" / "scene.yaml").write_text(SCENE)
+        (root / "agent.py").write_text(AGENT)
+        rows = {mode: run_mode(root, mode, image, args.trials) for mode in ("host", "container")}
+    alone = engine_alone(image, args.trials)
+
+    def median(mode: str, key: str) -> float:
+        return statistics.median(t[key] for t in rows[mode])
+
+    print(f"trials per mode: {args.trials}, parallel 1; seconds, median (p90)\n")
+    print("| mode | agent (start to stopped) | whole trial | container overhead |")
+    print("|---|---:|---:|---:|")
+    for mode in ("host", "container"):
+        agent = sorted(t["agent_s"] for t in rows[mode])
+        total = sorted(t["total_s"] for t in rows[mode])
+        p90 = agent[min(len(agent) - 1, int(0.9 * len(agent)))]
+        overhead = median(mode, "agent_s") - median("host", "agent_s")
+        print(f"| {mode} | {statistics.median(agent):.3f} ({p90:.3f}) | {statistics.median(total):.3f} | "
+              f"{'' if mode == 'host' else f'{overhead:.3f} (target <= 1.5)'} |")
+    print(f"| engine alone: `run --rm IMAGE sh -c :` | {statistics.median(alone):.3f} | | |")
+
+
+if __name__ == "__main__":
+    main()
