@@ -44,7 +44,7 @@ class ModelStandIn:
         routes = [Route("/v1/chat/completions", self.openai, methods=["POST"]),
                   Route("/api/v1/chat/completions", self.openrouter, methods=["POST"]),
                   Route("/v1/messages", self.anthropic, methods=["POST"])]
-        self._socket = socket.socket()
+        self._socket = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
         self._socket.bind(("127.0.0.1", 0))
         self.url = f"http://127.0.0.1:{self._socket.getsockname()[1]}"
         self._server = uvicorn.Server(uvicorn.Config(Starlette(routes=routes), log_level="warning",

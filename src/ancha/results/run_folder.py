@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 from ancha.results.agent_log import DEFAULT_LIMIT, AgentLog
 
@@ -79,10 +79,19 @@ class TrialFolder:
         """``records.jsonl``; ``world.json`` and ``trace.jsonl`` are streamed in by the runner."""
         (self.path / RECORDS).write_text(records)
 
-    def append_model_call(self, call: dict[str, Any]) -> None:
-        """One line of ``models.jsonl``, as the model gateway finishes the call."""
-        with (self.path / MODELS).open("a", encoding="utf-8") as out:
-            out.write(json.dumps(call, separators=(",", ":")) + "\n")
+    def append_model_call(self, call: dict[str, Any], out: TextIO | None = None) -> None:
+        """One line of ``models.jsonl``, as the model gateway finishes the call; ``out``: the file
+        kept open for the trial's calls (``open_model_calls``)."""
+        line = json.dumps(call, separators=(",", ":")) + "\n"
+        if out is not None:
+            out.write(line)
+            return
+        with (self.path / MODELS).open("a", encoding="utf-8") as once:
+            once.write(line)
+
+    def open_model_calls(self) -> TextIO:
+        """``models.jsonl``, open to append a line per call (each line written whole when it ends)."""
+        return (self.path / MODELS).open("a", encoding="utf-8", buffering=1)
 
     def open_log(self, limit: int = DEFAULT_LIMIT) -> AgentLog:
         """``agent.log`` for the agent's output, capped at ``limit`` bytes (head and tail kept)."""

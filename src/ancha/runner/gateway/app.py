@@ -15,7 +15,7 @@ import json
 import socket
 import threading
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 import httpx
@@ -157,6 +157,15 @@ def _content_length(headers: httpx.Headers) -> int | None:
         return None
 
 
+def _loop_factory() -> Callable[[], asyncio.AbstractEventLoop] | None:
+    """uvloop where it is installed (uvicorn[standard] brings it): it takes a third off each call."""
+    try:
+        import uvloop
+    except ImportError:
+        return None
+    return uvloop.new_event_loop  # type: ignore[no-any-return]
+
+
 async def _read_body(receive: Any) -> bytes | None:
     chunks: list[bytes] = []
     size = 0
@@ -215,7 +224,10 @@ class ModelGateway:
     def __init__(self, hosts: Iterable[str], *, host: str = "127.0.0.1", port: int = 0,
                  upstreams: Mapping[str, str] | None = None) -> None:
         self.app = GatewayApp(hosts, upstreams)
-        self._socket = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM)
+        # proto IPPROTO_TCP, not 0: asyncio sets TCP_NODELAY only on sockets that say so, and without
+        # it a small answer waits out the client's delayed ACK (40 ms) on every call.
+        self._socket = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM,
+                                     socket.IPPROTO_TCP)
         self._socket.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         self._socket.bind((host, port))
         self.host = host
@@ -233,7 +245,8 @@ class ModelGateway:
         return f"http://{f'[{self.host}]' if ':' in self.host else self.host}:{self.port}"
 
     def _serve(self) -> None:
-        asyncio.run(self._main())
+        with asyncio.Runner(loop_factory=_loop_factory()) as runner:
+            runner.run(self._main())
 
     async def _main(self) -> None:
         async with httpx.AsyncClient(timeout=UPSTREAM_TIMEOUT, follow_redirects=False,
@@ -264,6 +277,7 @@ class ModelGateway:
     def close_trial(self, trial: GatewayTrial) -> None:
         """Later calls with its key get a 404: the trial has ended."""
         self.app.trials.pop(trial.key, None)
+        trial.close()
 
     def __enter__(self) -> ModelGateway:
         return self.start()

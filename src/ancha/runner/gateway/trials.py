@@ -8,7 +8,7 @@ import secrets
 import threading
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TextIO
 
 from ancha.results.run_folder import TrialFolder
 from ancha.runner.gateway.prices import PRICES_AS_OF, cost_usd
@@ -121,6 +121,8 @@ class GatewayTrial:
         self.input_tokens = 0
         self.output_tokens = 0
         self._started = 0
+        self._out: TextIO | None = None
+        self._closed = False
         self._lock = threading.Lock()
         self._over_budget = threading.Event()
 
@@ -145,7 +147,17 @@ class GatewayTrial:
             if self.budget_usd is not None and self.usd > self.budget_usd:
                 self._over_budget.set()
             if self.folder is not None:
-                self.folder.append_model_call(call.to_dict())
+                if self._out is None and not self._closed:
+                    self._out = self.folder.open_model_calls()
+                self.folder.append_model_call(call.to_dict(), self._out)
+
+    def close(self) -> None:
+        """The trial has ended: its ``models.jsonl`` is closed (a call still finishing is appended alone)."""
+        with self._lock:
+            self._closed = True
+            if self._out is not None:
+                self._out.close()
+                self._out = None
 
     def next_seq(self) -> int:
         with self._lock:

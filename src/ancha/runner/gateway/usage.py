@@ -86,10 +86,17 @@ class UsageReader:
         while (end := self._buffer.find(b"\n")) >= 0:
             line = bytes(self._buffer[:end]).rstrip(b"\r")
             del self._buffer[:end + 1]
-            if line.startswith(b"data:"):
+            if line.startswith(b"data:") and self._may_count(line):
                 self._json(line[5:].strip())
         if len(self._buffer) > MAX_SSE_LINE:  # one line this long is no usage event: let it go
             self._buffer.clear()
+
+    def _may_count(self, line: bytes) -> bool:
+        """Whether an event can hold what the reader wants: the model (until known), usage, the
+        end. Most events of a stream are text deltas, and parsing each would cost more than
+        passing it on."""
+        return (self.usage.model is None or b'"usage"' in line or b"[DONE]" in line or b"_stop" in line
+                or b'"response.' in line)
 
     def _json(self, data: bytes) -> None:
         if data == b"[DONE]":
