@@ -43,7 +43,7 @@ from ancha.scene.loading import load_scene, load_scenes
 from ancha.world.tools import catalog
 
 PAGES = [
-    "index.md", "quickstart.md", "concepts.md", "scenes.md", "ancha-yaml.md", "checks.md",
+    "index.md", "quickstart.md", "concepts.md", "scenes.md", "ancha-yaml.md", "model-calls.md", "checks.md",
     "feed-and-control.md", "scale.md", "status.md",
     "tools/slack.md", "tools/github.md", "tools/datadog.md", "tools/pagerduty.md", "tools/okta.md",
 ]
@@ -131,7 +131,7 @@ TASK_TITLES = ("task.json", "task.json (refused)")
 DATA_TITLES = ("history.jsonl", "logs.jsonl")
 CI_TITLE_PREFIX = ".github/workflows/"
 JSON_TITLES = (
-    "checks.json", "summary.json", "trace.jsonl", "records.jsonl", "feed answer", "feed event",
+    "checks.json", "summary.json", "trace.jsonl", "records.jsonl", "models.jsonl", "feed answer", "feed event",
     "context", "POST /envs", "POST /envs/{id}/checks", "GET /envs/{id}", "ANCHA_EVENT_JSON",
 )
 
@@ -275,7 +275,7 @@ def test_docs__the_status_page_shows_every_mode_ancha_run_refuses() -> None:
 # --- data files and JSON --------------------------------------------------------------------
 
 
-DATA = blocks_titled(*DATA_TITLES, "trace.jsonl", "records.jsonl")
+DATA = blocks_titled(*DATA_TITLES, "trace.jsonl", "records.jsonl", "models.jsonl")
 
 
 @pytest.mark.parametrize("block", DATA, ids=ids(DATA))
