@@ -33,15 +33,22 @@ from ancha.console.timeline import build_timeline, format_offset
 from ancha.console.trial_data import TrialCache, TrialData
 from ancha.console.world_diff import SeedUnavailable, diff_worlds, read_world, seed_world
 from ancha.results.run_folder import WORLD, TrialFolder, failed_checks
+from ancha.world.tools import registry
 
 WINDOW = 200
 """Calls listed at once on a trial's page (the timeline shows them all)."""
 LOG_TAIL = 64 * 1024
+EVIDENCE_SHOWN = 12
+"""Evidence links listed per check; a check can point at thousands of calls."""
 TIMELINE_WORLD_MAX = 8 * 1024 * 1024
 """A world.json larger than this is not read for the timeline's state lanes (the diff reads it)."""
 
 
 class Console:
+    """The pages are plain functions: Starlette runs them on its thread pool, so reading a
+    large trial or rebuilding a seed never stalls the worlds a server (``ancha serve``)
+    is running on its event loop."""
+
     def __init__(self, runs_dir: Path, server_key: str | None = None) -> None:
         self.runs = RunsFolder(runs_dir)
         self.server_key = server_key
@@ -59,10 +66,10 @@ class Console:
 
     # --- runs ---------------------------------------------------------------------------
 
-    async def runs_page(self, request: Request) -> Response:
+    def runs_page(self, request: Request) -> Response:
         return self.page("runs.html", rows=self.runs.rows())
 
-    async def run_page(self, request: Request) -> Response:
+    def run_page(self, request: Request) -> Response:
         run_id = request.path_params["run_id"]
         if run_id == "latest":
             ids = self.runs.run_ids()
@@ -72,7 +79,7 @@ class Console:
             return self.not_found(f"run {run_id}")
         return self.page("run.html", row=run_row(folder), summary=folder.read_summary() or {})
 
-    async def scene_page(self, request: Request) -> Response:
+    def scene_page(self, request: Request) -> Response:
         scene = request.path_params["scene"]
         history = self.runs.scene_history(scene)
         if not history:
@@ -91,7 +98,7 @@ class Console:
             return None
         return trial if trial.path.is_dir() else None
 
-    async def trial_page(self, request: Request) -> Response:
+    def trial_page(self, request: Request) -> Response:
         folder = self._trial(request)
         if folder is None:
             return self.not_found("trial " + "/".join(request.path_params.values()))
@@ -99,17 +106,19 @@ class Console:
         live = folder.read_live() if not data.graded else None
         focus = _int(request.query_params.get("focus"))
         window = _window(data, focus, _int(request.query_params.get("from")))
-        world = _small_world(folder.path / WORLD)
-        timeline = build_timeline(data, world)
+        timeline = data.derived.get("timeline")
+        if timeline is None:
+            timeline = data.derived["timeline"] = build_timeline(data, _small_world(folder.path / WORLD))
         run_id, scene, trial = folder.path.parent.parent.name, folder.scene, folder.trial
         results = [r for r in data.checks.get("results") or [] if isinstance(r, dict)]
         return self.page(
             "trial.html", run_id=run_id, scene=scene, trial=trial, data=data, checks=data.checks,
             results=results, failing={str(r.get("id")) for r in failed_checks(data.checks)}, timeline=timeline,
             window=window, focus=focus, focused=data.entry(focus) if focus else None, live=live,
-            log=_log_tail(folder), base=links.trial_path(run_id, scene, trial), pretty=_pretty)
+            log=_log_tail(folder), base=links.trial_path(run_id, scene, trial), pretty=_pretty,
+            evidence_shown=EVIDENCE_SHOWN)
 
-    async def call_fragment(self, request: Request) -> Response:
+    def call_fragment(self, request: Request) -> Response:
         folder = self._trial(request)
         seq = _int(request.path_params["seq"])
         entry = self.cache.load(folder).entry(seq) if folder is not None and seq else None
@@ -117,14 +126,14 @@ class Console:
             return HTMLResponse("<p class=muted>This call is not in trace.jsonl.</p>", 404)
         return self.page("call.html", entry=entry, pretty=_pretty)
 
-    async def trial_state(self, request: Request) -> Response:
+    def trial_state(self, request: Request) -> Response:
         """Whether the trial is graded yet: a live page reloads once it is."""
         folder = self._trial(request)
         if folder is None:
             return JSONResponse({"error": "no such trial"}, 404)
         return JSONResponse({"graded": (folder.path / "checks.json").exists(), "live": folder.read_live() is not None})
 
-    async def diff_fragment(self, request: Request) -> Response:
+    def diff_fragment(self, request: Request) -> Response:
         folder = self._trial(request)
         if folder is None:
             return self.not_found("trial")
@@ -145,7 +154,7 @@ class Console:
         full = request.query_params.get("fragment") != "1"
         return self.page("diff.html", full=full, folder=folder, run_id=folder.path.parent.parent.name, **values)
 
-    async def agent_log(self, request: Request) -> Response:
+    def agent_log(self, request: Request) -> Response:
         folder = self._trial(request)
         if folder is None:
             return PlainTextResponse("no such trial", 404)
@@ -247,6 +256,7 @@ def console_app(runs_dir: Path, server_key: str | None = None) -> Starlette:
     """The console over ``runs_dir`` (``.ancha/runs``). ``server_key``: the key of the servers
     running trials live (ANCHA_SERVER_KEY), for following them."""
     console = Console(runs_dir, server_key if server_key is not None else os.environ.get("ANCHA_SERVER_KEY"))
+    registry()  # the tools' modules load now, not on the first trial page
     trial = "/runs/{run_id}/{scene}/{trial}"
     static = StaticFiles(packages=[("ancha.console", "static")])
     return Starlette(routes=[

@@ -9,14 +9,15 @@ are cached until a file of theirs changes.
 from __future__ import annotations
 
 import json
+import re
 import threading
 from collections import OrderedDict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from ancha.results.run_folder import CHECKS, RECORDS, TRACE, TrialFolder
+from ancha.results.run_folder import CHECKS, RECORDS, TRACE, WORLD, TrialFolder
 
 CACHE_SIZE = 16
 
@@ -48,6 +49,8 @@ class TrialData:
     """seq -> (offset, length) of its line in trace.jsonl."""
     records: list[dict[str, Any]]
     """Each record with ``_at``, its time as epoch seconds."""
+    derived: dict[str, Any] = field(default_factory=dict)
+    """What pages compute from the trial once (its timeline), kept as long as it is cached."""
 
     @property
     def graded(self) -> bool:
@@ -92,7 +95,7 @@ class TrialCache:
         self._lock = threading.Lock()
 
     def load(self, folder: TrialFolder) -> TrialData:
-        stamp = tuple(_mtime(folder.path / name) for name in (CHECKS, TRACE, RECORDS))
+        stamp = tuple(_mtime(folder.path / name) for name in (CHECKS, TRACE, RECORDS, WORLD))
         with self._lock:
             hit = self._items.get(folder.path)
             if hit is not None and hit[0] == stamp:
@@ -112,7 +115,15 @@ def read_trial(folder: TrialFolder) -> TrialData:
     return TrialData(folder, checks, calls, offsets, _read_records(folder.path / RECORDS))
 
 
+_BODIES = b', "request": '
+_TAIL = re.compile(rb'"worked": (true|false), "coverage_gap": (?:true|false)}\s*$')
+
+
 def _read_calls(path: Path) -> tuple[list[Call], dict[int, tuple[int, int]]]:
+    """Every line's header. A ``trace.jsonl`` line is the entry's fields in a fixed order,
+    bodies after ``status`` and ``worked`` near the end; only the head and the tail are
+    parsed, so a trace of large bodies reads at the speed of its line breaks. A line in
+    any other shape is parsed whole."""
     calls: list[Call] = []
     offsets: dict[int, tuple[int, int]] = {}
     try:
@@ -123,19 +134,32 @@ def _read_calls(path: Path) -> tuple[list[Call], dict[int, tuple[int, int]]]:
     while start < len(raw):
         end = raw.find(b"\n", start)
         end = len(raw) if end < 0 else end
-        try:
-            entry = json.loads(raw[start:end])
-            at = epoch(entry.get("at"))
-            seq = entry.get("seq")
-            if isinstance(seq, int) and at is not None:
-                calls.append(Call(seq, at, str(entry.get("actor", "")), str(entry.get("tool", "")),
-                                  str(entry.get("method", "")), str(entry.get("path", "")),
-                                  int(entry.get("status") or 0), bool(entry.get("worked", True))))
-                offsets[seq] = (start, end - start)
-        except (ValueError, TypeError, AttributeError):
-            pass  # a line that cannot be read is left out, as ``ancha explain`` does
+        call = _header(raw, start, end)
+        if call is not None:
+            calls.append(call)
+            offsets[call.seq] = (start, end - start)
         start = end + 1
     return calls, offsets
+
+
+def _header(raw: bytes, start: int, end: int) -> Call | None:
+    cut = raw.find(_BODIES, start, end)
+    tail = _TAIL.search(raw, max(start, end - 64), end) if cut >= 0 else None
+    try:
+        if cut >= 0 and tail is not None:
+            entry = json.loads(raw[start:cut] + b"}")
+            worked = tail.group(1) == b"true"
+        else:
+            entry = json.loads(raw[start:end])
+            worked = bool(entry.get("worked", True))
+        at = epoch(entry.get("at"))
+        seq = entry.get("seq")
+        if not isinstance(seq, int) or at is None:
+            return None
+        return Call(seq, at, str(entry.get("actor", "")), str(entry.get("tool", "")), str(entry.get("method", "")),
+                    str(entry.get("path", "")), int(entry.get("status") or 0), worked)
+    except (ValueError, TypeError, AttributeError):
+        return None  # a line that cannot be read is left out, as ``ancha explain`` does
 
 
 def _read_records(path: Path) -> list[dict[str, Any]]:
