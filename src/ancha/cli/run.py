@@ -27,18 +27,26 @@ from ancha.world.tools import catalog
               help="Also write JUnit XML here: one testcase per scene x trial, for CI test reporters.")
 @click.option("--json", "json_path", type=click.Path(dir_okay=False, path_type=Path),
               help="Also write the run's summary.json here.")
+@click.option("--ray", "ray_address", is_flag=False, flag_value="", default=None, metavar="[ADDRESS]",
+              help="Run the trials as tasks on a Ray cluster at ADDRESS (HOST:PORT, ray://HOST:PORT, auto); "
+                   "alone: ray.address of ancha.yaml, else a local Ray. Needs pip install 'ancha[ray]'.")
+@click.option("--retry-invalid", is_flag=True,
+              help="Run each invalid trial (agent never started, world or worker lost) once more.")
 def run(config_path: Path | None, agent_command: str | None, trials: int | None, parallel: int | None,
         min_pass_rate: float | None, pass_env: tuple[str, ...], inherit_env: bool, no_progress: bool,
-        junit_path: Path | None, json_path: Path | None) -> None:
+        junit_path: Path | None, json_path: Path | None, ray_address: str | None,
+        retry_invalid: bool) -> None:
     """Run each scene's trials against fresh worlds; exit 1 when a scene misses min_pass_rate.
 
     With GITHUB_STEP_SUMMARY set (GitHub Actions), the summary is appended to it as Markdown."""
     overrides = ConfigOverrides(agent_command=agent_command, trials=trials, parallel=parallel,
-                                min_pass_rate=min_pass_rate, pass_env=list(pass_env), inherit_env=inherit_env)
+                                min_pass_rate=min_pass_rate, pass_env=list(pass_env), inherit_env=inherit_env,
+                                ray=ray_address)
     config = load_config(config_path, Path.cwd(), overrides)
     scenes = load_scenes(list(config.scenes), config.root, catalog())
     check_templates_against_scenes(config, scenes)
-    result = asyncio.run(run_scenes(config, scenes, inherit_env=inherit_env, progress=not no_progress))
+    result = asyncio.run(run_scenes(config, scenes, inherit_env=inherit_env, progress=not no_progress,
+                                    retry_invalid=retry_invalid))
     write_ci_reports(result.run_dir, junit_path, json_path)
     sys.exit(result.exit_code)
 

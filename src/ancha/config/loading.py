@@ -7,10 +7,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pydantic import ValidationError
+from pydantic import TypeAdapter, ValidationError
 
 from ancha.config.errors import ConfigInvalid, sort_problems
-from ancha.config.model import MAX_PARALLEL, MAX_TRIALS, AgentConfig, AnchaConfig
+from ancha.config.model import MAX_PARALLEL, MAX_TRIALS, AgentConfig, AnchaConfig, RayAddress, RayConfig
 from ancha.config.rules import config_problems
 from ancha.config.validation import INVALID, Walker
 from ancha.config.yaml_source import read_yaml, show
@@ -29,6 +29,9 @@ class ConfigOverrides:
     min_pass_rate: float | None = None
     pass_env: list[str] = field(default_factory=list)
     inherit_env: bool = False
+    ray: str | None = None
+    """``--ray [ADDRESS]``: the cluster's address, or ``""`` for a bare ``--ray`` (``ray.address``
+    of the file if it has one, else a local Ray)."""
 
 
 def load_config(path: Path | None, cwd: Path, overrides: ConfigOverrides | None = None) -> AnchaConfig:
@@ -102,8 +105,24 @@ def _apply(config: AnchaConfig, overrides: ConfigOverrides, parallel_in_file: bo
         config.agent = config.agent or AgentConfig()
         config.agent.pass_env = [*config.agent.pass_env,
                                  *(n for n in overrides.pass_env if n not in config.agent.pass_env)]
+    if overrides.ray is not None:
+        problems += _apply_ray(config, overrides.ray)
+    config.parallel_given = overrides.parallel is not None or parallel_in_file
     if overrides.parallel is None and not parallel_in_file:
         endpoint = config.agent is not None and config.agent.kind == "endpoint"
         config.parallel = 1 if endpoint else 2
     config.inherit_env = overrides.inherit_env
     return problems
+
+
+def _apply_ray(config: AnchaConfig, address: str) -> list[Problem]:
+    config.ray = config.ray or RayConfig()
+    if not address:
+        return []
+    try:
+        config.ray.address = TypeAdapter(RayAddress).validate_python(address)
+    except ValidationError:
+        return [Problem("--ray", f"expected auto, local, HOST:PORT or ray://HOST:PORT, got {show(address)}",
+                        "pass the address `ray start --head` printed, such as 10.0.0.5:6379, or --ray alone "
+                        "for a local Ray")]
+    return []

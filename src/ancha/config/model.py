@@ -114,6 +114,21 @@ class JudgeConfig(_Section):
     model: str | None = None
 
 
+RayAddress = Annotated[
+    str, StringConstraints(pattern=r"^(auto|local|ray://\S+|[A-Za-z0-9.\-]+:\d{1,5})$"),
+    Expect("auto, local, HOST:PORT or ray://HOST:PORT"),
+]
+
+
+class RayConfig(_Section):
+    """Spread trials over a Ray cluster: each trial a Ray task hosting its world on a worker."""
+
+    address: RayAddress | None = None
+    """The cluster (``HOST:PORT``, ``ray://HOST:PORT``, ``auto``); None starts or joins a local Ray."""
+    cpus_per_trial: Annotated[float, Field(ge=0.01, le=64)] = Field(default=1.0, description="0.01 to 64")
+    """CPUs Ray reserves for each trial's task (its world and its agent)."""
+
+
 class AnchaConfig(_Section):
     """The loaded ancha.yaml with overrides applied. Relative paths are relative to ``root``."""
 
@@ -125,12 +140,17 @@ class AnchaConfig(_Section):
     min_pass_rate: Annotated[float, Field(ge=0, le=1)] = 1.0
     server: ServerConfig = Field(default_factory=ServerConfig)
     judge: JudgeConfig = Field(default_factory=JudgeConfig)
+    ray: RayConfig | None = None
+    """Set (``ray:`` in the file, or ``--ray``): trials run as tasks on a Ray cluster."""
 
     root: SkipJsonSchema[Path] = Field(default_factory=Path.cwd, exclude=True)
     """The directory the CLI runs from: scenes globs and agent.cwd are relative to it."""
     source: SkipJsonSchema[Path | None] = Field(default=None, exclude=True)
     """The config file read, or None when the defaults apply."""
     inherit_env: SkipJsonSchema[bool] = Field(default=False, exclude=True)
+    parallel_given: SkipJsonSchema[bool] = Field(default=False, exclude=True)
+    """Whether ``parallel`` came from the file or ``--parallel`` rather than its default
+    (on Ray the default is what the cluster holds, not 2)."""
     """--inherit-env: the agent gets the whole shell environment, not only the base set."""
 
     @model_validator(mode="after")

@@ -20,6 +20,9 @@ def config_problems(config: AnchaConfig, line_of: LineOf, file: str | None) -> l
     def add(path: str, message: str, hint: str | None = None) -> None:
         out.append(Problem(path, message, hint, line_of(path), file))
 
+    if config.ray is not None and config.server.url is not None:
+        add("ray", "conflicts with server.url",
+            "on Ray each trial hosts its world on its worker; remove server.url, or ray to use that server")
     agent = config.agent
     if agent is None:
         return out

@@ -90,12 +90,16 @@ class SceneSummary:
             "min_pass_rate": self.min_pass_rate,
             "gate_met": self.gate_met,
             **({"cost": self.cost} if self.cost is not None else {}),
-            "trial_results": [
-                {"trial": o.trial, "verdict": o.verdict, "status": o.status, "reason": o.reason,
-                 "timings": {k: round(v, 4) for k, v in o.timings.items()}}
-                for o in sorted(self.outcomes, key=lambda o: o.trial)
-            ],
+            "trial_results": [_trial_result(o) for o in sorted(self.outcomes, key=lambda o: o.trial)],
         }
+
+
+def _trial_result(o: TrialOutcome) -> dict[str, Any]:
+    result: dict[str, Any] = {"trial": o.trial, "verdict": o.verdict, "status": o.status, "reason": o.reason,
+                              "timings": {k: round(v, 4) for k, v in o.timings.items()}}
+    if o.retried is not None:  # --retry-invalid ran it twice: the first attempt's reason
+        result["retried"] = o.retried
+    return result
 
 
 def summary_table(scenes: list[SceneSummary], interrupted: bool) -> Table:

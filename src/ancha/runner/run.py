@@ -19,10 +19,10 @@ from ancha.config.model import AnchaConfig
 from ancha.errors import AnchaUserError, RunFailed
 from ancha.results.run_folder import RunFolder
 from ancha.runner.agents.container import ContainerExecution, container_refusal
-from ancha.runner.control import ControlClient, connect
 from ancha.runner.gateway import ModelGateway
 from ancha.runner.report import SceneSummary, print_summary
 from ancha.runner.trial import TrialOutcome, TrialRunner
+from ancha.runner.trial_executor import TrialExecutor, open_trials, run_with_retry
 from ancha.scene.model import Scene
 from ancha.world.tools import registry
 
@@ -79,7 +79,7 @@ def new_run_id() -> str:
 
 
 async def run_scenes(config: AnchaConfig, scenes: list[Scene], *, inherit_env: bool = False,
-                     console: Console | None = None, progress: bool = True,
+                     console: Console | None = None, progress: bool = True, retry_invalid: bool = False,
                      model_upstreams: Mapping[str, str] | None = None) -> RunResult:
     """``model_upstreams``: where the model gateway reaches a domain instead of ``https://DOMAIN``
     (tests point it at local stand-ins; not a setting)."""
@@ -100,22 +100,19 @@ async def run_scenes(config: AnchaConfig, scenes: list[Scene], *, inherit_env: b
     started_at = datetime.now(UTC)
     t0 = time.perf_counter()
 
-    server, control = await connect(config, ControlClient)
     summaries = [SceneSummary(s.name, s.path, config.trials, config.min_pass_rate, source_hash=s.source_hash or "")
                  for s in scenes]
     hosts = config.agent.execution.model_hosts if config.agent else []
     gateway = ModelGateway(hosts, upstreams=model_upstreams).start() if hosts else None
-    trial_runner = TrialRunner(control, config, run_dir, inherit_env=inherit_env or config.inherit_env,
-                               gateway=gateway, containers=containers)
+    executor = await open_trials(config, run_dir, scenes, inherit_env=inherit_env or config.inherit_env,
+                                 gateway=gateway, containers=containers)
     interrupted = False
     try:
-        interrupted = await _run_all(trial_runner, scenes, summaries, config.trials_at_once, console, progress)
+        interrupted = await _run_all(executor, run_dir, scenes, summaries, console, progress, retry_invalid)
     finally:
         if gateway is not None:
             gateway.stop()
-        await control.close()
-        if server is not None:
-            server.stop()
+        await executor.close()
 
     exit_code = _exit_code(summaries, interrupted)
     summary = {
@@ -124,7 +121,7 @@ async def run_scenes(config: AnchaConfig, scenes: list[Scene], *, inherit_env: b
         "duration_s": round(time.perf_counter() - t0, 3),
         "interrupted": interrupted,
         "exit_code": exit_code,
-        "server": "embedded" if server is not None else str(config.server.url),
+        "server": executor.server_label,
         "config": _config_record(config),
         "scenes": [s.to_dict() for s in summaries],
     }
@@ -133,10 +130,10 @@ async def run_scenes(config: AnchaConfig, scenes: list[Scene], *, inherit_env: b
     return RunResult(run_id, run_dir, summaries, interrupted, exit_code)
 
 
-async def _run_all(runner: TrialRunner, scenes: list[Scene], summaries: list[SceneSummary], parallel: int,
-                   console: Console, show_progress: bool) -> bool:
+async def _run_all(executor: TrialExecutor, run_dir: Path, scenes: list[Scene], summaries: list[SceneSummary],
+                   console: Console, show_progress: bool, retry_invalid: bool) -> bool:
     jobs = [(i, scene, trial) for i, scene in enumerate(scenes) for trial in range(1, summaries[i].trials + 1)]
-    limiter = asyncio.Semaphore(parallel)
+    limiter = asyncio.Semaphore(executor.trials_at_once)
     bar = Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                    console=Console(stderr=True), disable=not show_progress, transient=True)
     task_id = bar.add_task("trials", total=len(jobs))
@@ -144,7 +141,7 @@ async def _run_all(runner: TrialRunner, scenes: list[Scene], summaries: list[Sce
     async def one(index: int, scene: Scene, trial: int) -> None:
         async with limiter:
             bar.update(task_id, description=f"{scene.name} #{trial}")
-            outcome = await run_trial(runner, scene, trial)
+            outcome = await run_with_retry(executor, run_dir, scene, trial, retry_invalid)
             summaries[index].outcomes.append(outcome)
             bar.advance(task_id)
 

@@ -52,6 +52,8 @@ class TrialOutcome:
     reason: str | None = None
     status: str | None = None
     never_started: bool = False
+    retried: str | None = None
+    """With ``--retry-invalid``: why the first attempt of this trial was invalid (this is its retry)."""
     timings: dict[str, float] = field(default_factory=dict)
     agent_log: dict[str, Any] | None = None
     """What was dropped of agent.log past ``agent.log_limit``; None when it is whole."""
