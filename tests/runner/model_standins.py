@@ -98,10 +98,10 @@ class ModelStandIn:
         if openrouter:
             usage["cost"] = OPENROUTER_COST
         base = {"id": "chatcmpl-standin", "created": 1700000000, "model": model}
-        if not body.get("stream"):
+        if not body.get("stream"):  # with a cookie, as providers behind a CDN set them
             return JSONResponse({**base, "object": "chat.completion", "usage": usage, "choices": [
-                {"index": 0, "finish_reason": "stop",
-                 "message": {"role": "assistant", "content": "".join(WORDS)}}]})
+                {"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": "".join(WORDS)}}]},
+                headers={"set-cookie": "edge=provider-set; Path=/"})
         include_usage = openrouter or bool((body.get("stream_options") or {}).get("include_usage"))
 
         async def events() -> AsyncIterator[bytes]:

@@ -5,6 +5,7 @@ through untouched, and anything not allowed is refused with a clear JSON error."
 from __future__ import annotations
 
 import json
+import socket
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -196,3 +197,31 @@ def test_price_table__knows_each_providers_spelling_of_a_model() -> None:
     assert price_of("claude-sonnet-4-7") is None and price_of("gpt-4.1-micro") is None
     # Anthropic cache reads cost a tenth of input
     assert cost_usd("claude-sonnet-4-5", 1000, 0, cached_input_tokens=1000) == pytest.approx(0.0003)
+
+
+
+def test_odd_paths__answered_never_with_a_500(gateway: ModelGateway, trial: GatewayTrial) -> None:
+    for path in (f"/t/{trial.key}/api.openai.com/v1/%ZZ?x=%", f"/t/{trial.key}/api.openai.com//evil.example/x",
+                 f"/t/{trial.key}/API.OPENAI.COM/v1/\xff", "/t/", "/t//api.openai.com/v1", "/"):
+        with socket.create_connection(("127.0.0.1", gateway.port), timeout=10) as sock:
+            sock.sendall(f"POST {path} HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+                         .encode("latin-1"))
+            answer = b""
+            while chunk := sock.recv(65536):
+                answer += chunk
+        status = int(answer.split(b" ", 2)[1])
+        assert status != 500 and status < 600, (path, answer[:200])
+
+
+def test_cookies_a_provider_sets__go_to_the_agent_and_never_to_another_trial(
+        gateway: ModelGateway, standin: ModelStandIn, tmp_path: Path) -> None:
+    first, second = gateway.open_trial(TrialFolder(tmp_path)), gateway.open_trial(TrialFolder(tmp_path))
+    try:
+        body = {"model": "gpt-4o-mini", "messages": []}
+        answer = httpx.post(first.environment()["OPENAI_BASE_URL"] + "/chat/completions", json=body)
+        assert answer.cookies["edge"] == "provider-set"
+        httpx.post(second.environment()["OPENAI_BASE_URL"] + "/chat/completions", json=body)
+        assert "cookie" not in standin.requests[-1]["headers"]
+    finally:
+        gateway.close_trial(first)
+        gateway.close_trial(second)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import socket
 import threading
 import time
@@ -52,7 +53,7 @@ class GatewayApp:
         self.hosts = list(dict.fromkeys(hosts))
         self.upstreams = {host: base.rstrip("/") for host, base in (upstreams or {}).items()}
         self.trials: dict[str, GatewayTrial] = {}
-        self.client: httpx.AsyncClient | None = None
+        self.upstream_transport: Upstream | None = None
 
     def upstream(self, host: str) -> str:
         return self.upstreams.get(host, f"https://{host}")
@@ -93,7 +94,7 @@ class GatewayApp:
 
     async def _forward(self, scope: Scope, send: Any, trial: GatewayTrial, host: str, rest: bytes, body: bytes,
                        started: float) -> None:
-        assert self.client is not None
+        assert self.upstream_transport is not None
         requested = _request_fields(body)
         query = scope.get("query_string") or b""
         url = self.upstream(host) + rest.decode("latin-1") + ("?" + query.decode("latin-1") if query else "")
@@ -103,9 +104,10 @@ class GatewayApp:
                          status=0, stream=bool(requested.get("stream")), latency_ms=0.0,
                          requested_model=requested.get("model"))
         try:
-            request = self.client.build_request(scope["method"], url, headers=headers, content=body)
-            response = await self.client.send(request, stream=True)
-        except (httpx.HTTPError, ValueError) as exc:
+            request = httpx.Request(scope["method"], url, headers=headers, content=body,
+                                    extensions={"timeout": UPSTREAM_TIMEOUT.as_dict()})
+            response = await self.upstream_transport.send(request)
+        except (httpx.HTTPError, httpx.InvalidURL, ValueError) as exc:
             call.status, call.error = 502, f"{type(exc).__name__}: {exc}"
             call.latency_ms = (time.perf_counter() - started) * 1000
             trial.record(call)
@@ -164,6 +166,38 @@ def _loop_factory() -> Callable[[], asyncio.AbstractEventLoop] | None:
     except ImportError:
         return None
     return uvloop.new_event_loop  # type: ignore[no-any-return]
+
+
+class Upstream:
+    """The providers' side: pooled connections, through ``HTTPS_PROXY`` when the shell sets one
+    (hosts in ``NO_PROXY`` excepted). A transport, not a client: a client would keep the cookies
+    a provider sets and send them on for every later trial; the gateway passes them to the agent."""
+
+    def __init__(self, environ: Mapping[str, str]) -> None:
+        limits = httpx.Limits(max_connections=None, max_keepalive_connections=64)
+        self.direct = httpx.AsyncHTTPTransport(limits=limits)
+        proxy = environ.get("HTTPS_PROXY") or environ.get("https_proxy")
+        self.proxied = httpx.AsyncHTTPTransport(limits=limits, proxy=proxy) if proxy else None
+        no_proxy = environ.get("NO_PROXY") or environ.get("no_proxy") or ""
+        self.no_proxy = [h.strip().lstrip(".").lower() for h in no_proxy.split(",") if h.strip()]
+
+    def _transport(self, url: httpx.URL) -> httpx.AsyncHTTPTransport:
+        if self.proxied is None or url.scheme != "https" or "*" in self.no_proxy:
+            return self.direct
+        host = url.host.lower()
+        if any(host == h or host.endswith("." + h) for h in self.no_proxy):
+            return self.direct
+        return self.proxied
+
+    async def send(self, request: httpx.Request) -> httpx.Response:
+        response = await self._transport(request.url).handle_async_request(request)
+        response.request = request
+        return response
+
+    async def aclose(self) -> None:
+        await self.direct.aclose()
+        if self.proxied is not None:
+            await self.proxied.aclose()
 
 
 async def _read_body(receive: Any) -> bytes | None:
@@ -249,10 +283,11 @@ class ModelGateway:
             runner.run(self._main())
 
     async def _main(self) -> None:
-        async with httpx.AsyncClient(timeout=UPSTREAM_TIMEOUT, follow_redirects=False,
-                                     limits=httpx.Limits(max_connections=None, max_keepalive_connections=64)) as client:
-            self.app.client = client
+        self.app.upstream_transport = upstream = Upstream(os.environ)
+        try:
             await self._server.serve(sockets=[self._socket])
+        finally:
+            await upstream.aclose()
 
     def start(self, timeout: float = 10.0) -> ModelGateway:
         self._thread.start()

@@ -147,9 +147,12 @@ class GatewayTrial:
             if self.budget_usd is not None and self.usd > self.budget_usd:
                 self._over_budget.set()
             if self.folder is not None:
-                if self._out is None and not self._closed:
-                    self._out = self.folder.open_model_calls()
-                self.folder.append_model_call(call.to_dict(), self._out)
+                try:
+                    if self._out is None and not self._closed:
+                        self._out = self.folder.open_model_calls()
+                    self.folder.append_model_call(call.to_dict(), self._out)
+                except OSError:  # the trial's folder is gone (or the disk full): the totals still count
+                    pass
 
     def close(self) -> None:
         """The trial has ended: its ``models.jsonl`` is closed (a call still finishing is appended alone)."""
