@@ -92,16 +92,32 @@ def test_anthropic_sdk_stream__usage_read_from_message_start_and_message_delta(t
     assert plain["cost_usd"] == cost_usd("claude-3-5-haiku", INPUT_TOKENS, OUTPUT_TOKENS) == 0.0028
 
 
-def test_openrouter_stream__passes_through_byte_identical_and_uses_the_reported_cost(
-        trial: GatewayTrial, standin: ModelStandIn) -> None:
-    body = {"model": "anthropic/claude-3.5-sonnet", "stream": True, "messages": [{"role": "user", "content": "hi"}]}
-    direct = httpx.post(standin.url + "/api/v1/chat/completions", json=body).content
-    through = httpx.post(trial.environment()["OPENROUTER_BASE_URL"] + "/chat/completions", json=body)
-    assert through.headers["content-type"].startswith("text/event-stream")
-    assert through.content == direct and b": OPENROUTER PROCESSING" in direct
+STREAMS = {
+    "openai": ("OPENAI_BASE_URL", "/chat/completions", "/v1/chat/completions",
+               {"model": "gpt-4o", "stream": True, "stream_options": {"include_usage": True}, "messages": []}),
+    "anthropic": ("ANTHROPIC_BASE_URL", "/v1/messages", "/v1/messages",
+                  {"model": "claude-3-5-sonnet-latest", "stream": True, "max_tokens": 9, "messages": []}),
+    "openrouter": ("OPENROUTER_BASE_URL", "/chat/completions", "/api/v1/chat/completions",
+                   {"model": "anthropic/claude-3.5-sonnet", "stream": True, "messages": []}),
+}
+
+
+@pytest.mark.parametrize("provider", list(STREAMS))
+def test_stream__passes_through_byte_identical_with_its_usage_read(provider: str, trial: GatewayTrial,
+                                                                   standin: ModelStandIn) -> None:
+    variable, path, direct_path, body = STREAMS[provider]
+    direct = httpx.post(standin.url + direct_path, json=body)
+    through = httpx.post(trial.environment()[variable] + path, json=body)
+    assert through.headers["content-type"] == direct.headers["content-type"]
+    assert through.content == direct.content and direct.content.count(b"data: ") > 5
     [call] = calls(trial)
-    assert call["provider"] == "openrouter" and call["cost_usd"] == OPENROUTER_COST
-    assert call["cost_source"] == "provider" and call["output_tokens"] == OUTPUT_TOKENS
+    assert call["provider"] == provider and call["stream"] is True
+    assert (call["input_tokens"], call["output_tokens"]) == (INPUT_TOKENS, OUTPUT_TOKENS)
+    if provider == "openrouter":  # OpenRouter's own figure wins over the price table
+        assert call["cost_usd"] == OPENROUTER_COST and call["cost_source"] == "provider"
+    else:
+        assert call["cost_usd"] == cost_usd(str(body["model"]), INPUT_TOKENS, OUTPUT_TOKENS)
+        assert call["cost_source"] == "price_table"
 
 
 def test_stream__first_chunk_reaches_the_agent_before_the_provider_sends_the_rest(
