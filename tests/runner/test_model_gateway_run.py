@@ -18,6 +18,7 @@ from rich.console import Console
 from test_run_cli import SCENE
 
 from ancha.config.loading import load_config
+from ancha.results.step_summary import markdown_summary
 from ancha.runner.gateway.prices import cost_usd
 from ancha.runner.run import RunResult, run_scenes
 from ancha.scene.loading import load_scenes
@@ -101,6 +102,8 @@ def test_ancha_run__model_calls_and_cost_in_checks_summary_and_table(tmp_path: P
     header = next(line for line in printed.splitlines() if "pass rate" in line)
     assert header.rstrip(" ┃|").endswith("cost")
     assert f"${2 * per_trial:.4f}" in printed
+    job_summary = markdown_summary(summary, result.run_dir).splitlines()
+    assert job_summary[2].endswith("| gate | cost |") and job_summary[4].endswith(f"| ${2 * per_trial:.4f} |")
 
 
 def test_budget__a_trial_that_spends_past_it_is_stopped_over_budget_and_fails(tmp_path: Path,
