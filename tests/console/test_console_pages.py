@@ -56,3 +56,16 @@ def test_console__diff_says_when_the_scene_file_changed_since_the_run(tmp_path: 
     diff = client.get("/runs/20260101T000000Z-aaaaaa/s/1/diff?fragment=1")
     assert diff.status_code == 200
     assert "changed since this run, so its seed cannot be rebuilt" in diff.text
+
+
+def test_console__behind_a_key_needs_it_once_then_keeps_it_in_a_cookie(tmp_path: Path) -> None:
+    _run(tmp_path)
+    client = TestClient(console_app(tmp_path / "runs", page_key="s3cret"))
+    refused = client.get("/")
+    assert refused.status_code == 401 and "/ui/?key=KEY" in refused.text
+    assert client.get("/?key=wrong").status_code == 401
+    kept = client.get("/runs/latest?key=s3cret", follow_redirects=False)
+    assert kept.status_code == 303 and "key=" not in kept.headers["location"]
+    assert client.get("/").status_code == 200  # the cookie now carries it
+    assert TestClient(console_app(tmp_path / "runs", page_key="s3cret")).get(
+        "/", headers={"authorization": "Bearer s3cret"}).status_code == 200

@@ -49,7 +49,8 @@ def serve(host: str, port: int, tls_port: int, key: str | None, keep_alive: floa
     tls = local_tls((host, "localhost"))
     # The console shows local files: on a reachable host only when asked for by name.
     runs = runs_dir or (RUNS_DIR if loopback else None)
-    mounts: dict[str, ASGIApp] = {PREFIX: console_app(runs.resolve(), key)} if runs is not None else {}
+    page_key = None if loopback else key  # reachable from elsewhere: the pages need the key too
+    mounts: dict[str, ASGIApp] = {PREFIX: console_app(runs.resolve(), key, page_key)} if runs is not None else {}
     if mounts:
         click.echo(f"console on http://{host}:{port}{PREFIX}/  (runs: {runs})")
     app = create_app(key=key, tls=SecureListener(f"https://{host}:{tls_port}", tls.ca_pem), mounts=mounts)

@@ -6,6 +6,7 @@ timeline, checks with their evidence, agent log and world diff), one call's bodi
 
 from __future__ import annotations
 
+import hmac
 import json
 import os
 from collections.abc import AsyncIterator
@@ -26,6 +27,7 @@ from starlette.responses import (
 )
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from ancha.console import links
 from ancha.console.runs import RunsFolder, run_row
@@ -252,14 +254,16 @@ def _pretty(value: Any) -> str:
     return json.dumps(value, indent=2, ensure_ascii=False)
 
 
-def console_app(runs_dir: Path, server_key: str | None = None) -> Starlette:
+def console_app(runs_dir: Path, server_key: str | None = None, page_key: str | None = None) -> ASGIApp:
     """The console over ``runs_dir`` (``.ancha/runs``). ``server_key``: the key of the servers
-    running trials live (ANCHA_SERVER_KEY), for following them."""
+    running trials live (ANCHA_SERVER_KEY), for following them. ``page_key``: a key every
+    page then needs (a server reachable from other machines): ``Authorization: Bearer``, or
+    once as ``?key=`` in a browser, which keeps it in a cookie."""
     console = Console(runs_dir, server_key if server_key is not None else os.environ.get("ANCHA_SERVER_KEY"))
     registry()  # the tools' modules load now, not on the first trial page
     trial = "/runs/{run_id}/{scene}/{trial}"
     static = StaticFiles(packages=[("ancha.console", "static")])
-    return Starlette(routes=[
+    app = Starlette(routes=[
         Route("/", console.runs_page),
         Route("/runs/{run_id}", console.run_page),
         Route("/scenes/{scene}", console.scene_page),
@@ -271,3 +275,33 @@ def console_app(runs_dir: Path, server_key: str | None = None) -> Starlette:
         Route(trial + "/live", console.live),
         Mount("/static", static, name="static"),
     ])
+    return app if page_key is None else KeyedConsole(app, page_key)
+
+
+class KeyedConsole:
+    """The console behind a key (``console_app``'s ``page_key``)."""
+
+    COOKIE = "ancha_console_key"
+
+    def __init__(self, app: ASGIApp, key: str) -> None:
+        self.app = app
+        self.key = key
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        request = Request(scope)
+        supplied = request.query_params.get("key") or request.cookies.get(self.COOKIE) or \
+            request.headers.get("authorization", "").removeprefix("Bearer ").strip()
+        if not hmac.compare_digest(supplied.encode(), self.key.encode()):
+            answer: Response = PlainTextResponse(
+                "this console needs the server's key: open it once as /ui/?key=KEY (ANCHA_SERVER_KEY)", 401)
+            await answer(scope, receive, send)
+            return
+        if "key" in request.query_params:  # keep it, and take it out of the address bar
+            answer = RedirectResponse(str(request.url.remove_query_params("key")), 303)
+            answer.set_cookie(self.COOKIE, self.key, httponly=True, samesite="strict")
+            await answer(scope, receive, send)
+            return
+        await self.app(scope, receive, send)
