@@ -43,6 +43,12 @@ AGENT = textwrap.dedent("""
 
     print(sorted(json.loads(os.environ["ANCHA_MODEL_URLS"])))
     messages = [{"role": "user", "content": "hi"}]
+    if sys.argv[1] == "twice":  # spends past the budget, then exits before anyone stops it
+        for _ in range(2):
+            call(os.environ["OPENAI_BASE_URL"] + "/chat/completions", {"model": "gpt-4o", "messages": messages},
+                 {"authorization": "Bearer sk-test"})
+        post_hello()
+        sys.exit(0)
     if sys.argv[1] == "spend":
         while True:
             try:
@@ -120,3 +126,11 @@ def test_budget__a_trial_that_spends_past_it_is_stopped_over_budget_and_fails(tm
     summary = json.loads((result.run_dir / "summary.json").read_text())
     assert summary["scenes"][0]["trial_results"][0]["status"] == "over_budget"
     assert summary["scenes"][0]["cost"]["over_budget"] == 1
+
+
+def test_budget__an_agent_that_exits_right_after_spending_past_it_is_over_budget_too(
+        tmp_path: Path, standin: ModelStandIn) -> None:
+    result, printed = run(tmp_path, standin, "twice", extra="  budget_usd: 0.01\n  input: per_event\n")
+    checks = json.loads((result.run_dir / "hello" / "1" / "checks.json").read_text())
+    assert checks["status"] == "over_budget" and checks["verdict"] == "failed", printed
+    assert all(r["passed"] for r in checks["results"])  # its checks held: the budget fails it anyway

@@ -244,6 +244,8 @@ class TrialRunner:
         invocations the runner waits on the event feed, which lets the world's clock jump."""
         cursor, worst, started_any = "0", None, False
         while True:
+            if self._over_budget(str(context["env_id"])):  # spent past agent.budget_usd: no more events
+                return worst, "over_budget", started_any
             events, cursor = await self.control.feed(context["events"]["url"], context["events"]["token"], cursor)
             if not events:
                 status = (await self.control.status(context["env_id"]))["status"]
@@ -251,6 +253,8 @@ class TrialRunner:
                     return worst, status, True  # no event needed the agent: nothing failed to start
                 continue
             for event in events:
+                if self._over_budget(str(context["env_id"])):
+                    return worst, "over_budget", started_any
                 log.write(f"ancha: event {event.get('id')} {event.get('service')} {event.get('type')}\n".encode())
                 summary = str(context["task"]) if event.get("type") == "task" else event_summary(event)
                 per_event = {**env, "ANCHA_EVENT_JSON": json.dumps(event), "ANCHA_TASK": summary}
