@@ -4,13 +4,14 @@ directly to the provider's stand-in.
     .venv/bin/python bench/gateway.py [--calls 400]
 
 A local stand-in answers OpenAI chat completions at once: a JSON answer, or an SSE stream
-of 20 chunks with a final usage chunk. It runs in a process of its own. One keep-alive httpx client per path calls it
-directly, and through a ``ModelGateway`` whose trial records every call (reading its usage,
-pricing it and appending it to ``models.jsonl``). The overhead is the difference of the
-medians (and of the 99th percentiles) per call: the extra hop, the forwarding and the
-recording. Target: at most 2 ms per call. The gateway's CPU per call (this process's CPU
-time through the gateway less that of the direct calls) depends less on what else the
-machine runs than wall times do. Prints a markdown table. Not part of the test suite.
+of 20 chunks with a final usage chunk. It runs in a process of its own. A keep-alive httpx
+client calls it directly, and another through a ``ModelGateway`` whose trial records every
+call (reading its usage, pricing it and appending it to ``models.jsonl``); the two take turns,
+so both meet the same load. The overhead is the difference of the medians (and of the 99th
+percentiles) per call: the extra hop, the forwarding and the recording. Target: at most 2 ms
+per call. The gateway's CPU per call (this process's CPU time through the gateway less that
+of the direct calls) depends less on what else the machine runs than wall times do.
+Prints a markdown table. Not part of the test suite.
 """
 
 from __future__ import annotations
@@ -84,23 +85,25 @@ def start_standin() -> tuple[str, subprocess.Popen[bytes]]:
             time.sleep(0.05)
 
 
-def timings(client: httpx.Client, url: str, stream: bool, calls: int) -> tuple[list[float], float]:
-    """Each call's wall time (ms), and this process's CPU time per call (ms): the client's
-    alone when direct, the client's and the gateway's through it."""
+def timings(direct: httpx.Client, through: httpx.Client, urls: tuple[str, str], stream: bool,
+            calls: int) -> tuple[list[float], list[float], float]:
+    """Wall times (ms) of direct calls and of calls through the gateway, made in turn so that
+    both meet the same load, and the gateway's CPU per call (ms): this process's CPU time over
+    the calls through it less that over the direct ones (the client's own work is the same)."""
     body = {"model": "gpt-4o-mini", "messages": [{"role": "user", "content": "hi"}], "stream": stream,
             **({"stream_options": {"include_usage": True}} if stream else {})}
-    out = []
-    cpu = 0.0
+    walls: tuple[list[float], list[float]] = ([], [])
+    cpu = [0.0, 0.0]
     for i in range(calls + WARMUP):
-        if i == WARMUP:
-            cpu = time.process_time()
-        t0 = time.perf_counter()
-        with client.stream("POST", url, json=body) as answer:
-            for _ in answer.iter_raw():
-                pass
-        if i >= WARMUP:
-            out.append((time.perf_counter() - t0) * 1000)
-    return out, (time.process_time() - cpu) * 1000 / calls
+        for side, (client, url) in enumerate(((direct, urls[0]), (through, urls[1]))):
+            c0, t0 = time.process_time(), time.perf_counter()
+            with client.stream("POST", url, json=body) as answer:
+                for _ in answer.iter_raw():
+                    pass
+            if i >= WARMUP:
+                walls[side].append((time.perf_counter() - t0) * 1000)
+                cpu[side] += time.process_time() - c0
+    return walls[0], walls[1], (cpu[1] - cpu[0]) * 1000 / calls
 
 
 def p99(values: list[float]) -> float:
@@ -122,11 +125,9 @@ def main() -> None:
         trial = gateway.open_trial(TrialFolder(Path(tmp)).create())
         with httpx.Client(timeout=30) as direct, httpx.Client(timeout=30) as through:
             for stream in (False, True):
-                plain, plain_cpu = timings(direct, standin_url + "/v1/chat/completions", stream, args.calls)
-                gated, gated_cpu = timings(through, f"{trial.url}/api.openai.com/v1/chat/completions", stream,
-                                           args.calls)
-                rows.append(("streamed (SSE, 22 events)" if stream else "JSON answer", plain, gated,
-                             gated_cpu - plain_cpu))
+                urls = (standin_url + "/v1/chat/completions", f"{trial.url}/api.openai.com/v1/chat/completions")
+                plain, gated, cpu = timings(direct, through, urls, stream, args.calls)
+                rows.append(("streamed (SSE, 22 events)" if stream else "JSON answer", plain, gated, cpu))
         recorded = trial.cost()["calls"]
     standin.terminate()
     standin.wait()
