@@ -19,8 +19,8 @@ from pathlib import Path
 
 import pytest
 
-from ancha.runner.agents.container import build_image
 from ancha.runner.agents.container_engine import find_engine
+from ancha.runner.agents.container_images import build_image
 
 sys.path.insert(0, str(Path(__file__).parent))
 from container_image import agent_image, podman_ready  # noqa: E402

@@ -2,12 +2,14 @@
 
 Once per run (``ContainerExecution.prepare``): the engine (``container_engine``), the image
 (local only, rebuilt first with ``preparation: project`` when its build inputs changed) and
-the project files the agent gets (``workspace_files``). Per trial (``ContainerTrial``): a
-network namespace in which only Ancha's endpoints answer (``container_network``), the
-trial's URLs as the agent reaches them, and its variables. Per agent process
-(``ContainerAgent``): ``create`` (never pulling), the files copied in, ``start --attach``
-with the output in ``agent.log``, then ``/state`` copied out to the trial's ``state/``
-folder and the container removed.
+the project files the agent gets (``workspace_files``), committed into a workspace image
+(``container_images``). Per trial (``ContainerTrial``): the endpoints the agent may
+reach, the trial's URLs as it reaches them, and its variables. Per agent process
+(``ContainerAgent``): a network namespace in which only those endpoints answer
+(``container_network``), ``create`` (never pulling), the trial's ``state/`` and the
+server's CA written into the container's volumes, ``start --attach`` with the output in
+``agent.log``, then ``/state`` copied back to the trial's ``state/`` folder and the
+container removed with its volumes.
 
 The container runs as a non-root user with a read-only root, no capabilities, no new
 privileges, no host folder and no engine socket; ``/state`` is an engine volume removed
@@ -20,22 +22,28 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import copy
-import hashlib
-import io
 import os
 import secrets
-import subprocess
-import tarfile
-import tempfile
+import shutil
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import Any
 
 from ancha.config.model import AnchaConfig, ExecutionConfig
 from ancha.errors import RunFailed
 from ancha.runner.agents.command import CHUNK, DRAIN_DEADLINE_S, LogSink
 from ancha.runner.agents.container_engine import Engine, find_engine
+from ancha.runner.agents.container_images import (
+    ENGINE_TIMEOUT_S,
+    STATE,
+    TRUST,
+    WORKSPACE,
+    ContainerRefused,
+    build_image,
+    image_user,
+    workspace_image,
+)
 from ancha.runner.agents.container_network import (
     Enclosure,
     Endpoint,
@@ -48,24 +56,12 @@ from ancha.runner.agents.container_network import (
 from ancha.runner.agents.environment import ancha_variables, template_values
 from ancha.runner.agents.workspace_files import ancha_paths, select_files
 
-WORKSPACE = "/workspace"
-STATE = "/state"
-NODE_MODULES = "/opt/ancha/node_modules"
-CA_FILE = "/etc/ancha/ca.pem"
-DEFAULT_USER = "65534:65534"
-"""``nobody``, when the image names no non-root user of its own."""
-BUILD_LABEL = "ancha.build-hash"
-BUILD_FILES = ("Containerfile", "Dockerfile")
+CA_FILE = f"{TRUST}/ca.pem"
 STOP_GRACE_S = 2
-ENGINE_TIMEOUT_S = 120.0
 ENGINE_OWN_VARIABLES = frozenset({"PATH", "HOME", "TMPDIR", "XDG_RUNTIME_DIR", "XDG_CONFIG_HOME", "XDG_DATA_HOME",
                                   "CONTAINER_HOST", "CONTAINERS_CONF", "DOCKER_HOST", "DOCKER_CONFIG",
                                   "LD_LIBRARY_PATH", "LD_PRELOAD"})
 """Variables the engine's own CLI reads: these go to the container as NAME=VALUE, the rest by name."""
-
-
-class ContainerRefused(RunFailed):
-    """A container run that cannot be carried out here (exit 3), with what to do."""
 
 
 def container_refusal(config: AnchaConfig) -> RunFailed | None:
@@ -87,6 +83,8 @@ class ContainerExecution:
 
     engine: Engine
     image: str
+    """The user's image; containers run ``run_image``, the same with the agent's files."""
+    run_image: str
     user: str
     root: Path
     files: list[Path]
@@ -123,9 +121,11 @@ class ContainerExecution:
         user = image_user(engine, image, environ)
         scene_paths = list(scene_paths)
         excluded = ancha_paths(config.root, config.source, scene_paths, config.scenes)
-        files = select_files(config.root, execution.files, excluded)
+        root = config.root.resolve()
+        files = select_files(root, execution.files, excluded)
+        run_image = workspace_image(engine, image, root, files, environ)
         parsed = [e if isinstance(e, Endpoint) else Endpoint.parse(e) for e in endpoints]
-        return cls(engine, image, user, config.root.resolve(), files, execution, parsed, environ)
+        return cls(engine, image, run_image, user, root, files, execution, parsed, environ)
 
     def trial(self, context: Mapping[str, Any], state_dir: Path) -> ContainerTrial:
         """A trial's containers: the endpoints they may reach (every URL of the trial's context,
@@ -178,26 +178,33 @@ class ContainerAgent:
         self.process: asyncio.subprocess.Process | None = None
         self.created = False
         self.enclosure: Enclosure | None = None
+        self.volumes: dict[str, Path] = {}
+        """Where each of the container's volumes is on this machine, by its path inside."""
         self._copying: asyncio.Future[None] | None = None
 
     @property
     def engine(self) -> Engine:
         return self.trial.execution.engine
 
+    @property
+    def ca_pem(self) -> str | None:
+        return (self.trial.context.get("tls") or {}).get("ca_pem") or None
+
     def create_arguments(self, network: str) -> list[str]:
         """``create`` with the isolation and limits; variable values are not in it (see the module)."""
         execution = self.trial.execution
         limits = execution.execution
         args = ["create", *self.engine.run_flags, "--pull=never", "--name", self.name, "--user", execution.user,
-                "--read-only", "--cap-drop=ALL", "--security-opt", "no-new-privileges",
-                "--network", network,
+                "--read-only", "--cap-drop=ALL", "--security-opt", "no-new-privileges", "--network", network,
                 "--mount", f"type=volume,destination={STATE}", "--workdir", WORKSPACE,
                 "--cpus", f"{limits.cpus:g}", "--memory", f"{limits.memory_mb}m", "--pids-limit", str(limits.pids)]
+        if self.ca_pem:
+            args += ["--mount", f"type=volume,destination={TRUST},ro=true"]
         for host, address in add_hosts(self.trial.plan):
             args += ["--add-host", f"{host}:{address}"]
         for name, value in sorted(self.env.items()):
             args += ["-e", f"{name}={value}" if name in ENGINE_OWN_VARIABLES else name]
-        return [*args, execution.image, "/bin/sh", "-c", self.command]
+        return [*args, execution.run_image, "/bin/sh", "-c", self.command]
 
     def _engine_environment(self) -> dict[str, str]:
         own = {k: v for k, v in self.trial.execution.environ.items() if k in ENGINE_OWN_VARIABLES}
@@ -211,11 +218,12 @@ class ContainerAgent:
             await _engine(self.engine, self.create_arguments(f"ns:{self.enclosure.path}"),
                           environ=self._engine_environment())
             self.created = True
-            with tempfile.TemporaryFile() as files:
-                await asyncio.to_thread(self._write_files, files)
-                files.seek(0)
-                await _engine(self.engine, ["cp", "-", f"{self.name}:/"], stdin=files)
-        except RunFailed as exc:
+            mounts = await _engine(self.engine, ["container", "inspect", "--format",
+                                                 "{{range .Mounts}}{{.Destination}}={{.Source}}\n{{end}}", self.name])
+            self.volumes = {inside: Path(here) for line in mounts.splitlines() if "=" in line
+                            for inside, here in [line.split("=", 1)]}
+            await asyncio.to_thread(self._fill_volumes)
+        except (RunFailed, OSError) as exc:
             raise AgentNotStarted(str(exc)) from exc
         read_end, write_end = os.pipe()
         try:
@@ -233,6 +241,24 @@ class ContainerAgent:
             lambda: asyncio.StreamReaderProtocol(reader), os.fdopen(read_end, "rb", buffering=0))
         self._copying = asyncio.ensure_future(self._copy(reader, transport))
 
+    def _fill_volumes(self) -> None:
+        """The trial's ``state/`` so far (a per-event agent finds it again), open to the agent's
+        user, and the server's CA, read-only inside."""
+        state = self.volumes.get(STATE)
+        if state is None:
+            raise RunFailed(f"the container has no volume at {STATE}")
+        if self.trial.state_dir.is_dir():
+            shutil.copytree(self.trial.state_dir, state, symlinks=True, dirs_exist_ok=True)
+            for folder, dirs, files in os.walk(state):
+                for name in dirs:
+                    os.chmod(os.path.join(folder, name), 0o777)
+                for name in files:
+                    with contextlib.suppress(OSError):
+                        os.chmod(os.path.join(folder, name), 0o666, follow_symlinks=False)
+        trust = self.volumes.get(TRUST)
+        if self.ca_pem and trust is not None:
+            (trust / Path(CA_FILE).name).write_text(self.ca_pem, encoding="utf-8")
+
     async def _copy(self, output: asyncio.StreamReader, transport: asyncio.BaseTransport) -> None:
         try:
             while chunk := await output.read(CHUNK):
@@ -240,77 +266,34 @@ class ContainerAgent:
         finally:
             transport.close()
 
-    def _write_files(self, out: BinaryIO) -> None:
-        """The tar copied to ``/``: the project files at /workspace (read-only), the
-        node_modules link, the trial's ``state/`` so far (per-event agents keep it), the CA."""
-        trial = self.trial
-        with tarfile.open(fileobj=out, mode="w|", format=tarfile.PAX_FORMAT) as tar:
-            _add_dir(tar, WORKSPACE, 0o555)
-            made: set[str] = set()
-            for path in trial.execution.files:
-                relative = path.relative_to(trial.execution.root)
-                for depth in range(1, len(relative.parts)):
-                    folder = "/".join(relative.parts[:depth])
-                    if folder not in made:
-                        made.add(folder)
-                        _add_dir(tar, f"{WORKSPACE}/{folder}", 0o555)
-                info = tar.gettarinfo(str(path), arcname=f"{WORKSPACE.lstrip('/')}/{relative.as_posix()}")
-                info.type, info.uid, info.gid, info.uname, info.gname = tarfile.REGTYPE, 0, 0, "", ""
-                info.mode = 0o555 if os.access(path, os.X_OK) else 0o444
-                with path.open("rb") as source:
-                    tar.addfile(info, source)
-            if "node_modules" not in made:
-                link = tarfile.TarInfo(f"{WORKSPACE.lstrip('/')}/node_modules")
-                link.type, link.linkname, link.mode = tarfile.SYMTYPE, NODE_MODULES, 0o777
-                tar.addfile(link)
-            _add_dir(tar, STATE, 0o777)
-            if trial.state_dir.is_dir():
-                for path in sorted(trial.state_dir.rglob("*")):
-                    arcname = f"{STATE.lstrip('/')}/{path.relative_to(trial.state_dir).as_posix()}"
-                    if path.is_dir() and not path.is_symlink():
-                        _add_dir(tar, "/" + arcname, 0o777)
-                    elif path.is_file() and not path.is_symlink():
-                        info = tar.gettarinfo(str(path), arcname=arcname)
-                        info.mode = 0o666
-                        with path.open("rb") as source:
-                            tar.addfile(info, source)
-            ca_pem = (trial.context.get("tls") or {}).get("ca_pem")
-            if ca_pem:
-                _add_dir(tar, str(Path(CA_FILE).parent), 0o555)
-                data = str(ca_pem).encode()
-                info = tarfile.TarInfo(CA_FILE.lstrip("/"))
-                info.size, info.mode = len(data), 0o444
-                tar.addfile(info, io.BytesIO(data))
-
     async def wait(self) -> int:
         assert self.process is not None
         return await self.process.wait()
 
     async def stop(self) -> None:
-        """Stop the container (politely first), copy ``/state`` out, remove it with its volume."""
-        if not self.created:
-            if self.enclosure is not None:
-                await self.enclosure.close()
-            return
-        engine = self.engine
+        """Stop the container (politely first), copy ``/state`` out, remove it with its volumes."""
         try:
+            if not self.created:
+                return
             if self.process is not None and self.process.returncode is None:
                 with contextlib.suppress(RunFailed):
-                    await _engine(engine, ["stop", "--time", str(STOP_GRACE_S), self.name])
+                    await _engine(self.engine, ["stop", "--time", str(STOP_GRACE_S), self.name])
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(self.process.wait(), ENGINE_TIMEOUT_S)
             if self._copying is not None:
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(self._copying, DRAIN_DEADLINE_S)
-            state = self.trial.state_dir
-            state.mkdir(parents=True, exist_ok=True)
-            try:
-                await _engine(engine, ["cp", f"{self.name}:{STATE}/.", str(state)])
-            except RunFailed as exc:
-                self.log.write(f"ancha: {STATE} could not be copied out of the container: {exc}\n".encode())
+            state = self.volumes.get(STATE)
+            if state is not None:
+                try:
+                    await asyncio.to_thread(shutil.copytree, state, self.trial.state_dir, symlinks=True,
+                                            dirs_exist_ok=True)
+                except OSError as exc:
+                    self.log.write(f"ancha: {STATE} could not be copied out of the container: {exc}\n".encode())
         finally:
-            with contextlib.suppress(RunFailed):
-                await _engine(engine, ["rm", "--force", "--volumes", self.name])
+            if self.created:
+                with contextlib.suppress(RunFailed):
+                    await _engine(self.engine, ["rm", "--force", "--volumes", self.name])
             if self.process is not None and self.process.returncode is None:
                 with contextlib.suppress(ProcessLookupError):
                     self.process.kill()
@@ -318,17 +301,10 @@ class ContainerAgent:
                 await self.enclosure.close()
 
 
-def _add_dir(tar: tarfile.TarFile, path: str, mode: int) -> None:
-    info = tarfile.TarInfo(path.lstrip("/"))
-    info.type, info.mode = tarfile.DIRTYPE, mode
-    tar.addfile(info)
-
-
-async def _engine(engine: Engine, args: list[str], *, environ: Mapping[str, str] | None = None,
-                  stdin: BinaryIO | None = None) -> str:
+async def _engine(engine: Engine, args: list[str], *, environ: Mapping[str, str] | None = None) -> str:
     """Run one engine command to its end; RunFailed with the engine's last line of error when it fails."""
     process = await asyncio.create_subprocess_exec(
-        *engine.command(*args), stdin=stdin if stdin is not None else asyncio.subprocess.DEVNULL,
+        *engine.command(*args), stdin=asyncio.subprocess.DEVNULL,
         stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
         env=dict(os.environ if environ is None else environ))
     try:
@@ -362,69 +338,3 @@ def _rewritten(context: Any, plan: Mapping[Endpoint, Endpoint]) -> Any:
     if isinstance(context, str) and context.startswith(("http://", "https://")):
         return rewrite_url(context, plan)
     return copy.copy(context)
-
-
-# --- the image ---------------------------------------------------------------------------
-
-
-def _inspect(engine: Engine, image: str, template: str, environ: Mapping[str, str]) -> str | None:
-    """``image inspect --format template``, or None when the image is not in the engine."""
-    try:
-        answer = subprocess.run(engine.command("image", "inspect", "--format", template, image), capture_output=True,
-                                text=True, timeout=ENGINE_TIMEOUT_S, stdin=subprocess.DEVNULL, env=dict(environ))
-    except (OSError, subprocess.TimeoutExpired) as exc:
-        raise ContainerRefused(f"error[CONTAINER_ENGINE]: `{engine.name} image inspect {image}` did not finish: "
-                               f"{exc}\nhint: check that the engine runs (`{engine.name} info`)") from exc
-    if answer.returncode != 0:
-        return None
-    return answer.stdout.strip()
-
-
-def image_user(engine: Engine, image: str, environ: Mapping[str, str]) -> str:
-    """The user the agent runs as: the image's own when it names a non-root one, else nobody.
-    A missing image stops the run (exit 3): images are never pulled during a trial."""
-    user = _inspect(engine, image, "{{.Config.User}}", environ)
-    if user is None:
-        raise ContainerRefused(
-            f"error[CONTAINER_IMAGE]: the image {image} is not in the local {engine.name}\n"
-            f"hint: build it (`{engine.name} build -t {image} .`) or pull it (`{engine.name} pull {image}`) before "
-            "the run, or set agent.execution.preparation: project to build it from the project's Containerfile; "
-            "trials never pull images")
-    name = user.split(":", 1)[0]
-    return user if name and name not in ("root", "0") else DEFAULT_USER
-
-
-def build_inputs_hash(root: Path) -> tuple[Path, str]:
-    """The project's Containerfile (or Dockerfile) and the content hash of what a build reads:
-    that file and the project files an agent could be given (``select_files`` of the project)."""
-    recipe = next((root / name for name in BUILD_FILES if (root / name).is_file()), None)
-    if recipe is None:
-        raise ContainerRefused(
-            f"error[CONTAINER_IMAGE]: preparation: project needs a Containerfile or Dockerfile in {root}\n"
-            "hint: add one that installs the agent's runtime and dependencies, or set preparation: image "
-            "to use the image as it is")
-    digest = hashlib.sha256(recipe.read_bytes())
-    for path in select_files(root, ["."], [recipe]):
-        digest.update(b"\0" + path.relative_to(root).as_posix().encode() + b"\0")
-        digest.update(path.read_bytes())
-    return recipe, digest.hexdigest()[:32]
-
-
-def build_image(engine: Engine, image: str, root: Path, environ: Mapping[str, str]) -> bool:
-    """``preparation: project``: build ``image`` from the project when the hash of its build
-    inputs differs from the one the image is labelled with. True when it was built."""
-    recipe, digest = build_inputs_hash(root)
-    if _inspect(engine, image, "{{index .Labels \"" + BUILD_LABEL + "\"}}", environ) == digest:
-        return False
-    command = engine.command("build", "--tag", image, "--label", f"{BUILD_LABEL}={digest}", "--file", str(recipe),
-                             str(root))
-    try:
-        answer = subprocess.run(command, capture_output=True, text=True, stdin=subprocess.DEVNULL, env=dict(environ))
-    except OSError as exc:
-        raise ContainerRefused(f"error[CONTAINER_IMAGE]: `{engine.name} build` could not start: {exc}\n"
-                               f"hint: check that the engine runs (`{engine.name} info`)") from exc
-    if answer.returncode != 0:
-        tail = "\n  ".join((answer.stderr or answer.stdout).strip().splitlines()[-5:])
-        raise ContainerRefused(f"error[CONTAINER_IMAGE]: building {image} from {recipe.name} failed:\n  {tail}\n"
-                               f"hint: fix {recipe.name} (try `{engine.name} build -f {recipe.name} .`)")
-    return True
