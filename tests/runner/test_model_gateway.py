@@ -43,6 +43,7 @@ def trial(gateway: ModelGateway, tmp_path: Path) -> Iterator[GatewayTrial]:
 
 def calls(trial: GatewayTrial) -> list[dict[str, object]]:
     assert trial.folder is not None
+    trial.flush()
     return trial.folder.read_model_calls()
 
 
@@ -173,7 +174,7 @@ def test_unreachable_upstream__502_with_the_reason(tmp_path: Path) -> None:
         assert answer.status_code == 502
         error = answer.json()["error"]
         assert error["code"] == "upstream_unreachable" and "ConnectError" in error["message"]
-        [call] = TrialFolder(tmp_path).read_model_calls()
+        [call] = calls(trial)
         assert call["status"] == 502 and call["cost_usd"] == 0.0 and "ConnectError" in call["error"]
 
 

@@ -90,8 +90,9 @@ class TrialFolder:
             once.write(line)
 
     def open_model_calls(self) -> TextIO:
-        """``models.jsonl``, open to append a line per call (each line written whole when it ends)."""
-        return (self.path / MODELS).open("a", encoding="utf-8", buffering=1)
+        """``models.jsonl``, open to append a line per call; buffered (a write per call costs the
+        gateway more than the rest of its work on a call): flush or close it to have it whole."""
+        return (self.path / MODELS).open("a", encoding="utf-8")
 
     def open_log(self, limit: int = DEFAULT_LIMIT) -> AgentLog:
         """``agent.log`` for the agent's output, capped at ``limit`` bytes (head and tail kept)."""

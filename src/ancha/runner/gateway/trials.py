@@ -104,8 +104,9 @@ class ModelCall:
 
 class GatewayTrial:
     """A trial's place in the gateway: calls under ``/t/KEY/`` are its own. It records each
-    call to the trial folder's ``models.jsonl`` as the call ends, keeps the totals, and is
-    over budget once the cost passes ``budget_usd``. Safe to read from another thread."""
+    call to the trial folder's ``models.jsonl`` as the call ends (buffered: whole on disk after
+    ``flush()`` or ``close()``), keeps the totals, and is over budget once the cost passes
+    ``budget_usd``. Safe to read from another thread."""
 
     def __init__(self, gateway_url: str, hosts: Iterable[str], folder: TrialFolder | None = None,
                  budget_usd: float | None = None, key: str | None = None) -> None:
@@ -154,12 +155,24 @@ class GatewayTrial:
                 except OSError:  # the trial's folder is gone (or the disk full): the totals still count
                     pass
 
+    def flush(self) -> None:
+        """Write out the calls recorded so far to ``models.jsonl``."""
+        with self._lock:
+            if self._out is not None:
+                try:
+                    self._out.flush()
+                except OSError:
+                    pass
+
     def close(self) -> None:
         """The trial has ended: its ``models.jsonl`` is closed (a call still finishing is appended alone)."""
         with self._lock:
             self._closed = True
             if self._out is not None:
-                self._out.close()
+                try:
+                    self._out.close()
+                except OSError:
+                    pass
                 self._out = None
 
     def next_seq(self) -> int:
