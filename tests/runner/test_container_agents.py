@@ -219,3 +219,20 @@ def test_preparation_project_rebuilds_only_when_the_build_inputs_change(tmp_path
         assert image_id() != first
     finally:
         subprocess.run(["podman", "rmi", "--force", tag], capture_output=True)
+
+
+def test_per_event_agent_in_containers_keeps_its_state_from_event_to_event(tmp_path: Path, image: str) -> None:
+    from test_run_per_event import AGENT, SCENE
+
+    (tmp_path / "scenes" / "greeter").mkdir(parents=True)
+    (tmp_path / "scenes" / "greeter" / "scene.yaml").write_text(SCENE)
+    (tmp_path / "agent.py").write_text(AGENT)
+    (tmp_path / "ancha.yaml").write_text(
+        f"agent:\n  command: python3 agent.py\n  input: per_event\n  idle: 5m\n"
+        f"  execution: {{ mode: container, image: {image} }}\ntrials: 1\n")
+    result = ancha("run", "--no-progress", cwd=tmp_path)
+    assert result.returncode == 0, result.stdout + result.stderr
+    trial = tmp_path / ".ancha" / "runs" / "latest" / "greeter" / "1"
+    tasks = (trial / "state" / "tasks.txt").read_text().splitlines()
+    assert len(tasks) == 2  # one container per event; the second found what the first wrote
+    assert "Hello? anyone there?" in tasks[0] and "Second question, bot." in tasks[1]

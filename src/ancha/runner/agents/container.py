@@ -25,6 +25,7 @@ import copy
 import os
 import secrets
 import shutil
+import subprocess
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -51,12 +52,15 @@ from ancha.runner.agents.container_network import (
     add_hosts,
     isolation_problem,
     plan_endpoints,
+    process_running,
+    remove_stale_namespaces,
     rewrite_url,
 )
 from ancha.runner.agents.environment import ancha_variables, template_values
 from ancha.runner.agents.workspace_files import ancha_paths, select_files
 
 CA_FILE = f"{TRUST}/ca.pem"
+RUNNER_LABEL = "ancha.runner-pid"
 STOP_GRACE_S = 2
 ENGINE_OWN_VARIABLES = frozenset({"PATH", "HOME", "TMPDIR", "XDG_RUNTIME_DIR", "XDG_CONFIG_HOME", "XDG_DATA_HOME",
                                   "CONTAINER_HOST", "CONTAINERS_CONF", "DOCKER_HOST", "DOCKER_CONFIG",
@@ -114,6 +118,7 @@ class ContainerExecution:
         if problem is not None:
             raise NetworkUnavailable(f"error[CONTAINER_NETWORK]: {problem}\nhint: run ancha as root on Linux "
                                      "(as in CI), or use mode: host; the agent is never run with an open network")
+        remove_stale(engine, environ)
         execution = agent.execution
         image = execution.image or ""
         if execution.preparation == "project":
@@ -194,7 +199,8 @@ class ContainerAgent:
         """``create`` with the isolation and limits; variable values are not in it (see the module)."""
         execution = self.trial.execution
         limits = execution.execution
-        args = ["create", *self.engine.run_flags, "--pull=never", "--name", self.name, "--user", execution.user,
+        args = ["create", *self.engine.run_flags, "--pull=never", "--name", self.name,
+                "--label", f"{RUNNER_LABEL}={os.getpid()}", "--user", execution.user,
                 "--read-only", "--cap-drop=ALL", "--security-opt", "no-new-privileges", "--network", network,
                 "--mount", f"type=volume,destination={STATE}", "--workdir", WORKSPACE,
                 "--cpus", f"{limits.cpus:g}", "--memory", f"{limits.memory_mb}m", "--pids-limit", str(limits.pids)]
@@ -299,6 +305,20 @@ class ContainerAgent:
                     self.process.kill()
             if self.enclosure is not None:
                 await self.enclosure.close()
+
+
+def remove_stale(engine: Engine, environ: Mapping[str, str]) -> None:
+    """What runners killed mid-trial left behind: their containers (labelled with the
+    runner's PID) and network namespaces."""
+    listed = subprocess.run(engine.command("ps", "--all", "--filter", f"label={RUNNER_LABEL}", "--format",
+                                           "{{.Names}} {{index .Labels \"" + RUNNER_LABEL + "\"}}"),
+                            capture_output=True, text=True, env=dict(environ), timeout=ENGINE_TIMEOUT_S).stdout
+    for line in listed.splitlines():
+        name, _, pid = line.partition(" ")
+        if pid.isdigit() and not process_running(int(pid)):
+            subprocess.run(engine.command("rm", "--force", "--volumes", name), capture_output=True,
+                           env=dict(environ), timeout=ENGINE_TIMEOUT_S)
+    remove_stale_namespaces()
 
 
 async def _engine(engine: Engine, args: list[str], *, environ: Mapping[str, str] | None = None) -> str:

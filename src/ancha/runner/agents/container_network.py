@@ -25,6 +25,7 @@ import os
 import secrets
 import shutil
 import socket
+import subprocess
 import threading
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -184,6 +185,29 @@ class Enclosure:
         self.servers.clear()
         with contextlib.suppress(RunFailed):
             await _ip("netns", "delete", self.name)
+
+
+def remove_stale_namespaces() -> None:
+    """Delete the namespaces of runners that are gone (killed before they could): named
+    ``ancha-PID-...``, for a PID no longer running."""
+    try:
+        names = os.listdir(NETNS_FOLDER)
+    except OSError:
+        return
+    for name in names:
+        parts = name.split("-")
+        if len(parts) == 3 and parts[0] == "ancha" and parts[1].isdigit() and not process_running(int(parts[1])):
+            subprocess.run(["ip", "netns", "delete", name], capture_output=True)
+
+
+def process_running(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 async def _pipe(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
