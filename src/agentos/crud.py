@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import Table, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
@@ -39,6 +39,29 @@ def find_workflow(session: Session, workspace_id: str, id_or_name: str) -> Workf
     if workflow is None:
         raise NotFound(f"Workflow '{id_or_name}' not found")
     return workflow
+
+
+_WORKFLOWS: Table = Workflow.__table__  # type: ignore[assignment]
+
+
+def find_snapshot(session: Session, workspace_id: str, id_or_name: str) -> WorkflowSnapshot:
+    """What a run of the workflow (by id, else exact name) executes, read with one Core query
+    and no ORM objects: this is on the path of every run."""
+    id_or_name = id_or_name.replace(SLASH, "/")
+    columns = select(_WORKFLOWS.c.id, _WORKFLOWS.c.version, _WORKFLOWS.c.nodes, _WORKFLOWS.c.checks)
+    connection = session.connection()
+    row = None
+    if looks_like_id(id_or_name):
+        row = connection.execute(
+            columns.where(_WORKFLOWS.c.workspace_id == workspace_id, _WORKFLOWS.c.id == id_or_name)
+        ).first()
+    if row is None:
+        row = connection.execute(
+            columns.where(_WORKFLOWS.c.workspace_id == workspace_id, _WORKFLOWS.c.name == id_or_name)
+        ).first()
+    if row is None:
+        raise NotFound(f"Workflow '{id_or_name}' not found")
+    return WorkflowSnapshot(workspace_id, row.id, row.version, list(row.nodes), list(row.checks))
 
 
 def snapshot(workflow: Workflow) -> WorkflowSnapshot:

@@ -8,6 +8,7 @@ sees a run finished but not counted, or counted twice.
 
 from __future__ import annotations
 
+import functools
 import zlib
 from collections.abc import Iterable
 from datetime import date, datetime
@@ -44,13 +45,17 @@ def add_finished(connection: Connection, runs: Iterable[dict[str, Any]]) -> None
         row["checks_total"] += int(run.get("evals_total") or 0)
     if not rows:
         return
-    dialect = postgresql if connection.dialect.name == "postgresql" else sqlite
     # Sorted, so two transactions upserting several rows take their locks in one order.
-    for key in sorted(rows):
-        statement = dialect.insert(_ROLLUPS).values(rows[key])
-        connection.execute(
-            statement.on_conflict_do_update(
-                index_elements=["workspace_id", "day", "shard"],
-                set_={name: _ROLLUPS.c[name] + statement.excluded[name] for name in _COUNTERS},
-            )
-        )
+    connection.execute(_upsert(connection.dialect.name), [rows[key] for key in sorted(rows)])
+
+
+@functools.cache
+def _upsert(dialect_name: str) -> Any:
+    """INSERT ... ON CONFLICT DO UPDATE adding to the counters; built once, so that its
+    compiled form is cached (building it per run cost more than executing it)."""
+    dialect = postgresql if dialect_name == "postgresql" else sqlite
+    statement = dialect.insert(_ROLLUPS)
+    return statement.on_conflict_do_update(
+        index_elements=["workspace_id", "day", "shard"],
+        set_={name: _ROLLUPS.c[name] + statement.excluded[name] for name in _COUNTERS},
+    )

@@ -25,6 +25,7 @@ MAX_DEPTH = 100
 _PLAIN = (bool, int, type(None))
 # In a Python str every surrogate is a lone one: a pair would have been decoded to one character.
 _UNSTORABLE_CHARS = re.compile("[\x00\ud800-\udfff]")
+_SURROGATES = re.compile("[\ud800-\udfff]")
 
 
 def problem(value: Any, where: str = "") -> str | None:
@@ -88,8 +89,25 @@ def _number_name(value: float) -> str:
 
 
 def dumps(value: Any) -> str:
-    """The database's JSON serializer: refuses what `problem` refuses."""
-    reason = problem(value)
-    if reason:
-        raise ValueError(f"cannot store JSON: {reason}")
-    return json.dumps(value, allow_nan=False)
+    """The database's JSON serializer: refuses what `problem` refuses.
+
+    It serializes first and looks at the text, which is cheaper than walking the value:
+    only a text that may hold a problem (an escaped NUL, a lone surrogate, more brackets
+    than MAX_DEPTH, or no text at all) is walked by `problem` for the verdict and its reason.
+    """
+    try:
+        text: str | None = json.dumps(value, allow_nan=False, ensure_ascii=False)
+    except (ValueError, TypeError, RecursionError):
+        text = None
+    if (
+        text is None
+        or "\\u0000" in text
+        or _SURROGATES.search(text) is not None
+        or text.count("[") + text.count("{") > MAX_DEPTH
+    ):
+        reason = problem(value)
+        if reason:
+            raise ValueError(f"cannot store JSON: {reason}")
+        if text is None:
+            text = json.dumps(value, allow_nan=False, ensure_ascii=False)
+    return text

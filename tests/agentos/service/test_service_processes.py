@@ -252,3 +252,26 @@ def test_serve_workers__two_processes_share_the_port_and_stop_together(pg_databa
 def _labels(db: Database) -> list[str]:
     with db.read() as session:
         return list(session.scalars(select(ServerInstance.label)))
+
+
+def test_serve__an_unsupported_broker_url_is_refused_with_the_schemes_it_takes(tmp_path):
+    result = subprocess.run(
+        [sys.executable, "-m", "agentos.cli", "serve", "--port", str(_free_port())],
+        env={**os.environ, "AGENTOS_DATABASE_URL": f"sqlite:///{tmp_path / 'agentos.db'}",
+             "AGENTOS_BROKER_URL": "amqp://guest@127.0.0.1:5672"},
+        capture_output=True, text=True, timeout=60,
+    )
+    assert result.returncode == 1
+    assert "AGENTOS_BROKER_URL 'amqp': unsupported broker; use postgresql://" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_worker__without_a_queue_url_says_how_to_give_one(tmp_path):
+    env = {k: v for k, v in os.environ.items() if k != "AGENTOS_QUEUE_URL"}
+    result = subprocess.run(
+        [sys.executable, "-m", "agentos.cli", "worker", "--database-url", f"sqlite:///{tmp_path / 'agentos.db'}"],
+        env=env, capture_output=True, text=True, timeout=60,
+    )
+    assert result.returncode == 2
+    assert "no queue: pass --queue-url redis://HOST:6379/0 or set AGENTOS_QUEUE_URL" in result.stderr
+    assert "Traceback" not in result.stderr

@@ -23,7 +23,7 @@ def start_run(
 ) -> Response:
     """Run the workflow's current version; with `wait` (the default) answer when it finished."""
     with svc.db.read() as session:
-        workflow = crud.snapshot(crud.find_workflow(session, ws, id_or_name))
+        workflow = crud.find_snapshot(session, ws, id_or_name)
     return respond(svc.runner.start(workflow, body.input, wait=body.wait), 201)
 
 
