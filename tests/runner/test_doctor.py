@@ -250,6 +250,7 @@ def test_doctor__container_mode_finds_engine_image_network_and_model_hosts(tmp_p
     assert only(result, "modelHosts") == ("ok", "openrouter.ai: over HTTPS through Ancha's model gateway, "
                                                  "nothing else")
     assert only(result, "agent") == ("ok", "python3 agent.py: runs in the image my-agent:local")
+    assert only(result, "files")[0] == "ok" and only(result, "files")[1].endswith("at /workspace, read-only")
     if os.geteuid() == 0:
         assert only(result, "network") == ("ok", "a network namespace per container: only Ancha's server and "
                                                  "the model gateway answer")

@@ -81,3 +81,9 @@ def test_select_files__past_the_size_limit_is_a_config_error(tmp_path: Path, mon
     (tmp_path / "big.bin").write_bytes(b"\0" * (1024 * 1024 + 1))
     with pytest.raises(WorkspaceFilesInvalid, match=r"more than 1 MiB"):
         select_files(tmp_path, ["."])
+
+
+def test_ancha_paths__scene_files_named_outright_and_their_folders_are_left_out(tmp_path: Path) -> None:
+    write(tmp_path, "agent.py", "scenes/a/scene.yaml", "scenes/b/scene.yaml", "evals/c.yaml", "top.yaml")
+    excluded = ancha_paths(tmp_path, None, [], ["scenes/a/scene.yaml", "evals/c.yaml", "top.yaml"])
+    assert names(tmp_path, select_files(tmp_path, ["."], excluded)) == ["agent.py"]

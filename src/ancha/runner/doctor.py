@@ -26,6 +26,7 @@ from ancha.runner.agents.container_engine import probe_engines
 from ancha.runner.agents.container_network import isolation_problem
 from ancha.runner.agents.environment import base_environment
 from ancha.runner.agents.program import find_agent_program
+from ancha.runner.agents.workspace_files import WorkspaceFilesInvalid, ancha_paths, select_files
 from ancha.runner.control import check_server
 from ancha.runner.preflight import check_templates_against_scenes
 from ancha.runner.run import agent_refusals
@@ -217,6 +218,7 @@ def check_container(config: AnchaConfig, environ: Mapping[str, str]) -> list[Che
         checks.append(_skip("image", f"{execution.image}: not looked up without an engine"))
     else:
         checks.append(_image_check(engine.name, engine.program, execution.image or "", execution.preparation))
+    checks.append(_files_check(config))
     hosts = ", ".join(execution.model_hosts)
     checks.append(_ok("modelHosts", f"{hosts}: over HTTPS through Ancha's model gateway, nothing else")
                   if hosts else _skip("modelHosts", "none: the agent reaches no model provider"))
@@ -224,6 +226,18 @@ def check_container(config: AnchaConfig, environ: Mapping[str, str]) -> list[Che
     if refusal is not None:
         checks.append(_fail("container", *_split(refusal)))
     return checks
+
+
+def _files_check(config: AnchaConfig) -> Check:
+    """What ``agent.execution.files`` gives the agent at /workspace, as run selects it."""
+    assert config.agent is not None
+    root = config.root.resolve()
+    try:
+        files = select_files(root, config.agent.execution.files, ancha_paths(root, config.source, [], config.scenes))
+    except WorkspaceFilesInvalid as exc:
+        return _fail("files", *_split(exc), invalid=True)
+    size = sum(f.stat().st_size for f in files)
+    return _ok("files", f"{_count(len(files), 'file')} ({size / 1024:,.0f} KiB) at /workspace, read-only")
 
 
 def engine_checks(environ: Mapping[str, str]) -> list[Check]:

@@ -127,8 +127,8 @@ def _under(path: Path, excluded: list[Path]) -> bool:
 def ancha_paths(root: Path, config_file: Path | None, scene_files: Iterable[str | Path],
                 scene_globs: Iterable[str]) -> list[Path]:
     """Ancha's own files in a project, which an agent must never read: the config file, every
-    scene file, each scene file's folder and each scenes glob's fixed folder (unless either
-    is the project folder itself)."""
+    scene file, each scene file's folder and the top folder of each ``scenes`` entry, such
+    as ``scenes/`` (never the project folder itself)."""
     root = root.resolve()
     paths: list[Path] = [root / "ancha.yaml", root / "ancha.yml", root / "ancha"]
     if config_file is not None:
@@ -139,13 +139,19 @@ def ancha_paths(root: Path, config_file: Path | None, scene_files: Iterable[str 
         if file.parent != root and file.parent.is_relative_to(root):
             paths.append(file.parent)
     for pattern in scene_globs:
+        parts = Path(pattern).parts
+        if not glob.has_magic(pattern):  # a scene file named outright
+            file = (root / pattern).resolve()
+            paths.append(file)
+            if file.parent != root and file.parent.is_relative_to(root):
+                paths.append(file.parent)
         fixed = []
-        for part in Path(pattern).parts:
+        for part in parts[:-1]:
             if glob.has_magic(part):
                 break
             fixed.append(part)
-        if fixed and glob.has_magic(pattern):
-            folder = (root / Path(*fixed)).resolve()
+        if fixed:  # the folder the scenes live under, such as scenes/
+            folder = (root / fixed[0]).resolve()
             if folder != root and folder.is_relative_to(root):
                 paths.append(folder)
     return paths
