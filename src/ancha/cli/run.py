@@ -15,6 +15,7 @@ from ancha.results.junit import write_junit
 from ancha.results.run_folder import RunFolder
 from ancha.results.step_summary import append_step_summary
 from ancha.runner.preflight import check_templates_against_scenes
+from ancha.runner.ray_trials import import_ray
 from ancha.runner.run import run_scenes
 from ancha.scene.loading import load_scenes
 from ancha.world.tools import catalog
@@ -43,6 +44,8 @@ def run(config_path: Path | None, agent_command: str | None, trials: int | None,
                                 min_pass_rate=min_pass_rate, pass_env=list(pass_env), inherit_env=inherit_env,
                                 ray=ray_address)
     config = load_config(config_path, Path.cwd(), overrides)
+    if config.ray is not None:
+        import_ray()  # before anything is written: Ray is an optional extra (exit 3 with how to install it)
     scenes = load_scenes(list(config.scenes), config.root, catalog())
     check_templates_against_scenes(config, scenes)
     result = asyncio.run(run_scenes(config, scenes, inherit_env=inherit_env, progress=not no_progress,

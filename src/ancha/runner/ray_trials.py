@@ -28,7 +28,7 @@ from typing import Any
 
 from ancha.checks.judge import BASE_URL_VAR, KEY_VAR
 from ancha.config.model import AnchaConfig
-from ancha.errors import RunFailed
+from ancha.errors import AnchaUserError, RunFailed
 from ancha.results.run_folder import RunFolder, TrialFolder
 from ancha.runner.ray_files import check_scenes_inside, project_files, stage
 from ancha.runner.trial import TrialOutcome
@@ -58,6 +58,8 @@ class RunPlan:
     inherit_env: bool
     environ: dict[str, str]
     """``agent.pass_env`` and judge variables from the driver's shell: a worker's shell is not the user's."""
+    scene_files: tuple[str, ...] = ()
+    """Every scene file of the run, relative to the project folder (a container agent never sees them)."""
 
 
 class RayTrials:
@@ -94,7 +96,8 @@ class RayTrials:
             at_once = max(1, int(float(ray.cluster_resources().get("CPU", 1)) // cpus))
         agent = config.agent
         names = [*(agent.pass_env if agent else ()), *JUDGE_VARIABLES]
-        plan = RunPlan(config, inherit_env, {n: os.environ[n] for n in names if n in os.environ})
+        plan = RunPlan(config, inherit_env, {n: os.environ[n] for n in names if n in os.environ},
+                       tuple(scene_files.values()))
         return cls(ray, run_dir, ray.put(plan), scene_files, f"ray:{address or 'local'}", at_once, staged, cpus)
 
     async def run(self, scene: Scene, trial: int) -> TrialOutcome:
@@ -144,12 +147,32 @@ def _init(ray: ModuleType, address: str | None, staged: Path) -> None:
     if address is None or address == "local":
         os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")  # a Ray started for this run reports nothing
         options["include_dashboard"] = False
+    _quiet_worker_deaths()
     try:
         ray.init(address=address, **options)
     except (ConnectionError, RuntimeError, ValueError) as exc:
         raise RunFailed(f"error[RAY_UNREACHABLE]: no Ray cluster could be joined at {address or 'a local Ray'}: "
                         f"{' '.join(str(exc).split())[:400]}\nhint: start one with `ray start --head` and pass "
                         "the address it prints (--ray HOST:PORT), or --ray alone for a local Ray") from exc
+
+
+def _quiet_worker_deaths() -> None:
+    """Ray's driver prints the raylet's error messages (a worker that died...) to stdout, where
+    they would cut through the progress bar and the summary. The trial that worker ran says it
+    already (its reason in checks.json and agent.log): drop those lines. Ray has no option for
+    this, so its printer is wrapped; a Ray without that printer prints as it likes."""
+    from ray._private import worker
+
+    printer = getattr(worker, "print_to_stdstream", None)
+    if printer is None or getattr(printer, "ancha_quiet", False):
+        return
+
+    def quiet(data: dict[str, Any], ignore_prefix: bool) -> None:
+        if data.get("pid") != "raylet":
+            printer(data, ignore_prefix)
+
+    quiet.ancha_quiet = True  # type: ignore[attr-defined]
+    worker.print_to_stdstream = quiet
 
 
 # --- on the worker ------------------------------------------------------------------------
@@ -181,11 +204,15 @@ async def _remote_trial(plan: RunPlan, scene_name: str, scene_file: str, source_
             scene = _scene(root / scene_file, source_hash)
         except (RunFailed, OSError) as exc:
             return _not_loaded(run_dir, scene_name, trial, str(exc))
+        try:
+            options = _runner_options(config, [str(root / f) for f in plan.scene_files])
+        except AnchaUserError as exc:  # no container engine or image on this node: never a host process instead
+            return _not_loaded(run_dir, scene_name, trial, exc.render())
         server = _world_server()
         control = ControlClient(server.url, None, share=server.share)
         try:
-            outcome = await run_trial(TrialRunner(control, config, run_dir, inherit_env=plan.inherit_env),
-                                      scene, trial)
+            runner = TrialRunner(control, config, run_dir, inherit_env=plan.inherit_env, **options)
+            outcome = await run_trial(runner, scene, trial)
         finally:
             await control.close()
         return outcome, pack(RunFolder(run_dir).trial(scene.name, trial).path)
@@ -203,10 +230,32 @@ def _world_server() -> Any:
     return _server
 
 
+_options: dict[str, Any] | None = None
+
+
+def _runner_options(config: AnchaConfig, scene_paths: list[str]) -> dict[str, Any]:
+    """How this node runs agents, as a local run does (``run.py``): a container agent in a
+    container of this node's engine, its model calls through a model gateway of this process.
+    Prepared on the worker's first trial and kept; a node that cannot raises ``RunFailed``."""
+    global _options
+    if _options is None:
+        agent = config.agent
+        options: dict[str, Any] = {}
+        if agent is not None and agent.execution.mode == "container":
+            from ancha.runner.agents.container import ContainerExecution
+
+            options["containers"] = ContainerExecution.prepare(config, scene_paths)
+        if agent is not None and agent.execution.model_hosts:
+            from ancha.runner.gateway import ModelGateway
+
+            options["gateway"] = ModelGateway(agent.execution.model_hosts).start()
+        _options = options
+    return _options
+
+
 def _scene(path: Path, source_hash: str) -> Scene:
     """The scene from the shipped files, loaded once per worker process; it must be the one the
     driver loaded (the same hash), or the trial would grade against other checks."""
-    from ancha.errors import AnchaUserError
     from ancha.scene.loading import load_scene
     from ancha.world.tools import catalog
 
