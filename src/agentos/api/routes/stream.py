@@ -14,6 +14,8 @@ no stream).
 from __future__ import annotations
 
 import asyncio
+import json
+from collections import OrderedDict
 from typing import Any
 
 from fastapi import APIRouter, WebSocket, WebSocketDisconnect
@@ -84,9 +86,9 @@ async def _follow(websocket: WebSocket, svc: Services, ws: str, run_id: str) -> 
         past, queue = subscription
         try:
             for event in past:
-                await websocket.send_json(event)
+                await websocket.send_text(_encoded(event))
             while (live := await queue.get()) is not None:
-                await websocket.send_json(live)
+                await websocket.send_text(_encoded(live))
         finally:
             svc.streams.unsubscribe(run_id, queue)
         return
@@ -95,7 +97,7 @@ async def _follow(websocket: WebSocket, svc: Services, ws: str, run_id: str) -> 
         while True:
             status, events = await run_in_threadpool(_read, svc, ws, run_id, last)
             for event in events:
-                await websocket.send_json(event)
+                await websocket.send_text(_encoded(event))
                 last = event["seq"]
             if status in TERMINAL or status is None:
                 return
@@ -110,10 +112,26 @@ async def _follow(websocket: WebSocket, svc: Services, ws: str, run_id: str) -> 
                 if not fresh or fresh[0]["seq"] != last + 1:
                     break  # not carried, or a gap: the database has them
                 for event in fresh:
-                    await websocket.send_json(event)
+                    await websocket.send_text(_encoded(event))
                     last = event["seq"]
                 if message.final:
                     return
+
+
+# Each event's JSON text, encoded once for all of its subscribers in this process.
+_TEXTS: OrderedDict[tuple[str, int], str] = OrderedDict()
+_TEXTS_KEPT = 4096
+
+
+def _encoded(event: dict[str, Any]) -> str:
+    key = (event["run_id"], event["seq"])
+    text = _TEXTS.get(key)
+    if text is None:
+        text = json.dumps(event, separators=(",", ":"), ensure_ascii=False)
+        _TEXTS[key] = text
+        if len(_TEXTS) > _TEXTS_KEPT:
+            _TEXTS.popitem(last=False)
+    return text
 
 
 def _read(svc: Services, ws: str, run_id: str, after: int) -> tuple[str | None, list[dict[str, Any]]]:
