@@ -236,3 +236,49 @@ def test_per_event_agent_in_containers_keeps_its_state_from_event_to_event(tmp_p
     tasks = (trial / "state" / "tasks.txt").read_text().splitlines()
     assert len(tasks) == 2  # one container per event; the second found what the first wrote
     assert "Hello? anyone there?" in tasks[0] and "Second question, bot." in tasks[1]
+
+
+MODEL_AGENT = textwrap.dedent("""
+    import json, os, socket, sys, urllib.request
+    body = json.dumps({"model": "openai/gpt-4o-mini", "messages": [{"role": "user", "content": "hi"}]}).encode()
+    request = urllib.request.Request(os.environ["OPENROUTER_BASE_URL"] + "/chat/completions", data=body,
+                                     headers={"Content-Type": "application/json"})
+    answer = json.load(urllib.request.urlopen(request, timeout=10))
+    try:  # the provider itself (here a stand-in on the host) is only reachable through the gateway
+        socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=5).close()
+        direct = "ok"
+    except OSError as exc:
+        direct = type(exc).__name__
+    with open(os.path.join(os.environ["ANCHA_STATE_DIR"], "model.json"), "w") as out:
+        json.dump({"answer": answer["choices"][0]["message"]["content"], "direct": direct}, out)
+""")
+
+
+def test_container_agent_reaches_its_model_host_only_through_the_gateway(tmp_path: Path, image: str) -> None:
+    import asyncio
+    from urllib.parse import urlsplit
+
+    from model_standins import ModelStandIn
+    from rich.console import Console
+
+    from ancha.config.loading import ConfigOverrides, load_config
+    from ancha.runner.run import run_scenes
+    from ancha.scene.loading import load_scenes
+    from ancha.world.tools import catalog
+
+    with ModelStandIn() as standin:
+        port = urlsplit(standin.url).port
+        (tmp_path / "agent.py").write_text(MODEL_AGENT)
+        shutil.copytree(EXAMPLES / "scenes" / "export-question", tmp_path / "scenes" / "export-question")
+        (tmp_path / "ancha.yaml").write_text(
+            f"agent:\n  command: python3 agent.py {port}\n  execution:\n    mode: container\n    image: {image}\n"
+            "    modelHosts: [openrouter.ai]\ntrials: 1\n")
+        config = load_config(tmp_path / "ancha.yaml", tmp_path, ConfigOverrides())
+        scenes = load_scenes(list(config.scenes), config.root, catalog())
+        result = asyncio.run(run_scenes(config, scenes, console=Console(quiet=True), progress=False,
+                                        model_upstreams={"openrouter.ai": standin.url}))
+    trial = result.run_dir / "export-question" / "1"
+    report = json.loads((trial / "state" / "model.json").read_text())
+    assert report["answer"] and report["direct"] == "ConnectionRefusedError"
+    calls = [json.loads(line) for line in (trial / "models.jsonl").read_text().splitlines()]
+    assert len(calls) == 1 and calls[0]["model"] == "openai/gpt-4o-mini"
