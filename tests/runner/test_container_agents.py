@@ -31,9 +31,20 @@ ANCHA = [sys.executable, "-m", "ancha.cli"]
 pytestmark = pytest.mark.skipif(podman_ready() is not None, reason=str(podman_ready()))
 
 
+def workspace_images() -> set[str]:
+    listed = subprocess.run(["podman", "images", "--filter", "label=ancha.workspace-of", "--format", "{{.ID}}"],
+                            capture_output=True, text=True)
+    return set(listed.stdout.split())
+
+
 @pytest.fixture(scope="module")
-def image() -> str:
-    return agent_image()
+def image() -> Iterator[str]:
+    """The test agent image; the workspace images the tests' projects made are removed after."""
+    before = workspace_images()
+    yield agent_image()
+    made = workspace_images() - before
+    if made:
+        subprocess.run(["podman", "rmi", "--force", *made], capture_output=True)
 
 
 def ancha(*args: str, cwd: Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
@@ -209,6 +220,7 @@ def test_preparation_project_rebuilds_only_when_the_build_inputs_change(tmp_path
         return subprocess.run(["podman", "image", "inspect", "--format", "{{.Id}}", tag], capture_output=True,
                               text=True, check=True).stdout.strip()
 
+    first = ""
     try:
         assert build_image(engine, tag, tmp_path, os.environ) is True
         first = image_id()
@@ -218,7 +230,7 @@ def test_preparation_project_rebuilds_only_when_the_build_inputs_change(tmp_path
         assert build_image(engine, tag, tmp_path, os.environ) is True
         assert image_id() != first
     finally:
-        subprocess.run(["podman", "rmi", "--force", tag], capture_output=True)
+        subprocess.run(["podman", "rmi", "--force", tag, *([first] if first else [])], capture_output=True)
 
 
 def test_per_event_agent_in_containers_keeps_its_state_from_event_to_event(tmp_path: Path, image: str) -> None:
