@@ -66,7 +66,7 @@ def test_run__a_fault_in_one_trial_leaves_every_result_and_the_summary(tmp_path:
                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
     agent = POSTING_AGENT + "import time\ntime.sleep(0.3)\n"  # long enough for the runner to watch it
     project(tmp_path, agent, trials=len(FAULTS) + 1)
-    monkeypatch.setattr(run_module, "ControlClient", FaultyControl)
+    monkeypatch.setattr("ancha.runner.trial_executor.ControlClient", FaultyControl)  # how local trials connect
     config = load_config(None, tmp_path)
     scenes = load_scenes(list(config.scenes), config.root, catalog())
 
