@@ -20,10 +20,10 @@ import logging
 import threading
 import time
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, cast
 
 import psycopg
-from sqlalchemy import delete, func, insert, or_, select, text, update
+from sqlalchemy import CursorResult, delete, func, insert, or_, select, text, update
 from sqlalchemy.orm import Session
 
 from agentos.broker import Broker, Message
@@ -58,8 +58,7 @@ class Instance:
         """Record this process and fail what gone processes left unfinished; returns that count."""
         if not self.db.is_sqlite:
             # Held before the row exists, so no peer ever sees this instance without its lock.
-            self._lock_connection = psycopg.connect(_conninfo(self.db.url), autocommit=True)
-            self._lock_connection.execute("SELECT pg_advisory_lock(%s, %s)", (LOCK_CLASS, _lock_key(self.id)))
+            self._lock()
         now = utcnow()
         with self.db.write() as session:
             failed = _sweep(
@@ -68,8 +67,31 @@ class Instance:
             session.add(ServerInstance(id=self.id, label=self.label, started_at=now, heartbeat_at=now))
         self._announce(failed)
         if failed:
-            log.warning("marked %d interrupted run(s) failed", failed)
+            log.warning("marked %d interrupted run(s) failed", len(failed))
         return len(failed)
+
+    def _lock(self) -> None:
+        self._lock_connection = psycopg.connect(_conninfo(self.db.url), autocommit=True, connect_timeout=10)
+        self._lock_connection.execute("SELECT pg_advisory_lock(%s, %s)", (LOCK_CLASS, _lock_key(self.id)))
+
+    def _keep_lock(self) -> None:
+        """Take the lock again if its connection was lost (a database restart): until then the
+        peers take this process for gone, fail its runs and forget it, so it registers again."""
+        assert self._lock_connection is not None
+        try:
+            self._lock_connection.execute("SELECT 1")
+            return
+        except psycopg.Error:
+            self._lock_connection.close()
+        self._lock()
+        self._register_again()
+
+    def _register_again(self) -> None:
+        now = utcnow()
+        with self.db.write() as session:
+            if session.get(ServerInstance, self.id) is None:
+                session.add(ServerInstance(id=self.id, label=self.label, started_at=now, heartbeat_at=now))
+                log.warning("registered again after losing the database connection")
 
     def start_heartbeat(self) -> None:
         self._thread = threading.Thread(target=self._beat, name="agentos-heartbeat", daemon=True)
@@ -81,15 +103,18 @@ class Instance:
         while not self._stop.wait(every):
             try:
                 if self._lock_connection is not None:
+                    self._keep_lock()
                     self._sweep_dead()
                 if time.monotonic() - last_beat < HEARTBEAT:
                     continue
                 last_beat = time.monotonic()
                 now = utcnow()
                 with self.db.write() as session:
-                    session.execute(
+                    beat = cast(CursorResult[Any], session.execute(
                         update(ServerInstance).where(ServerInstance.id == self.id).values(heartbeat_at=now)
-                    )
+                    ))
+                    if not beat.rowcount:  # a peer took this process for gone: be seen again
+                        session.add(ServerInstance(id=self.id, label=self.label, started_at=now, heartbeat_at=now))
                     # A peer that crashed without a restart: its runs end here.
                     failed = _sweep(session, ServerInstance.heartbeat_at < now - STALE, now)
                 self._announce(failed)
@@ -99,12 +124,14 @@ class Instance:
     def _sweep_dead(self) -> None:
         """Fail the runs of instances whose advisory lock is gone (their process died)."""
         with self.db.read() as session:
+            # Instances first: one registered after this read took its lock before its row
+            # existed, so every instance read here already holds its lock if it lives.
+            instances = list(session.scalars(select(ServerInstance.id)))
             held = set(session.scalars(text(
                 "SELECT objid::bigint FROM pg_locks WHERE locktype = 'advisory' AND classid = :c"
                 " AND objsubid = 2 AND granted"
                 " AND database = (SELECT oid FROM pg_database WHERE datname = current_database())"
             ), {"c": LOCK_CLASS}))
-            instances = list(session.scalars(select(ServerInstance.id)))
         dead = [i for i in instances if i != self.id and _lock_key(i) not in held]
         if not dead:
             return

@@ -271,6 +271,7 @@ class Runner:
                 return run.to_dict()
             if not wait:
                 return run.to_dict()
+            stored = None
             while not self._stopped:
                 with self.db.read() as session:
                     stored = session.scalar(select(Run).where(Run.id == run.id))

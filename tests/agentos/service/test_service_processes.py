@@ -25,7 +25,7 @@ from typing import Any
 
 import httpx
 import pytest
-from sqlalchemy import select
+from sqlalchemy import select, text
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse
@@ -34,7 +34,7 @@ from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import connect
 
 from agentos.db import Database
-from agentos.instances import DIED
+from agentos.instances import DIED, LOCK_CLASS, _lock_key
 from agentos.keys import create_key
 from agentos.models import ServerInstance
 
@@ -275,3 +275,49 @@ def test_worker__without_a_queue_url_says_how_to_give_one(tmp_path):
     assert result.returncode == 2
     assert "no queue: pass --queue-url redis://HOST:6379/0 or set AGENTOS_QUEUE_URL" in result.stderr
     assert "Traceback" not in result.stderr
+
+
+def test_processes__a_process_that_lost_its_database_connection_registers_again_and_keeps_running_runs(
+    pg_database, gate
+):
+    """A database restart drops every process's lock connection; each takes its lock again and
+    registers again, so runs it starts afterwards are not failed by its peers."""
+    gate_state, gate_url = gate
+    database_url = pg_database()
+    key = create_key(database_url, "relock")
+    headers = {"Authorization": f"Bearer {key}"}
+    env = {"AGENTOS_DATABASE_URL": database_url, "AGENTOS_BROKER_URL": _broker_url("postgresql", database_url)}
+    db = Database(database_url, run_migrations=False)
+    try:
+        with agentos(["serve"], env) as a, agentos(["serve"], env):
+            a_id = _wait_for(lambda: _instance_with_port(db, a.port), 20, "process A to register")
+            with db.engine.connect() as connection:
+                connection.execute(text(
+                    "SELECT pg_terminate_backend(pid) FROM pg_locks WHERE locktype = 'advisory'"
+                    " AND classid = :c AND objid = :k AND objsubid = 2"
+                ), {"c": LOCK_CLASS, "k": _lock_key(a_id)})
+            _wait_for(lambda: _lock_held(db, a_id), 20, "process A to take its lock again")
+            _wait_for(lambda: _instance_with_port(db, a.port) == a_id, 20, "process A to be registered")
+            assert httpx.post(f"{a.url}/api/workflows", json=gated_workflow(gate_url), headers=headers).status_code == 201
+            run = httpx.post(f"{a.url}/api/workflows/Gated/runs", json={"input": {}, "wait": False},
+                             headers=headers).json()
+            with connect(a.ws(run["id"], key)) as follower:
+                assert json.loads(follower.recv(timeout=20))["type"] == "run_started"
+                gate_state.opened.set()
+                events = read_until_closed(follower)
+            assert events[-2]["type"] == "run_finished" and events[-2]["status"] == "success"
+    finally:
+        db.dispose()
+
+
+def _instance_with_port(db: Database, port: int | None) -> str | None:
+    with db.read() as session:
+        return session.scalar(select(ServerInstance.id).where(ServerInstance.label.endswith(f":{port}")))
+
+
+def _lock_held(db: Database, instance_id: str) -> bool:
+    with db.engine.connect() as connection:
+        return bool(connection.scalar(text(
+            "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND classid = :c AND objid = :k"
+            " AND objsubid = 2 AND granted"
+        ), {"c": LOCK_CLASS, "k": _lock_key(instance_id)}))
