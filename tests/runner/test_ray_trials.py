@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import socket
 import subprocess
 import sys
 import textwrap
@@ -49,6 +50,7 @@ call("chat.postMessage", {"channel": channel, "text": "hello"})
 
 NOTHING_PRIVATE_SHIPPED = """
 import os
+import socket
 if os.environ.get("ON_RAY"):  # (passed from the driver's shell) the worker's copy of the project: no dotfiles, keys, dependencies or ancha.yaml
     assert not any(os.path.exists(p) for p in (".env", "ancha.yaml", "id_rsa", "node_modules"))
     assert os.path.exists("scenes/hello/scene.yaml")
@@ -227,3 +229,15 @@ def test_run_ray__an_address_that_is_not_one_is_a_config_error(tmp_path: Path) -
     assert "ray.cpus_per_trial: expected a number from 0.01 to 64, got 0" in result.stderr
     cli = ancha("run", "--no-progress", "--ray", "nowhere", cwd=project)
     assert cli.returncode == 2 and "--ray: expected auto, local, HOST:PORT or ray://HOST:PORT" in cli.stderr
+
+
+def test_run_ray__a_cluster_that_does_not_answer_stops_the_run_before_its_folder_is_made(tmp_path: Path) -> None:
+    project = hello_project(tmp_path, POST_HELLO, trials=1)
+    with socket.socket() as sock:  # a port nothing listens on once this closes
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    result = ancha("run", "--no-progress", "--ray", f"127.0.0.1:{port}", cwd=project)
+    assert result.returncode == 3, result.stdout + result.stderr
+    assert result.stderr.startswith(f"error[RAY_UNREACHABLE]: no Ray cluster answers at 127.0.0.1:{port}")
+    assert "hint: " in result.stderr and "Traceback" not in result.stderr
+    assert not (project / ".ancha").exists()

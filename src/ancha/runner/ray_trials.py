@@ -19,6 +19,7 @@ import io
 import logging
 import os
 import shutil
+import socket
 import tarfile
 import tempfile
 from dataclasses import dataclass
@@ -144,7 +145,8 @@ def _init(ray: ModuleType, address: str | None, staged: Path) -> None:
     """Connect to the cluster at ``address`` (None: start, or join, a local Ray), quietly."""
     options: dict[str, Any] = {"runtime_env": {"working_dir": str(staged)}, "log_to_driver": False,
                                "logging_level": logging.ERROR, "namespace": "ancha"}
-    if address is None or address == "local":
+    address = _checked(address)
+    if address == "local":  # a Ray of this run's own
         os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")  # a Ray started for this run reports nothing
         options["include_dashboard"] = False
     _quiet_worker_deaths()
@@ -154,6 +156,58 @@ def _init(ray: ModuleType, address: str | None, staged: Path) -> None:
         raise RunFailed(f"error[RAY_UNREACHABLE]: no Ray cluster could be joined at {address or 'a local Ray'}: "
                         f"{' '.join(str(exc).split())[:400]}\nhint: start one with `ray start --head` and pass "
                         "the address it prints (--ray HOST:PORT), or --ray alone for a local Ray") from exc
+
+
+CLUSTER_FILE = Path(tempfile.gettempdir()) / "ray" / "ray_current_cluster"
+"""Where ``ray start`` notes the address of the cluster it started on this machine."""
+CONNECT_TIMEOUT_S = 5.0
+
+
+def _checked(address: str | None) -> str | None:
+    """The address to give ``ray.init``, once its head answers. Ray itself retries an address
+    that does not answer for minutes, printing as it goes: a head that does not take a TCP
+    connection within seconds stops the run instead. A bare ``--ray`` joins the cluster
+    ``ray start`` noted here only while it answers, and otherwise starts a Ray of its own."""
+    if address is None:
+        if os.environ.get("RAY_ADDRESS"):
+            return address if _answers(os.environ["RAY_ADDRESS"]) else _unreachable(os.environ["RAY_ADDRESS"])
+        noted = _noted_cluster()  # join it while it answers; one that is gone Ray would wait for
+        return noted if noted is not None and _answers(noted) else "local"
+    if address == "auto":
+        noted = os.environ.get("RAY_ADDRESS") or _noted_cluster()
+        if noted is None:
+            raise RunFailed("error[RAY_UNREACHABLE]: --ray auto found no Ray cluster on this machine (no "
+                            "RAY_ADDRESS, nothing started with `ray start`)\nhint: start one with "
+                            "`ray start --head`, pass its address (--ray HOST:PORT), or --ray alone for a local Ray")
+        return address if _answers(noted) else _unreachable(noted)
+    if address == "local":
+        return address
+    return address if _answers(address) else _unreachable(address)
+
+
+def _noted_cluster() -> str | None:
+    try:
+        return CLUSTER_FILE.read_text().strip() or None
+    except OSError:
+        return None
+
+
+def _answers(address: str) -> bool:
+    hostport = address.removeprefix("ray://").rsplit("/", 1)[0]
+    host, _, port = hostport.rpartition(":")
+    if not host or not port.isdigit():
+        return True  # not HOST:PORT: let Ray say what it makes of it
+    try:
+        with socket.create_connection((host, int(port)), timeout=CONNECT_TIMEOUT_S):
+            return True
+    except OSError:
+        return False
+
+
+def _unreachable(address: str) -> str:
+    raise RunFailed(f"error[RAY_UNREACHABLE]: no Ray cluster answers at {address} (nothing took a connection "
+                    f"within {CONNECT_TIMEOUT_S:g}s)\nhint: check the address `ray start --head` printed and that "
+                    "this machine reaches it, or run --ray alone for a local Ray")
 
 
 def _quiet_worker_deaths() -> None:

@@ -95,8 +95,6 @@ async def run_scenes(config: AnchaConfig, scenes: list[Scene], *, inherit_env: b
     run_id = new_run_id()
     runs = root / ".ancha" / "runs"
     run_dir = runs / run_id
-    run_dir.mkdir(parents=True, exist_ok=True)
-    _point_latest(runs, run_id)
     started_at = datetime.now(UTC)
     t0 = time.perf_counter()
 
@@ -104,8 +102,15 @@ async def run_scenes(config: AnchaConfig, scenes: list[Scene], *, inherit_env: b
                  for s in scenes]
     hosts = config.agent.execution.model_hosts if config.agent else []
     gateway = ModelGateway(hosts, upstreams=model_upstreams).start() if hosts else None
-    executor = await open_trials(config, run_dir, scenes, inherit_env=inherit_env or config.inherit_env,
-                                 gateway=gateway, containers=containers)
+    try:  # a server or cluster that cannot be reached stops the run before its folder is made
+        executor = await open_trials(config, run_dir, scenes, inherit_env=inherit_env or config.inherit_env,
+                                     gateway=gateway, containers=containers)
+    except BaseException:
+        if gateway is not None:
+            gateway.stop()
+        raise
+    run_dir.mkdir(parents=True, exist_ok=True)
+    _point_latest(runs, run_id)
     interrupted = False
     try:
         interrupted = await _run_all(executor, run_dir, scenes, summaries, console, progress, retry_invalid)
