@@ -56,7 +56,7 @@ def run_worker(database_url: str, queue_url: str, broker_url: str | None, concur
         on_shutdown=shutdown,
         max_jobs=concurrency,
         keep_result=0,
-        poll_delay=0.05,
+        poll_delay=0.01,  # how long a queued run may wait for an idle worker to look
     )
     worker.run()
 

@@ -133,7 +133,7 @@ def gate(serve_app: Any) -> Iterator[tuple[Gate, str]]:
     gate = Gate()
     with serve_app(gate.app) as server:
         yield gate, f"{server.url}/gate"
-    gate.opened.set()
+        gate.opened.set()  # answer a waiting request, so the server stops at once
 
 
 def gated_workflow(gate_url: str) -> dict[str, Any]:
