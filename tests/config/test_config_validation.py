@@ -71,7 +71,7 @@ def test_field_of_nested_section_at_top__put_it_under(tmp_path: Path) -> None:
 
 def test_unknown_top_level_field__lists_known_fields(tmp_path: Path) -> None:
     error = _problems(tmp_path, "zzzz: 1\n")
-    assert _hints(error)["zzzz"] == "known fields: agent, scenes, trials, parallel, min_pass_rate, server, judge"
+    assert _hints(error)["zzzz"] == "known fields: agent, scenes, trials, parallel, min_pass_rate, server, judge, ray"
 
 
 def test_type_errors__read_like_the_reference(tmp_path: Path) -> None:
