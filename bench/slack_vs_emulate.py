@@ -128,7 +128,8 @@ def slack_call(url: str, token: str, method: str, args: dict[str, str],
     host_port, _, prefix = url.removeprefix("http://").partition("/")
     own = conn is None
     if conn is None:
-        conn = http.client.HTTPConnection(*host_port.split(":"), timeout=30)  # type: ignore[arg-type]
+        host, _, port = host_port.partition(":")
+        conn = http.client.HTTPConnection(host, int(port), timeout=30)
     try:
         conn.request("POST", f"/{prefix}/api/{method}".replace("//", "/"), urlencode(args),
                      {"Authorization": f"Bearer {token}", "Content-Type": "application/x-www-form-urlencoded"})
@@ -148,8 +149,8 @@ def seed_peer_messages(url: str, channel: str, count: int, tokens: list[str]) ->
     per = [count // 4 + (1 if i < count % 4 else 0) for i in range(4)]
 
     def work(index: int) -> None:
-        host_port = url.removeprefix("http://")
-        conn = http.client.HTTPConnection(*host_port.split(":"), timeout=30)  # type: ignore[arg-type]
+        host, _, port = url.removeprefix("http://").partition(":")
+        conn = http.client.HTTPConnection(host, int(port), timeout=30)
         try:
             for made in range(per[index]):
                 token = tokens[index + 4 * (made // PER_TOKEN)]
