@@ -47,7 +47,9 @@ def console(example_runs: ExampleRuns) -> Iterator[ConsoleServer]:
     stop_console(server)
 
 
-@pytest.fixture(scope="session")
+# Module scope, not session: Playwright's sync API keeps an event loop running in this thread
+# while it is open, and later tests on the same worker call asyncio.run().
+@pytest.fixture(scope="module")
 def browser() -> Iterator[object]:
     if not Path(CHROMIUM).exists():
         pytest.fail(f"{CHROMIUM} is missing: `apt-get install chromium` (.ci/run installs it)")
