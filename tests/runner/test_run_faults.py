@@ -33,8 +33,8 @@ FAULTS = {
 class FaultyControl(ControlClient):
     """The real client on the real server, with one fault injected per trial (``FAULTS``)."""
 
-    def __init__(self, base_url: str, key: str | None = None, share: Any = None) -> None:
-        super().__init__(base_url, key, share)
+    def __init__(self, base_url: str, key: str | None = None, share: Any = None, transport: Any = None) -> None:
+        super().__init__(base_url, key, share, transport)
         self.fault_of: dict[str, str] = {}
 
     async def create_env(self, scene: Any, trial: int, agent: dict[str, Any]) -> dict[str, Any]:

@@ -24,13 +24,15 @@ class ServerError(RuntimeError):
 
 class ControlClient:
     """``share``: how to hand a scene to a server in this process (``EmbeddedServer.share``);
-    a scene it takes is named by hash from the first trial on, never sent as JSON."""
+    a scene it takes is named by hash from the first trial on, never sent as JSON.
+    ``transport``: how to reach it without a socket (``EmbeddedServer.transport``)."""
 
     def __init__(self, base_url: str, key: str | None = None,
-                 share: Callable[[Scene], None] | None = None) -> None:
+                 share: Callable[[Scene], None] | None = None,
+                 transport: httpx.AsyncBaseTransport | None = None) -> None:
         headers = {"authorization": f"Bearer {key}"} if key else {}
         self.base_url = base_url.rstrip("/")
-        self._http = httpx.AsyncClient(base_url=self.base_url, headers=headers, timeout=60)
+        self._http = httpx.AsyncClient(base_url=self.base_url, headers=headers, timeout=60, transport=transport)
         self._sent_scenes: set[str] = set()
         self._share = share
 
@@ -183,4 +185,4 @@ async def connect(config: AnchaConfig, client: type[ControlClient] = ControlClie
         await check_server(base_url, key)
         return None, client(base_url, key)
     server = EmbeddedServer().start()
-    return server, client(server.url, key, share=server.share)
+    return server, client(server.url, key, share=server.share, transport=server.transport())

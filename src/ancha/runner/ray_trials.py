@@ -263,7 +263,7 @@ async def _remote_trial(plan: RunPlan, scene_name: str, scene_file: str, source_
         except AnchaUserError as exc:  # no container engine or image on this node: never a host process instead
             return _not_loaded(run_dir, scene_name, trial, exc.render())
         server = _world_server()
-        control = ControlClient(server.url, None, share=server.share)
+        control = ControlClient(server.url, None, share=server.share, transport=server.transport())
         try:
             runner = TrialRunner(control, config, run_dir, inherit_env=plan.inherit_env, **options)
             outcome = await run_trial(runner, scene, trial)

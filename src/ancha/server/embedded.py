@@ -11,6 +11,7 @@ import socket
 import threading
 import time
 
+import httpx
 import uvicorn
 
 from ancha.scene.model import Scene
@@ -37,6 +38,7 @@ class EmbeddedServer:
         self.app = create_app(key=key, tls=SecureListener(self.tls_url, self.tls.ca_pem))
         self._servers = listeners(self.app, host, self.port, self.tls_port, self.tls)
         self._thread = threading.Thread(target=self._serve, name="ancha-server", daemon=True)
+        self._loop: asyncio.AbstractEventLoop | None = None
 
     def share(self, scene: Scene) -> None:
         """Hand a scene loaded in this process to the server (``Registry.share``): it is then
@@ -51,8 +53,16 @@ class EmbeddedServer:
     def tls_url(self) -> str:
         return f"https://{self.host}:{self.tls_port}"
 
+    def transport(self) -> InProcessTransport:
+        """How this process's own control client reaches the server: no socket (see ``InProcessTransport``)."""
+        return InProcessTransport(self)
+
     def _serve(self) -> None:
-        asyncio.run(serve_all(self._servers))
+        async def serve() -> None:
+            self._loop = asyncio.get_running_loop()
+            await serve_all(self._servers)
+
+        asyncio.run(serve())
 
     def start(self, timeout: float = 10.0) -> EmbeddedServer:
         self._thread.start()
@@ -73,6 +83,31 @@ class EmbeddedServer:
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
+
+
+class InProcessTransport(httpx.AsyncBaseTransport):
+    """The runner's calls to a server in its own process: each request is handed to the app
+    on the server's event loop, as ASGI, with no socket and no HTTP parsing on either side.
+    The same app answers as over HTTP (same routes, keys, errors); an answer comes back
+    whole, which the control API's paged trace and one-moment state already are on the
+    server. The agents themselves always reach the server over HTTP."""
+
+    def __init__(self, server: EmbeddedServer) -> None:
+        self._server = server
+        self._app = httpx.ASGITransport(app=server.app, raise_app_exceptions=False)
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        loop = self._server._loop
+        await request.aread()  # the body, read here, so the server's loop never touches this one's stream
+        if loop is None or loop.is_closed() or not self._server._thread.is_alive():
+            raise httpx.ConnectError(f"the embedded Ancha server at {self._server.url} is not running",
+                                     request=request)
+        try:
+            answer = asyncio.run_coroutine_threadsafe(self._app.handle_async_request(request), loop)
+        except RuntimeError as exc:  # its loop closed between the check and the call
+            raise httpx.ConnectError(f"the embedded Ancha server at {self._server.url} stopped: {exc}",
+                                     request=request) from exc
+        return await asyncio.wrap_future(answer)
 
 
 def listeners(app: ToolGateway, host: str, port: int, tls_port: int, tls: LocalTLS,
