@@ -8,7 +8,9 @@ import signal
 from pathlib import Path
 from typing import Protocol
 
-from ancha.runner.agents.containment import GroupTree, contain
+from ancha.runner.agents import born_in_cgroup
+from ancha.runner.agents.born_in_cgroup import BornProcess, NotSupported
+from ancha.runner.agents.containment import CgroupTree, GroupTree, contain
 
 KILL_GRACE_S = 2.0
 DRAIN_DEADLINE_S = 10.0
@@ -35,7 +37,7 @@ class CommandAgent:
         self.env = env
         self.log = log
         self.tree = tree
-        self.process: asyncio.subprocess.Process | None = None
+        self.process: asyncio.subprocess.Process | BornProcess | None = None
         self._copying: asyncio.Future[None] | None = None
 
     async def start(self) -> None:
@@ -47,11 +49,13 @@ class CommandAgent:
         # pipes, which a grandchild can hold open for as long as it lives.
         read_end, write_end = os.pipe()
         try:
-            self.process = await asyncio.create_subprocess_shell(
-                self.tree.command(self.command), cwd=self.cwd, env={**self.env, **self.tree.environment()},
-                stdin=asyncio.subprocess.DEVNULL, stdout=write_end, stderr=asyncio.subprocess.STDOUT,
-                start_new_session=True,
-            )
+            self.process = self._born_in_cgroup(write_end)
+            if self.process is None:
+                self.process = await asyncio.create_subprocess_shell(
+                    self.tree.command(self.command), cwd=self.cwd, env={**self.env, **self.tree.environment()},
+                    stdin=asyncio.subprocess.DEVNULL, stdout=write_end, stderr=asyncio.subprocess.STDOUT,
+                    start_new_session=True,
+                )
         except OSError as exc:
             os.close(read_end)
             await self.tree.kill()
@@ -63,6 +67,20 @@ class CommandAgent:
         transport, _ = await asyncio.get_running_loop().connect_read_pipe(
             lambda: asyncio.StreamReaderProtocol(reader), os.fdopen(read_end, "rb", buffering=0))
         self._copying = asyncio.ensure_future(self._copy(reader, transport))
+
+    def _born_in_cgroup(self, output: int) -> BornProcess | None:
+        """The shell created inside the tree's cgroup (``born_in_cgroup``); None where it must
+        move itself in instead (no cgroup tree, or a kernel that refuses)."""
+        if not isinstance(self.tree, CgroupTree):
+            return None
+        stdin = os.open(os.devnull, os.O_RDONLY | os.O_CLOEXEC)
+        try:
+            return born_in_cgroup.spawn(self.command, self.cwd, {**self.env, **self.tree.environment()},
+                                        self.tree.path, stdin, output)
+        except NotSupported:
+            return None
+        finally:
+            os.close(stdin)
 
     async def _copy(self, output: asyncio.StreamReader, transport: asyncio.BaseTransport) -> None:
         """The agent's output, through a pipe, so that the log can cap it."""
