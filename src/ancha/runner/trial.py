@@ -292,28 +292,39 @@ class TrialRunner:
         graded = await self.control.grade(context["env_id"], teardown=False, trace=False, state=False)
         folder = TrialFolder(trial_dir)
         trace_path = folder.path / TRACE
-        await self.control.save_trace(context["env_id"], trace_path)
-        await self.control.save_state(context["env_id"], folder.path / WORLD)
-        await self._discard(context["env_id"], folder)
-        results: list[dict[str, Any]] = graded["results"]
+        saved = await asyncio.gather(self.control.save_trace(context["env_id"], trace_path),
+                                     self.control.save_state(context["env_id"], folder.path / WORLD),
+                                     return_exceptions=True)  # both finish before the world can go
+        for failure in saved:
+            if isinstance(failure, BaseException):
+                raise failure
+        deleting = asyncio.ensure_future(self._discard(context["env_id"], folder))  # while the results are written
+        try:
+            self._ending(graded, outcome)
+            folder.write_records(graded["records"])
+            try:
+                results = await self._judge(scene, context, trace_path, folder.path / WORLD, graded["results"])
+            except JudgeUnavailable as exc:
+                outcome.verdict, outcome.reason = "invalid", f"a judge check could not be graded: {exc}"
+                by_id = {r.id: r.to_dict() for r in exc.results}
+                results = [by_id.get(r["id"], r) for r in graded["results"]]
+            if outcome.verdict != "invalid":
+                verdict = trial_verdict([CheckResult.from_dict(r) for r in results])
+                if outcome.reason and outcome.status != "timed_out":
+                    verdict = "failed"  # the agent crashed: its checks cannot make it pass
+                outcome.verdict = verdict
+            self._write_checks(trial_dir, outcome, results)
+        finally:
+            await deleting
+
+    @staticmethod
+    def _ending(graded: dict[str, Any], outcome: TrialOutcome) -> None:
+        """How the trial ended, as the world's grade says (unless the runner ended it)."""
         if outcome.status != "over_budget":  # the runner ended it, not the world
             outcome.status = graded["status"]["status"]
         outcome.timings["simulated_s"] = float(graded["status"]["clock"]["elapsed_s"])
         if outcome.status == "timed_out" and not outcome.reason:
             outcome.reason = "the trial outlived clock.limit; the agent was stopped"
-        folder.write_records(graded["records"])
-        try:
-            results = await self._judge(scene, context, trace_path, folder.path / WORLD, results)
-        except JudgeUnavailable as exc:
-            outcome.verdict, outcome.reason = "invalid", f"a judge check could not be graded: {exc}"
-            by_id = {r.id: r.to_dict() for r in exc.results}
-            results = [by_id.get(r["id"], r) for r in results]
-        if outcome.verdict != "invalid":
-            verdict = trial_verdict([CheckResult.from_dict(r) for r in results])
-            if outcome.reason and outcome.status != "timed_out":
-                verdict = "failed"  # the agent crashed: its checks cannot make it pass
-            outcome.verdict = verdict
-        self._write_checks(trial_dir, outcome, results)
 
     async def _judge(self, scene: Scene, context: dict[str, Any], trace_path: Path, state: Path,
                      results: list[dict[str, Any]]) -> list[dict[str, Any]]:
