@@ -186,7 +186,8 @@ class ControlAPI:
         headers = {"ancha-trace-entries": str(len(env.trace))}
         if limit is not None and entries and entries[-1].seq < len(env.trace):
             headers["ancha-trace-next"] = str(entries[-1].seq)
-        lines = (entry.to_line() for entry in entries)
+        # Read back a megabyte at a time on this loop (a spool is a local file), not a line per worker-thread hop.
+        lines = _in_pieces(entry.to_line().encode() for entry in entries)
         return StreamingResponse(lines, media_type="application/x-ndjson", headers=headers)
 
     async def state(self, request: Request) -> Response:
