@@ -58,3 +58,17 @@ def test_a_call_after_teardown_is_indexed_without_its_bodies() -> None:
     trace.close()
     _append(trace, b"{}", b'{"ok": true}')  # a request still in flight when the environment went
     assert [e.seq for e in trace] == [1, 2] and trace.entries[1].response == b""
+
+
+def test_bodies_waiting_to_be_written_are_read_back_at_once() -> None:
+    # Bodies are gathered and written in batches: a read never misses one appended before it.
+    trace = Trace()
+    for i in range(300):
+        _append(trace, json.dumps({"i": i}).encode(), json.dumps({"ok": True, "i": i}).encode())
+        assert trace.entries[i].response_json() == {"ok": True, "i": i}
+        assert trace.entries[i // 2].request_json() == {"i": i // 2}
+    big = b'{"x": "' + b"y" * 200_000 + b'"}'
+    _append(trace, b"{}", big)
+    assert trace.entries[-1].response == big and trace.entries[0].request_json() == {"i": 0}
+    assert trace.spooled_bytes == sum(len(e.request) + len(e.response) for e in trace)
+    trace.close()

@@ -18,6 +18,7 @@ from starlette.routing import Mount, Route
 from starlette.types import ASGIApp
 
 from ancha.durations import parse_duration
+from ancha.server.collector import tune_collector
 from ancha.server.gateway import ToolGateway
 from ancha.server.registry import Registry, SceneNotCached
 from ancha.world import bounded_json
@@ -393,6 +394,7 @@ def create_app(key: str | None = None, registry: Registry | None = None,
     """The server's ASGI app. ``key``: a bearer key the control API then requires; ``tls``:
     the server's TLS listener, where tools that need https are handed out; ``mounts``: other
     apps it serves, by path prefix (the console, at ``/ui``)."""
+    tune_collector()
     api = ControlAPI(registry or Registry(), key, tls)
     routes = [
         Route("/envs", api.create_env, methods=["POST"]),

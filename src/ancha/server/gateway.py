@@ -49,8 +49,9 @@ class ToolGateway:
         # An agent request in flight keeps the clock from jumping, from its first byte on.
         env.request_started()
         try:
+            headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
             try:
-                body = await _read_body(receive, scope, spec.max_body)
+                body = await _read_body(receive, headers.get("content-length"), spec.max_body)
             except ClientGone:
                 return  # nothing to answer, and a half-sent request is no call to trace
             except BodyTooLarge:
@@ -58,22 +59,31 @@ class ToolGateway:
                 # The rest of the body is never read: the connection closes after the answer.
                 answer.headers = {**answer.headers, "connection": "close"}
             else:
-                request = ToolRequest(
-                    method=scope["method"],
-                    path=path,
-                    query=scope["query_string"].decode("latin-1"),
-                    headers={k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]},
-                    body=body,
-                )
+                request = ToolRequest(scope["method"], path, scope["query_string"].decode("latin-1"), headers, body)
                 answer = env.dispatch(tool, request)
         finally:
             env.request_finished()
-        headers: list[tuple[bytes, bytes]] = [(b"content-length", str(len(answer.body)).encode())]
+        body = answer.body
+        out: list[tuple[bytes, bytes]] = [(b"content-length", str(len(body)).encode())]
         if answer.content_type:  # an empty answer (204) goes without one, as vendors send it
-            headers.insert(0, (b"content-type", answer.content_type.encode("latin-1")))
-        headers += [(k.lower().encode("latin-1"), v.encode("latin-1")) for k, v in answer.headers.items()]
-        await send({"type": "http.response.start", "status": answer.status, "headers": headers})
-        await send({"type": "http.response.body", "body": b"" if scope["method"] == "HEAD" else answer.body})
+            out.insert(0, (b"content-type", _content_type(answer.content_type)))
+        if answer.headers:
+            out += [(k.lower().encode("latin-1"), v.encode("latin-1")) for k, v in answer.headers.items()]
+        await send({"type": "http.response.start", "status": answer.status, "headers": out})
+        await send({"type": "http.response.body", "body": b"" if scope["method"] == "HEAD" else body})
+
+
+_CONTENT_TYPES: dict[str, bytes] = {}
+
+
+def _content_type(value: str) -> bytes:
+    """A content type as header bytes (the few a replica answers with, encoded once)."""
+    encoded = _CONTENT_TYPES.get(value)
+    if encoded is None:
+        encoded = value.encode("latin-1")
+        if len(_CONTENT_TYPES) < 64:
+            _CONTENT_TYPES[value] = encoded
+    return encoded
 
 
 class ClientGone(Exception):
@@ -84,14 +94,23 @@ class BodyTooLarge(Exception):
     """A request body over the tool's ``max_body``."""
 
 
-async def _read_body(receive: Receive, scope: Scope, limit: int) -> bytes:
+async def _read_body(receive: Receive, declared: str | None, limit: int) -> bytes:
     """The request body, refused past ``limit`` bytes (checked on the declared length
     first, then on what arrives) before it is all held in memory."""
-    for name, value in scope["headers"]:
-        if name.lower() == b"content-length" and value.strip().isdigit() and int(value) > limit:
+    if declared is not None and declared.strip().isdigit() and int(declared) > limit:
+        raise BodyTooLarge()
+    message = await receive()
+    if message["type"] == "http.disconnect":
+        raise ClientGone()
+    chunk = message.get("body", b"")
+    if not message.get("more_body", False):  # the usual case: the whole body in one message
+        if len(chunk) > limit:
             raise BodyTooLarge()
-    chunks: list[bytes] = []
-    size = 0
+        return chunk  # type: ignore[no-any-return]
+    chunks: list[bytes] = [chunk]
+    size = len(chunk)
+    if size > limit:
+        raise BodyTooLarge()
     while True:
         message = await receive()
         if message["type"] == "http.disconnect":

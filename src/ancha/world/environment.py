@@ -154,19 +154,10 @@ class Environment:
             response = tool.handle(request)
         finally:
             self.dispatching -= 1
-        entry = self.trace.append(
-            at=self.clock.now(),
-            actor=response.actor,
-            tool=tool_name,
-            method=request.method,
-            path=request.path,
-            query=request.query,
-            status=response.status,
-            request=request.body,
-            response=response.body,
-            worked=response.worked,
-            coverage_gap=response.coverage_gap,
-            request_type=request.headers.get("content-type", ""),
+        entry = self.trace.add_call(
+            self.clock.now(), response.actor, tool_name, request.method, request.path, request.query,
+            response.status, request.body, response.body, response.worked, response.coverage_gap,
+            request.headers.get("content-type", ""),
         )
         if response.coverage_gap:
             key = (tool_name, request.method, request.path)
@@ -178,8 +169,12 @@ class Environment:
     def record(self, kind: str, at: float | None = None, **data: Any) -> Record:
         """Add a people/process record (at the current simulated time unless given) and
         announce it on the bus as ``record_added`` so that predicates can react."""
-        record = self.records.add(kind, self.clock.now() if at is None else at, **data)
-        self.bus.publish(DomainEvent("record_added", "world", record.at, {"record": record}))
+        return self.add_record(kind, self.clock.now() if at is None else at, data)
+
+    def add_record(self, kind: str, at: float, data: dict[str, Any]) -> Record:
+        """``record`` with its fields as one dict (kept as given, not copied): for hot paths."""
+        record = self.records.append(kind, at, data)
+        self.bus.publish(DomainEvent("record_added", "world", at, {"record": record}))
         return record
 
     # --- time -------------------------------------------------------------------------

@@ -116,14 +116,16 @@ class People:
         utterance = adapter.utterance(event)
         if utterance is None:
             return
-        told = self.facts_in(utterance.text)
+        told = self.facts_in(utterance.text) if self._matches else []
         reached = list(utterance.audience)
         author = self.directory.person_of(utterance.tool, utterance.author)
-        self.env.record(
-            "message", at=utterance.at, tool=utterance.tool, **utterance.fields, actor=utterance.actor,
-            author_person=author, text=utterance.text, reached=reached,
-            facts={p: list(told) for p in reached} if told else {}, seq=seq,
-        )
+        self.env.add_record("message", utterance.at, {
+            "tool": utterance.tool, **utterance.fields, "actor": utterance.actor, "author_person": author,
+            "text": utterance.text, "reached": reached, "facts": {p: list(told) for p in reached} if told else {},
+            "seq": seq,
+        })
+        if not reached:
+            return  # nobody to hear it: the record is all
         from_agent = utterance.actor == "agent"
         for person in reached:
             asked = Asked(utterance, utterance.audience[person], told)

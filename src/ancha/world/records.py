@@ -24,6 +24,10 @@ class Records:
         self.items: list[Record] = []
 
     def add(self, kind: str, at: float, **data: Any) -> Record:
+        return self.append(kind, at, data)
+
+    def append(self, kind: str, at: float, data: dict[str, Any]) -> Record:
+        """``add`` with the fields as one dict (kept, not copied)."""
         record = Record(kind, at, data)
         self.items.append(record)
         return record

@@ -31,12 +31,22 @@ class TraceClosed(RuntimeError):
 
 
 class _Spool:
-    """An append-only file of bodies, read back by offset (safe from any thread)."""
+    """An append-only file of bodies, read back by offset (safe from any thread).
+
+    Appends are gathered in memory and written out together once ``FLUSH_BYTES`` are
+    waiting (one system call for many small calls' bodies), and before any read that
+    reaches into them: a reader always sees every byte appended before it asked."""
+
+    FLUSH_BYTES = 64 * 1024
 
     def __init__(self, spool_dir: str | None = None) -> None:
         self._file = tempfile.TemporaryFile(prefix="ancha-trace-", dir=spool_dir)  # noqa: SIM115 (closed by close())
         self._fd = self._file.fileno()
         self._end = 0
+        """Bytes appended (written out or waiting)."""
+        self._written = 0
+        """Bytes written to the file; the rest of ``_end`` waits in ``_waiting``."""
+        self._waiting: list[bytes] = []
         self._lock = threading.Lock()
 
     @property
@@ -49,13 +59,25 @@ class _Spool:
             if self._file.closed:
                 raise TraceClosed("the trace is closed: its environment was torn down")
             start = self._end
-            data = b"".join(parts)
-            view = memoryview(data)
-            while view:
-                written = os.pwrite(self._fd, view, self._end)
-                self._end += written
-                view = view[written:]
+            for part in parts:
+                if part:
+                    self._waiting.append(part)
+                    self._end += len(part)
+            if self._end - self._written >= self.FLUSH_BYTES:
+                self._flush()
             return start
+
+    def _flush(self) -> None:
+        """Write out what waits (the lock held)."""
+        if not self._waiting or self._file.closed:
+            return
+        data = b"".join(self._waiting)
+        self._waiting = []
+        view = memoryview(data)
+        while view:
+            written = os.pwrite(self._fd, view, self._written)
+            self._written += written
+            view = view[written:]
 
     def read(self, offset: int, length: int) -> bytes:
         if length == 0:
@@ -63,6 +85,9 @@ class _Spool:
         if self._file.closed:
             raise TraceClosed("the trace is closed: its environment was torn down; "
                               "read trace.jsonl in the trial's folder instead")
+        if offset + length > self._written:
+            with self._lock:
+                self._flush()
         chunks: list[bytes] = []
         while length:
             chunk = os.pread(self._fd, length, offset)
@@ -79,6 +104,7 @@ class _Spool:
 
     def close(self) -> None:
         with self._lock:
+            self._waiting = []
             self._file.close()
 
 
@@ -181,6 +207,21 @@ class Trace:
         offset = 0 if self._spool.closed else self._spool.write(request, response)
         entry = TraceEntry(seq=len(self.entries) + 1, request_type=request_type, _spool=self._spool,
                            _offset=offset, _request_len=len(request), _response_len=len(response), **fields)
+        self.entries.append(entry)
+        return entry
+
+    def add_call(self, at: float, actor: str, tool: str, method: str, path: str, query: str, status: int,
+                 request: bytes, response: bytes, worked: bool, coverage_gap: bool,
+                 request_type: str) -> TraceEntry:
+        """``append``, its fields given in order (the dispatch path: no keyword packing)."""
+        spool = self._spool
+        if spool.closed:
+            request = response = b""
+            offset = 0
+        else:
+            offset = spool.write(request, response)
+        entry = TraceEntry(len(self.entries) + 1, at, actor, tool, method, path, query, status, worked,
+                           coverage_gap, request_type, spool, offset, len(request), len(response))
         self.entries.append(entry)
         return entry
 

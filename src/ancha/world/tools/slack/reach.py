@@ -91,18 +91,19 @@ class SlackReach:
         else:
             reply_place = Place(TOOL, channel.id, ts)
         author: str = data["user"]
-        mentioned = set(data.get("mentions") or ())
-        direct_place = channel.is_im or channel.is_mpim
-        members_only = direct_place or channel.is_private
-        root = self.state.message(channel.id, thread) if thread is not None else None
         audience: dict[str, bool] = {}
-        for person, user_id in self.people:
-            if user_id == author or (members_only and user_id not in channel.member_set):
-                continue  # nobody hears their own message, or one in a conversation they cannot see
-            direct = user_id in mentioned or (direct_place and user_id in channel.member_set)
-            in_thread = root is not None and (root.user == user_id or user_id in root.reply_users)
-            if direct or in_thread or self.directory.listens_to(person, channel.id):
-                audience[person] = direct
+        if self.people:  # with nobody on Slack, a message reaches no one
+            mentioned = set(data.get("mentions") or ())
+            direct_place = channel.is_im or channel.is_mpim
+            members_only = direct_place or channel.is_private
+            root = self.state.message(channel.id, thread) if thread is not None else None
+            for person, user_id in self.people:
+                if user_id == author or (members_only and user_id not in channel.member_set):
+                    continue  # nobody hears their own message, or one in a conversation they cannot see
+                direct = user_id in mentioned or (direct_place and user_id in channel.member_set)
+                in_thread = root is not None and (root.user == user_id or user_id in root.reply_users)
+                if direct or in_thread or self.directory.listens_to(person, channel.id):
+                    audience[person] = direct
         return Utterance(
             tool=TOOL, place=place, reply_place=reply_place, author=author, actor=data.get("actor") or "agent",
             text=data.get("text") or "", at=event.at, locator={"channel": channel.id, "ts": ts},

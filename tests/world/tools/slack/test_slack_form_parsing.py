@@ -1,0 +1,28 @@
+"""The Web API's form parser reads every query string and form body as ``parse_qsl`` does."""
+
+from __future__ import annotations
+
+from urllib.parse import parse_qsl, urlencode
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from ancha.world.tools.slack.params import form_pairs
+
+_PIECES = st.lists(st.sampled_from(["a", "b", "=", "&", "+", "%", "%2", "%41", "%e2%9c%93", "%C3", "%zz", " ",
+                                    "é", "✓", ";", "text", "channel", "%3D", "%26", "%2B", ""]), max_size=12)
+
+
+@settings(max_examples=500, deadline=None)
+@given(pieces=_PIECES)
+def test_form_pairs__are_parse_qsl_with_blank_values(pieces):
+    text = "".join(pieces)
+    assert form_pairs(text) == parse_qsl(text, keep_blank_values=True)
+
+
+@settings(max_examples=200, deadline=None)
+@given(args=st.dictionaries(st.text(max_size=8), st.text(max_size=20), max_size=5))
+def test_form_pairs__read_back_what_urlencode_wrote(args):
+    text = urlencode(args)
+    assert form_pairs(text) == parse_qsl(text, keep_blank_values=True)
+    assert dict(form_pairs(text)) == args
