@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import Table, select
+from sqlalchemy import Connection, Table, bindparam, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
@@ -44,21 +44,27 @@ def find_workflow(session: Session, workspace_id: str, id_or_name: str) -> Workf
 _WORKFLOWS: Table = Workflow.__table__  # type: ignore[assignment]
 
 
-def find_snapshot(session: Session, workspace_id: str, id_or_name: str) -> WorkflowSnapshot:
+_SNAPSHOT = select(_WORKFLOWS.c.id, _WORKFLOWS.c.version, _WORKFLOWS.c.nodes, _WORKFLOWS.c.checks)
+# Built once: building a statement per call (and its cache key) cost more than running it.
+_SNAPSHOT_BY_ID = _SNAPSHOT.where(
+    _WORKFLOWS.c.workspace_id == bindparam("workspace_id"), _WORKFLOWS.c.id == bindparam("key")
+)
+_SNAPSHOT_BY_NAME = _SNAPSHOT.where(
+    _WORKFLOWS.c.workspace_id == bindparam("workspace_id"), _WORKFLOWS.c.name == bindparam("key")
+)
+
+
+def find_snapshot(connection: Connection, workspace_id: str, id_or_name: str) -> WorkflowSnapshot:
     """What a run of the workflow (by id, else exact name) executes, read with one Core query
-    and no ORM objects: this is on the path of every run."""
+    on a Core connection (`Database.read_connection`), no ORM session or objects: this is on
+    the path of every run."""
     id_or_name = id_or_name.replace(SLASH, "/")
-    columns = select(_WORKFLOWS.c.id, _WORKFLOWS.c.version, _WORKFLOWS.c.nodes, _WORKFLOWS.c.checks)
-    connection = session.connection()
+    params = {"workspace_id": workspace_id, "key": id_or_name}
     row = None
     if looks_like_id(id_or_name):
-        row = connection.execute(
-            columns.where(_WORKFLOWS.c.workspace_id == workspace_id, _WORKFLOWS.c.id == id_or_name)
-        ).first()
+        row = connection.execute(_SNAPSHOT_BY_ID, params).first()
     if row is None:
-        row = connection.execute(
-            columns.where(_WORKFLOWS.c.workspace_id == workspace_id, _WORKFLOWS.c.name == id_or_name)
-        ).first()
+        row = connection.execute(_SNAPSHOT_BY_NAME, params).first()
     if row is None:
         raise NotFound(f"Workflow '{id_or_name}' not found")
     return WorkflowSnapshot(workspace_id, row.id, row.version, list(row.nodes), list(row.checks))

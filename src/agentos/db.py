@@ -125,10 +125,9 @@ class Database:
         self._sessions = sessionmaker(self.engine, expire_on_commit=False)
         # Reads on PostgreSQL run in autocommit: no BEGIN and ROLLBACK round trips around a
         # query. Each statement still sees what was committed before it (as in READ COMMITTED).
+        self._read_engine = self.engine if self.is_sqlite else self.engine.execution_options(isolation_level="AUTOCOMMIT")
         self._read_sessions = (
-            self._sessions
-            if self.is_sqlite
-            else sessionmaker(self.engine.execution_options(isolation_level="AUTOCOMMIT"), expire_on_commit=False)
+            self._sessions if self.is_sqlite else sessionmaker(self._read_engine, expire_on_commit=False)
         )
         self._write_lock = threading.Lock() if self.is_sqlite else None
         if run_migrations:
@@ -138,6 +137,12 @@ class Database:
     def read(self) -> Iterator[Session]:
         with self._read_sessions() as session:
             yield session
+
+    @contextmanager
+    def read_connection(self) -> Iterator[Connection]:
+        """A Core connection for queries, without an ORM session: the cheap path for hot reads."""
+        with self._read_engine.connect() as connection:
+            yield connection
 
     @contextmanager
     def write(self) -> Iterator[Session]:

@@ -21,9 +21,10 @@ from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
+from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import Connection, Table, insert, select, update
+from sqlalchemy import Connection, Table, bindparam, insert, select, update
 
 from agentos.broker import Broker, LocalBroker, Message
 from agentos.db import Database
@@ -69,6 +70,44 @@ class WorkflowSnapshot:
 
 _RUNS: Table = Run.__table__  # type: ignore[assignment]
 _EVENTS: Table = RunEvent.__table__  # type: ignore[assignment]
+_COLUMNS = tuple(column.name for column in _RUNS.columns)
+
+
+class RunRecord:
+    """A run this process executes: the `runs` row's columns as plain attributes (an ORM
+    `Run` costs more to build and to read, on the path of every run); the same wire shape."""
+
+    __slots__ = _COLUMNS
+    id: str
+    workspace_id: str
+    workflow_id: str
+    workflow_version: int
+    status: str
+    input: dict[str, Any]
+    state: dict[str, Any]
+    error: str | None
+    cost_usd: float
+    duration_ms: int | None
+    created_at: datetime
+    started_at: datetime | None
+    finished_at: datetime | None
+    evals: dict[str, Any] | None
+    evals_passed: int | None
+    evals_total: int | None
+    evaluation_id: str | None
+    owner_id: str | None
+
+    def __init__(self, **columns: Any) -> None:
+        for name in _COLUMNS:
+            setattr(self, name, columns[name])
+
+    def to_dict(self) -> dict[str, Any]:
+        return Run.to_dict(self)  # type: ignore[arg-type]
+
+# The statements of every run, built once: building one (and its cache key) per call cost
+# about as much as executing it.
+_INSERT_RUN = insert(_RUNS)
+_INSERT_EVENTS = insert(_EVENTS)
 
 
 class _Recorder:
@@ -106,7 +145,7 @@ class _Recorder:
         message = None
         if self.pending:
             connection.execute(
-                insert(_EVENTS),
+                _INSERT_EVENTS,
                 [{"run_id": self.run_id, "seq": e["seq"], "type": e["type"], "data": e} for e in self.pending],
             )
             message = Message(self.run_id, self.pending[-1]["seq"], final, self.pending)
@@ -151,7 +190,7 @@ class Runner:
         self.pool = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="agentos-run")
         self._prices_cache: dict[str, tuple[float, dict[str, Price]]] = {}
         # Runs of this process not finished yet; whoever pops a run from here finishes it.
-        self._active: dict[str, tuple[Run, _Recorder, bool]] = {}
+        self._active: dict[str, tuple[RunRecord, _Recorder, bool]] = {}
         self._active_lock = threading.Lock()
         self._stopped = False
 
@@ -180,7 +219,7 @@ class Runner:
         if message is not None:
             self.broker.publish_after(message)
 
-    def _track(self, run: Run, recorder: _Recorder, inserted: bool) -> bool:
+    def _track(self, run: RunRecord, recorder: _Recorder, inserted: bool) -> bool:
         """Register an unfinished run for stop(); False once the server is stopping."""
         with self._active_lock:
             if self._stopped:
@@ -212,7 +251,7 @@ class Runner:
         starts too, so it is visible (and recoverable after a crash) while it runs.
         """
         now = utcnow()
-        run = Run(
+        run = RunRecord(
             id=new_id(),
             workspace_id=workflow.workspace_id,
             workflow_id=workflow.id,
@@ -242,7 +281,7 @@ class Runner:
         if inserted:
             try:
                 with self.transaction(recorder) as connection:
-                    connection.execute(insert(_RUNS), _row(run))
+                    connection.execute(_INSERT_RUN, _row(run))
             except Exception:  # nothing was stored, so nothing runs: end the stream, answer the error
                 self.streams.close(run.id)
                 raise
@@ -254,13 +293,13 @@ class Runner:
         self.pool.submit(self._execute_queued, run, workflow, recorder, tracked)
         return queued
 
-    def _start_queued(self, run: Run, wait: bool) -> dict[str, Any]:
+    def _start_queued(self, run: RunRecord, wait: bool) -> dict[str, Any]:
         """Store the run as queued and hand it to the queue; with `wait`, answer once a worker
         has finished it (told by the broker, or seen in the database every resync_seconds)."""
         assert self.queue is not None
         run.status, run.started_at = "queued", None
         with self.db.write_connection() as connection:
-            connection.execute(insert(_RUNS), _row(run))
+            connection.execute(_INSERT_RUN, _row(run))
         with self.broker.subscribe(run.id) as subscription:
             try:
                 self.queue.enqueue(run.id)
@@ -298,7 +337,7 @@ class Runner:
                     WorkflowVersion.workflow_id == row["workflow_id"], WorkflowVersion.version == row["workflow_version"]
                 )
             ).one_or_none()
-        run = Run(**row)
+        run = RunRecord(**row)
         recorder = _Recorder(self, run.id)
         self.streams.open(run.id)
         if version is None:  # the workflow was deleted while the run waited
@@ -318,7 +357,7 @@ class Runner:
             return
         self._execute(run, workflow, recorder, True, tracked)
 
-    def _execute_queued(self, run: Run, workflow: WorkflowSnapshot, recorder: _Recorder, tracked: bool) -> None:
+    def _execute_queued(self, run: RunRecord, workflow: WorkflowSnapshot, recorder: _Recorder, tracked: bool) -> None:
         if tracked and not self._is_active(run.id):
             return  # stop() has failed and stored it before it started
         try:
@@ -337,7 +376,7 @@ class Runner:
         self._execute(run, workflow, recorder, True, tracked)
 
     def _execute(
-        self, run: Run, workflow: WorkflowSnapshot, recorder: _Recorder, inserted: bool, tracked: bool
+        self, run: RunRecord, workflow: WorkflowSnapshot, recorder: _Recorder, inserted: bool, tracked: bool
     ) -> None:
         started = time.perf_counter()
         execution = Execution(
@@ -376,24 +415,22 @@ class Runner:
         recorder.release()
         self.streams.close(run.id)
 
-    def _store_final(self, run: Run, recorder: _Recorder, inserted: bool) -> None:
+    def _store_final(self, run: RunRecord, recorder: _Recorder, inserted: bool) -> None:
         with self.transaction(recorder, final=True) as connection:
             if inserted:
                 # Unless a peer has failed it meanwhile (it took this process for gone).
                 finishes = connection.execute(
-                    update(_RUNS)
-                    .where(_RUNS.c.id == run.id, _RUNS.c.status.in_(UNFINISHED))
-                    .values({k: v for k, v in _row(run).items() if k in _FINAL_FIELDS})
+                    _FINISH_RUN, {"run_id": run.id, **{f"final_{k}": getattr(run, k) for k in _FINAL_FIELDS}}
                 ).rowcount
             else:
-                connection.execute(insert(_RUNS), _row(run))
+                connection.execute(_INSERT_RUN, _row(run))
                 finishes = 1
             if finishes:
                 add_finished(connection, [_row(run)])
             else:  # the peer stored its own end of the stream
                 recorder.pending = []
 
-    def _finish(self, run: Run, recorder: _Recorder, inserted: bool, error: str) -> None:
+    def _finish(self, run: RunRecord, recorder: _Recorder, inserted: bool, error: str) -> None:
         """Fail the run with `error` when its normal course could not be stored; always ends its stream.
 
         Tries to keep the run's state and node events; if even that cannot be written, stores
@@ -444,16 +481,21 @@ class Runner:
         return prices
 
 
-_FINAL_FIELDS = frozenset(
-    ("status", "error", "state", "cost_usd", "duration_ms", "finished_at", "evals", "evals_passed", "evals_total")
+_FINAL_FIELDS = ("status", "error", "state", "cost_usd", "duration_ms", "finished_at", "evals", "evals_passed",
+                 "evals_total")
+# Store a run's end, unless a peer has failed it meanwhile (it took this process for gone).
+_FINISH_RUN = (
+    update(_RUNS)
+    .where(_RUNS.c.id == bindparam("run_id"), _RUNS.c.status.in_(UNFINISHED))
+    .values({name: bindparam(f"final_{name}") for name in _FINAL_FIELDS})
 )
 
 
-def _row(run: Run) -> dict[str, Any]:
-    return {column.name: getattr(run, column.name) for column in _RUNS.columns}
+def _row(run: RunRecord) -> dict[str, Any]:
+    return {name: getattr(run, name) for name in _COLUMNS}
 
 
-def _finished_data(run: Run) -> dict[str, Any]:
+def _finished_data(run: RunRecord) -> dict[str, Any]:
     return {"status": run.status, "error": run.error, "cost_usd": run.cost_usd, "duration_ms": run.duration_ms}
 
 
@@ -467,7 +509,7 @@ def _started_data(workflow: WorkflowSnapshot, input: dict[str, Any]) -> dict[str
     return {"workflow_id": workflow.id, "workflow_version": workflow.version, "input": input}
 
 
-def _score(checks: list[dict[str, Any]], run: Run) -> dict[str, Any]:
+def _score(checks: list[dict[str, Any]], run: RunRecord) -> dict[str, Any]:
     """Score a successful run. Scoring never fails the run: a broken check is a failed result."""
     try:
         context = build_context(run.state, run.input, run.cost_usd, run.duration_ms or 0)

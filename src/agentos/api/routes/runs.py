@@ -22,8 +22,8 @@ def start_run(
     id_or_name: str, body: RunCreate, ws: str = Depends(workspace), svc: Services = Depends(services)
 ) -> Response:
     """Run the workflow's current version; with `wait` (the default) answer when it finished."""
-    with svc.db.read() as session:
-        workflow = crud.find_snapshot(session, ws, id_or_name)
+    with svc.db.read_connection() as connection:
+        workflow = crud.find_snapshot(connection, ws, id_or_name)
     return respond(svc.runner.start(workflow, body.input, wait=body.wait), 201)
 
 
