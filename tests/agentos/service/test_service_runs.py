@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
@@ -168,3 +169,24 @@ def test_list_runs__filters_by_workflow_name_and_status(api, support_workflow):
     assert unknown.status_code == 404 and unknown.json() == {"detail": "Workflow 'Nope' not found"}
     missing = api.get("/api/runs/000000000000")
     assert missing.status_code == 404 and missing.json() == {"detail": "Run '000000000000' not found"}
+
+
+def test_run__instant_runs_posted_while_a_slow_run_waits_all_finish_and_are_stored_as_answered(
+    api, support_workflow
+):
+    slow = api.post("/api/workflows", json={"name": "Slow", "nodes": [
+        {"id": "think", "type": "llm", "provider": "mock", "model": "gpt-4o-mini", "prompt": "Think",
+         "output": "thought", "responses": [{"text": "done", "delay_ms": 300}]},
+    ]}).json()
+    quick_path = f"/api/workflows/{support_workflow['id']}/runs"
+    with ThreadPoolExecutor(6) as pool:
+        slow_run = pool.submit(api.post, f"/api/workflows/{slow['id']}/runs", json={"input": {}})
+        quick_runs = [pool.submit(api.post, quick_path, json={"input": {"ticket": f"t{i}"}}) for i in range(10)]
+        answers = [future.result() for future in [slow_run, *quick_runs]]
+    assert [a.status_code for a in answers] == [201] * 11
+    assert answers[0].json()["state"] == {"thought": "done"}
+    for answer in answers:
+        run = answer.json()
+        assert run["status"] == "success"
+        assert api.get(f"/api/runs/{run['id']}").json() == run
+    assert {a.json()["input"]["ticket"] for a in answers[1:]} == {f"t{i}" for i in range(10)}

@@ -4,11 +4,14 @@ from __future__ import annotations
 
 from fastapi import APIRouter, Depends, Query
 from sqlalchemy import select
+from starlette.concurrency import run_in_threadpool
 from starlette.responses import Response
 
 from agentos import crud
 from agentos.api.bodies import RunCreate
 from agentos.api.services import Services, respond, services, workspace
+from agentos.broker import LocalBroker
+from agentos.engine.runner import WorkflowSnapshot
 from agentos.errors import NotFound, Unprocessable
 from agentos.models import Run
 
@@ -18,13 +21,33 @@ STATUSES = ("queued", "running", "success", "failed")
 
 
 @router.post("/api/workflows/{id_or_name}/runs", status_code=201)
-def start_run(
+async def start_run(
     id_or_name: str, body: RunCreate, ws: str = Depends(workspace), svc: Services = Depends(services)
 ) -> Response:
-    """Run the workflow's current version; with `wait` (the default) answer when it finished."""
+    """Run the workflow's current version; with `wait` (the default) answer when it finished.
+
+    On SQLite, a waited run whose nodes are all instant (set, condition, mock models without
+    delay) executes on the event loop: its reads and its one write are local and take a
+    fraction of a millisecond, less than handing it to a worker thread and back (and that
+    thread's contention for the GIL with the others). Any other run, every run on
+    PostgreSQL (whose round trips would hold the loop) and every run announced to a broker
+    over the network starts in a worker thread.
+    """
+    if svc.db.is_sqlite and body.wait and svc.runner.queue is None and isinstance(svc.broker, LocalBroker):
+        workflow = _snapshot(svc, ws, id_or_name)
+        if not workflow.waits:
+            return respond(svc.runner.start(workflow, body.input, wait=True), 201)
+        return respond(await run_in_threadpool(svc.runner.start, workflow, body.input, wait=True), 201)
+    return await run_in_threadpool(_start_run, svc, ws, id_or_name, body)
+
+
+def _snapshot(svc: Services, ws: str, id_or_name: str) -> WorkflowSnapshot:
     with svc.db.read_connection() as connection:
-        workflow = crud.find_snapshot(connection, ws, id_or_name)
-    return respond(svc.runner.start(workflow, body.input, wait=body.wait), 201)
+        return crud.find_snapshot(connection, ws, id_or_name)
+
+
+def _start_run(svc: Services, ws: str, id_or_name: str, body: RunCreate) -> Response:
+    return respond(svc.runner.start(_snapshot(svc, ws, id_or_name), body.input, wait=body.wait), 201)
 
 
 @router.get("/api/runs/{run_id}")
