@@ -5,6 +5,9 @@ directory, variables, output, exit status and default signals; no file of the ru
 from __future__ import annotations
 
 import asyncio
+import os
+import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -89,5 +92,50 @@ def test_command_agent__moves_its_shell_in_where_the_kernel_refuses_clone3(
     monkeypatch.setattr(born_in_cgroup, "_unsupported", "clone3 into a cgroup: Function not implemented")
     code, output, agent = _run("cat /proc/self/cgroup", tmp_path, PATH)
     assert code == 0 and not isinstance(agent.process, BornProcess)
+    assert agent.tree is not None
+    assert any(line.startswith("0::") and line.endswith("/" + agent.tree.path.name) for line in output.splitlines())
+
+
+def test_command_agent__born_shells_start_while_other_threads_want_the_interpreter(tmp_path: Path) -> None:
+    """The runner is multi-threaded (its server, waitpid threads): a shell must never be
+    made by a copy of it that waits for a thread that was not copied."""
+    stop = threading.Event()
+
+    def busy() -> None:
+        n = 0
+        while not stop.is_set():
+            n += 1
+
+    spinners = [threading.Thread(target=busy) for _ in range(3)]
+    for spinner in spinners:
+        spinner.start()
+    switching = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)  # the spinners ask for the interpreter all the time, during each spawn too
+    try:
+        async def many() -> list[int]:
+            codes = []
+            for i in range(40):
+                agent = CommandAgent(f"exit {i % 7}", tmp_path, PATH, Log())
+                await agent.start()
+                codes.append(await asyncio.wait_for(agent.wait(), 30))  # a hung shell fails here
+                await agent.stop()
+            return codes
+
+        assert asyncio.run(many()) == [i % 7 for i in range(40)]
+    finally:
+        sys.setswitchinterval(switching)
+        stop.set()
+        for spinner in spinners:
+            spinner.join()
+
+
+def test_command_agent__a_killed_spawner_is_started_again(tmp_path: Path) -> None:
+    assert _run("true", tmp_path, PATH)[0] == 0
+    spawner = born_in_cgroup._spawner
+    assert spawner is not None and spawner.owner == os.getpid()
+    spawner.process.kill()
+    spawner.process.wait()
+    code, output, agent = _run("cat /proc/self/cgroup", tmp_path, PATH)
+    assert code == 0 and isinstance(agent.process, BornProcess) and born_in_cgroup._spawner is not spawner
     assert agent.tree is not None
     assert any(line.startswith("0::") and line.endswith("/" + agent.tree.path.name) for line in output.splitlines())
