@@ -10,6 +10,7 @@ import asyncio
 import socket
 import threading
 import time
+from collections.abc import Sequence
 
 import httpx
 import uvicorn
@@ -23,6 +24,7 @@ from ancha.server.connections import (
     raise_open_files_limit,
 )
 from ancha.server.gateway import ToolGateway
+from ancha.server.listener import Listener
 from ancha.server.tls import LocalTLS, local_tls
 
 
@@ -75,7 +77,7 @@ class EmbeddedServer:
 
     def stop(self) -> None:
         for server in self._servers:
-            server.should_exit = True
+            server.request_exit()
         self._thread.join(timeout=5)
 
     def __enter__(self) -> EmbeddedServer:
@@ -111,7 +113,7 @@ class InProcessTransport(httpx.AsyncBaseTransport):
 
 
 def listeners(app: ToolGateway, host: str, port: int, tls_port: int, tls: LocalTLS,
-              limits: ConnectionLimits = ConnectionLimits()) -> list[uvicorn.Server]:
+              limits: ConnectionLimits = ConnectionLimits()) -> list[Listener]:
     """The server's two listeners on one app: plain http on ``port``, TLS on ``tls_port``.
     Both close idle and slow connections as ``limits`` say (``connections.py``)."""
     raise_open_files_limit()
@@ -123,11 +125,11 @@ def listeners(app: ToolGateway, host: str, port: int, tls_port: int, tls: LocalT
                               timeout_keep_alive=limits.keep_alive,  # type: ignore[arg-type]  # a float works
                               **extra)  # type: ignore[arg-type]
 
-    return [uvicorn.Server(config(port)),
-            uvicorn.Server(config(tls_port, ssl_certfile=str(tls.cert_file), ssl_keyfile=str(tls.key_file)))]
+    return [Listener(config(port)),
+            Listener(config(tls_port, ssl_certfile=str(tls.cert_file), ssl_keyfile=str(tls.key_file)))]
 
 
-async def serve_all(servers: list[uvicorn.Server]) -> None:
+async def serve_all(servers: Sequence[uvicorn.Server]) -> None:
     await asyncio.gather(*(server.serve() for server in servers))
 
 

@@ -25,6 +25,7 @@ import uvicorn
 from ancha.results.run_folder import TrialFolder
 from ancha.runner.gateway.trials import GatewayTrial, ModelCall
 from ancha.runner.gateway.usage import UsageReader
+from ancha.server.listener import Listener
 
 Scope = dict[str, Any]
 Message = dict[str, Any]
@@ -266,7 +267,7 @@ class ModelGateway:
         self._socket.bind((host, port))
         self.host = host
         self.port = int(self._socket.getsockname()[1])
-        self._server = uvicorn.Server(uvicorn.Config(self.app, log_level="warning", access_log=False,
+        self._server = Listener(uvicorn.Config(self.app, log_level="warning", access_log=False,
                                                      lifespan="off", loop="asyncio", timeout_keep_alive=30))
         self._thread = threading.Thread(target=self._serve, name="ancha-model-gateway", daemon=True)
 
@@ -299,7 +300,7 @@ class ModelGateway:
         return self
 
     def stop(self) -> None:
-        self._server.should_exit = True
+        self._server.request_exit()
         self._thread.join(timeout=10)
         self._socket.close()
 
