@@ -53,11 +53,16 @@ class SimClock:
     def now(self) -> float:
         """Simulated epoch seconds, strictly later than every earlier reading."""
         with self._lock:
-            t = max(self._flowing(), self._last + TICK)
-            # Round to the microsecond so that ts strings made from it (microsecond ids) keep the order.
-            t = round(t, 6)
-            if t <= self._last:
-                t = round(self._last + TICK, 6)
+            last = self._last
+            paused = self._paused_at
+            t = paused if paused is not None else self._running()
+            if t < last + TICK:
+                t = last + TICK
+            # Round to the microsecond so that ts strings made from it (microsecond ids) keep the
+            # order: whole microseconds over 1e6 (``round(t, 6)`` costs five times as much).
+            t = round(t * 1_000_000) / 1_000_000
+            if t <= last:
+                t = (round(last * 1_000_000) + 1) / 1_000_000
             self._last = t
             return t
 

@@ -60,6 +60,8 @@ class SlackReplica:
         self.base_url = f"http://127.0.0.1/envs/{env.id}/slack"
         """Where callers reach this replica (from the last request's Host): file URLs and
         Socket Mode URLs point here."""
+        self._reached: tuple[str, str] | None = None
+        """(Host, scheme) ``base_url`` was made from."""
         self.socket_mode = new_socket_mode(env, self)
         self.rate_limiter = RateLimiter() if seed.rate_limits == REAL else None
         """Slack's per-method limits on the agent's calls (``world.slack.rate_limits: real``)."""
@@ -74,7 +76,10 @@ class SlackReplica:
         path = request.path
         host = request.headers.get("host")
         if host:  # file URLs (upload_url, url_private) point where the caller reached us
-            self.base_url = f"{request.headers.get('x-forwarded-proto', 'http')}://{host}/envs/{self.env.id}/slack"
+            reached = (host, request.headers.get("x-forwarded-proto", "http"))
+            if reached != self._reached:
+                self._reached = reached
+                self.base_url = f"{reached[1]}://{host}/envs/{self.env.id}/slack"
         if not path.startswith("/api/"):
             return file_urls.serve(self, request)  # the upload URL and url_private; else 404
         method = path[5:].rstrip("/")
