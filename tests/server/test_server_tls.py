@@ -54,3 +54,15 @@ def test_trust_variables__usual_roots_plus_the_servers_ca(tmp_path: Path) -> Non
 def test_trust_variables__nothing_without_a_tls_listener(tmp_path: Path) -> None:
     assert trust_variables({"tools": {}}, tmp_path / "ca-bundle.pem", {}) == {}
     assert not (tmp_path / "ca-bundle.pem").exists()
+
+
+def test_trust_variables__trials_of_one_server_share_one_bundle_kept_out_of_their_folders(tmp_path: Path) -> None:
+    ca = LocalTLS.create().ca_pem
+    first = trust_variables({"tls": {"ca_pem": ca}}, None, {})
+    second = trust_variables({"tls": {"ca_pem": ca}}, None, {})
+    other = trust_variables({"tls": {"ca_pem": LocalTLS.create().ca_pem}}, None, {})
+    assert first == second and first["SSL_CERT_FILE"] != other["SSL_CERT_FILE"]  # one per server authority
+    assert Path(first["SSL_CERT_FILE"]).read_text().endswith(ca)
+    assert Path(first["NODE_EXTRA_CA_CERTS"]).read_text() == ca
+    Path(first["SSL_CERT_FILE"]).unlink()  # a bundle someone removed is written again
+    assert Path(trust_variables({"tls": {"ca_pem": ca}}, None, {})["SSL_CERT_FILE"]).read_text().endswith(ca)

@@ -24,7 +24,6 @@ RECORDS = "records.jsonl"
 WORLD = "world.json"
 AGENT_LOG = "agent.log"
 MODELS = "models.jsonl"
-CA_BUNDLE = "ca-bundle.pem"
 LIVE = "live.json"
 STATE_DIR = "state"
 
@@ -50,11 +49,6 @@ class TrialFolder:
     @property
     def state_dir(self) -> Path:
         return self.path / STATE_DIR
-
-    @property
-    def ca_bundle_path(self) -> Path:
-        """The certificates the agent trusts: the usual roots plus the server's own CA."""
-        return self.path / CA_BUNDLE
 
     def create(self) -> TrialFolder:
         self.state_dir.mkdir(parents=True, exist_ok=True)

@@ -138,7 +138,7 @@ class TrialRunner:
         if box is None:
             env = base_environment(agent_cfg.pass_env, self.inherit_env)
             env.update(ancha_variables(context, str(folder.state_dir.resolve())))
-            env.update(trust_variables(context, folder.ca_bundle_path.resolve(), env))
+            env.update(trust_variables(context, None, env))
         else:  # nothing of the host's own: the container's variables, with the URLs it reaches
             env = box.environment()
         model_trial = None

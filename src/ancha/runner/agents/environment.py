@@ -3,8 +3,12 @@ and agent.env (which wins)."""
 
 from __future__ import annotations
 
+import atexit
+import hashlib
 import os
+import shutil
 import ssl
+import tempfile
 from collections.abc import Mapping
 from functools import cache
 from pathlib import Path
@@ -66,19 +70,44 @@ def ancha_variables(context: Mapping[str, Any], state_dir: str) -> dict[str, str
     return env
 
 
-def trust_variables(context: Mapping[str, Any], bundle: Path, shell: Mapping[str, str]) -> dict[str, str]:
+def trust_variables(context: Mapping[str, Any], bundle: Path | None, shell: Mapping[str, str]) -> dict[str, str]:
     """What makes the agent trust the server's TLS listener (tools whose SDK needs https):
     a CA bundle of the roots it would trust anyway (its ``SSL_CERT_FILE``, else the
-    platform's, else certifi's) plus the server's CA, named where each runtime looks."""
+    platform's, else certifi's) plus the server's CA, named where each runtime looks.
+    ``bundle``: where to write it; None for this process's one per server (``shared_bundle``)."""
     ca_pem = (context.get("tls") or {}).get("ca_pem")
     if not ca_pem:
         return {}
-    roots = next((_roots(c) for c in (shell.get("SSL_CERT_FILE"), ssl.get_default_verify_paths().openssl_cafile,
-                                       certifi.where()) if c and os.path.isfile(c)), "")
-    bundle.write_text(roots.rstrip("\n") + "\n" + ca_pem, encoding="utf-8")
+    bundle = bundle or shared_bundle(ca_pem)
+    source = next((c for c in (shell.get("SSL_CERT_FILE"), ssl.get_default_verify_paths().openssl_cafile,
+                               certifi.where()) if c and os.path.isfile(c)), None)
     ca_only = bundle.with_name("ancha-ca.pem")
-    ca_only.write_text(ca_pem, encoding="utf-8")
+    if _written.get(bundle) != (source, ca_pem) or not bundle.is_file() or not ca_only.is_file():
+        roots = _roots(source) if source else ""
+        bundle.write_text(roots.rstrip("\n") + "\n" + ca_pem, encoding="utf-8")
+        ca_only.write_text(ca_pem, encoding="utf-8")
+        _written[bundle] = (source, ca_pem)
     return {"SSL_CERT_FILE": str(bundle), "REQUESTS_CA_BUNDLE": str(bundle), "NODE_EXTRA_CA_CERTS": str(ca_only)}
+
+
+_written: dict[Path, tuple[str | None, str]] = {}
+"""Each bundle this process wrote, and what from: a trial whose bundle would be the same writes nothing."""
+
+
+def shared_bundle(ca_pem: str) -> Path:
+    """Where the trials of this process that trust the same server find their CA bundle:
+    one file per server authority in a folder of this process's (removed when it exits),
+    not 220 KB of the same roots in every trial's folder (and in every archive from Ray)."""
+    folder = _trust_folder() / hashlib.sha256(ca_pem.encode()).hexdigest()[:16]
+    folder.mkdir(exist_ok=True)
+    return folder / "ca-bundle.pem"
+
+
+@cache
+def _trust_folder() -> Path:
+    folder = Path(tempfile.mkdtemp(prefix="ancha-trust-"))
+    atexit.register(shutil.rmtree, folder, True)
+    return folder
 
 
 @cache
