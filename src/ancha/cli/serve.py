@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 
 import click
@@ -13,7 +12,8 @@ from ancha.console.app import console_app
 from ancha.console.links import PREFIX
 from ancha.server.app import SecureListener, create_app
 from ancha.server.connections import ConnectionLimits
-from ancha.server.embedded import free_port, listeners, serve_all
+from ancha.server.embedded import free_port, listeners
+from ancha.server.listener import run_on_fast_loop, serve_all
 from ancha.server.tls import local_tls
 
 _DEFAULTS = ConnectionLimits()
@@ -55,4 +55,4 @@ def serve(host: str, port: int, tls_port: int, key: str | None, keep_alive: floa
         click.echo(f"console on http://{host}:{port}{PREFIX}/  (runs: {runs})")
     app = create_app(key=key, tls=SecureListener(f"https://{host}:{tls_port}", tls.ca_pem), mounts=mounts)
     limits = ConnectionLimits(keep_alive=keep_alive, read_timeout=read_timeout)
-    asyncio.run(serve_all(listeners(app, host, port, tls_port, tls, limits)))
+    run_on_fast_loop(serve_all(listeners(app, host, port, tls_port, tls, limits)))

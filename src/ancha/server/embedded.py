@@ -10,7 +10,6 @@ import asyncio
 import socket
 import threading
 import time
-from collections.abc import Sequence
 
 import httpx
 import uvicorn
@@ -24,7 +23,7 @@ from ancha.server.connections import (
     raise_open_files_limit,
 )
 from ancha.server.gateway import ToolGateway
-from ancha.server.listener import Listener
+from ancha.server.listener import Listener, run_on_fast_loop, serve_all
 from ancha.server.tls import LocalTLS, local_tls
 
 
@@ -64,7 +63,7 @@ class EmbeddedServer:
             self._loop = asyncio.get_running_loop()
             await serve_all(self._servers)
 
-        asyncio.run(serve())
+        run_on_fast_loop(serve())
 
     def start(self, timeout: float = 10.0) -> EmbeddedServer:
         self._thread.start()
@@ -127,10 +126,6 @@ def listeners(app: ToolGateway, host: str, port: int, tls_port: int, tls: LocalT
 
     return [Listener(config(port)),
             Listener(config(tls_port, ssl_certfile=str(tls.cert_file), ssl_keyfile=str(tls.key_file)))]
-
-
-async def serve_all(servers: Sequence[uvicorn.Server]) -> None:
-    await asyncio.gather(*(server.serve() for server in servers))
 
 
 def free_port(host: str = "127.0.0.1") -> int:

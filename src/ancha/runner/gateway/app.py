@@ -16,7 +16,7 @@ import os
 import socket
 import threading
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 import httpx
@@ -25,7 +25,7 @@ import uvicorn
 from ancha.results.run_folder import TrialFolder
 from ancha.runner.gateway.trials import GatewayTrial, ModelCall
 from ancha.runner.gateway.usage import UsageReader
-from ancha.server.listener import Listener
+from ancha.server.listener import Listener, event_loop_factory
 
 Scope = dict[str, Any]
 Message = dict[str, Any]
@@ -160,15 +160,6 @@ def _content_length(headers: httpx.Headers) -> int | None:
         return None
 
 
-def _loop_factory() -> Callable[[], asyncio.AbstractEventLoop] | None:
-    """uvloop where it is installed (uvicorn[standard] brings it): it takes a third off each call."""
-    try:
-        import uvloop
-    except ImportError:
-        return None
-    return uvloop.new_event_loop  # type: ignore[no-any-return]
-
-
 class Upstream:
     """The providers' side: pooled connections, through ``HTTPS_PROXY`` when the shell sets one
     (hosts in ``NO_PROXY`` excepted). A transport, not a client: a client would keep the cookies
@@ -280,7 +271,7 @@ class ModelGateway:
         return f"http://{f'[{self.host}]' if ':' in self.host else self.host}:{self.port}"
 
     def _serve(self) -> None:
-        with asyncio.Runner(loop_factory=_loop_factory()) as runner:
+        with asyncio.Runner(loop_factory=event_loop_factory()) as runner:
             runner.run(self._main())
 
     async def _main(self) -> None:
