@@ -1,6 +1,6 @@
 """Benchmark the GitHub replica over keep-alive loopback HTTP against the peer ``emulate``.
 
-The Ancha server (``create_app()`` under uvicorn) and emulate@0.12.2 (bench/emulate_peer.py)
+The Ancha server (``ancha serve``, as users run it) and emulate@0.12.2 (bench/emulate_peer.py)
 each run in a child process, one measure (and one server answering) at a time, with the client (wrk when
 installed, else Python ``http.client`` on 1 and 4 keep-alive connections) in this process: on a
 2-core machine, server and client each have a core. ``--pin`` pins the server to core 0 and the
@@ -55,13 +55,8 @@ import github_git  # noqa: E402
 
 from ancha.server.embedded import free_port  # noqa: E402
 
-SERVER = (
-    "import sys; sys.path.insert(0, sys.argv[2]); import uvicorn; "
-    "from github_git import ensure_registered; ensure_registered(); "
-    "from ancha.server.app import create_app; "
-    "uvicorn.run(create_app(), host='127.0.0.1', port=int(sys.argv[1]), log_level='warning', "
-    "access_log=False, lifespan='off')"
-)
+SERVER = ["-m", "ancha.cli", "serve", "--host", "127.0.0.1", "--port"]
+"""The server as users run it (``ancha serve``: its event loop, HTTP protocol and connection limits)."""
 SERVER_CPUS = {0}
 CLIENT_CPUS = {1}
 ISSUE_BODY = "Steps to reproduce: open the export page, pick CSV, press Export. Nothing downloads."
@@ -115,9 +110,8 @@ class AnchaServer:
         self._proc: subprocess.Popen[bytes] | None = None
 
     def __enter__(self) -> AnchaServer:
-        bench = str(Path(__file__).resolve().parent)
-        self._proc = subprocess.Popen([sys.executable, "-c", SERVER, str(self.port), bench],
-                                      preexec_fn=pin(SERVER_CPUS))
+        self._proc = subprocess.Popen([sys.executable, *SERVER, str(self.port)], preexec_fn=pin(SERVER_CPUS),
+                                      stdout=subprocess.DEVNULL)
         wait_until_up(self.port)
         return self
 

@@ -1,6 +1,6 @@
 """Benchmark the Slack replica against the peer ``emulate`` (its Slack service), side by side.
 
-The Ancha server (``create_app()`` under uvicorn, one process, as ``ancha run`` hosts it) and
+The Ancha server (``ancha serve``: one process, hosted as ``ancha run`` hosts it) and
 emulate@0.12.2 (bench/emulate_peer.py, Node) each run in a child process; the client is wrk
 (a C client, so it measures the servers rather than itself), the same Lua script for both.
 Per measure, emulate is started fresh and Ancha gets a fresh environment; then ``--rounds``
