@@ -58,17 +58,6 @@ def raise_open_files_limit() -> tuple[int, int]:
     return resource.getrlimit(resource.RLIMIT_NOFILE)
 
 
-def deadline_protocol(limits: ConnectionLimits) -> type[HttpToolsProtocol]:
-    """uvicorn's ``http`` protocol class for a server with these limits."""
-
-    class Protocol(DeadlineProtocol):
-        read_timeout = limits.read_timeout
-        max_head_bytes = limits.max_head_bytes
-        open_connections: dict[DeadlineProtocol, None] = {}  # noqa: RUF012  (shared by both listeners, by design)
-
-    return Protocol
-
-
 def _soft_limit() -> int:
     soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
     return 1 << 20 if soft == resource.RLIM_INFINITY else soft
@@ -88,7 +77,12 @@ def connection_cap() -> int:
 
 
 class DeadlineProtocol(HttpToolsProtocol):
-    """``HttpToolsProtocol`` that closes connections too slow to send their request."""
+    """``HttpToolsProtocol`` that closes connections too slow to send their request.
+
+    Both of its clocks, this read deadline and uvicorn's keep-alive timeout, run on one timer
+    per connection (a watchdog): a request only notes the time, and the timer, when it fires,
+    closes the connection if a deadline has passed and otherwise sleeps until the next one.
+    uvicorn arms and cancels a timer per request for keep-alive alone."""
 
     read_timeout = READ_TIMEOUT_S
     max_head_bytes = MAX_HEAD_BYTES
@@ -96,9 +90,11 @@ class DeadlineProtocol(HttpToolsProtocol):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self._read_deadline: asyncio.TimerHandle | None = None
+        self._watchdog: asyncio.TimerHandle | None = None
         self._waiting_since: float | None = None
         """Loop time since which this connection waits for (the rest of) a request; None while answering."""
+        self._idle_since: float | None = None
+        """Loop time of the last response, while no byte has come since (uvicorn's keep-alive)."""
         self._head_bytes = 0
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
@@ -109,7 +105,7 @@ class DeadlineProtocol(HttpToolsProtocol):
             self._shed_slowest()
 
     def connection_lost(self, exc: Exception | None) -> None:
-        self._disarm_read_deadline()
+        self._stop_watchdog()
         self.open_connections.pop(self, None)
         super().connection_lost(exc)
 
@@ -119,7 +115,7 @@ class DeadlineProtocol(HttpToolsProtocol):
 
     def on_url(self, url: bytes) -> None:
         self._count_head(len(url))
-        super().on_url(url)
+        self.url += url
 
     def on_header(self, name: bytes, value: bytes) -> None:
         self._count_head(len(name) + len(value))
@@ -128,20 +124,34 @@ class DeadlineProtocol(HttpToolsProtocol):
     def handle_websocket_upgrade(self) -> None:
         # The connection becomes a WebSocket (a tool's event socket): it lives as long as the
         # app keeps it, so no read deadline, and it is no longer an HTTP connection to shed.
-        self._disarm_read_deadline()
+        self._stop_watchdog()
         self.open_connections.pop(self, None)
         super().handle_websocket_upgrade()
 
     def on_message_complete(self) -> None:
-        self._disarm_read_deadline()  # the whole request is in: answering it takes what it takes
+        self._waiting_since = None  # the whole request is in: answering it takes what it takes
         super().on_message_complete()
 
     def on_response_complete(self) -> None:
-        super().on_response_complete()
-        if not self.transport.is_closing():
-            self._arm_read_deadline()  # the next request, if any, must come in time too
+        # uvicorn's, with the keep-alive timeout noted for the watchdog rather than armed.
+        self.server_state.total_requests += 1
+        if self.transport.is_closing():
+            return
+        self.flow.resume_reading()
+        now = self.loop.time()
+        if self.pipeline:
+            cycle, app = self.pipeline.pop()
+            self._start_asgi_task(cycle, app)
+        else:
+            self._idle_since = now
+        self._waiting_since = now  # the next request, if any, must come in time too
+        if self._watchdog is None:
+            self._watchdog = self.loop.call_later(min(self.read_timeout, self.timeout_keep_alive), self._watch)
 
-    # --- deadline ---------------------------------------------------------------------
+    def _unset_keepalive_if_required(self) -> None:
+        self._idle_since = None  # a byte came (or the connection went): no longer idle
+
+    # --- deadlines --------------------------------------------------------------------
 
     def _count_head(self, size: int) -> None:
         self._head_bytes += size
@@ -150,15 +160,41 @@ class DeadlineProtocol(HttpToolsProtocol):
             raise ValueError(f"request line and headers over {self.max_head_bytes} bytes")
 
     def _arm_read_deadline(self) -> None:
-        self._disarm_read_deadline()
         self._waiting_since = self.loop.time()
-        self._read_deadline = self.loop.call_later(self.read_timeout, self._read_timed_out)
+        if self._watchdog is None:
+            self._watchdog = self.loop.call_later(self.read_timeout, self._watch)
 
     def _disarm_read_deadline(self) -> None:
         self._waiting_since = None
-        if self._read_deadline is not None:
-            self._read_deadline.cancel()
-            self._read_deadline = None
+
+    def _stop_watchdog(self) -> None:
+        self._waiting_since = self._idle_since = None
+        if self._watchdog is not None:
+            self._watchdog.cancel()
+            self._watchdog = None
+
+    def _watch(self) -> None:
+        """The watchdog: close the connection past a deadline, else sleep until the next one."""
+        self._watchdog = None
+        if self.transport.is_closing():
+            return
+        now = self.loop.time()
+        due: list[float] = []
+        if self._idle_since is not None:
+            if now >= self._idle_since + self.timeout_keep_alive:
+                self.transport.close()  # idle too long after a response (uvicorn's keep-alive)
+                return
+            due.append(self._idle_since + self.timeout_keep_alive)
+        if self._waiting_since is not None:
+            cycle = self.cycle
+            reading = cycle is None or cycle.response_complete or cycle.more_body
+            if reading:  # (answering a pipelined request has no deadline; its response re-arms this)
+                if now >= self._waiting_since + self.read_timeout:
+                    self.transport.close()  # too slow to send its request
+                    return
+                due.append(self._waiting_since + self.read_timeout)
+        if due:
+            self._watchdog = self.loop.call_later(max(0.0, min(due) - now), self._watch)
 
     def _shed_slowest(self) -> None:
         """At the cap: close the connection that has waited longest for its request."""
@@ -167,10 +203,3 @@ class DeadlineProtocol(HttpToolsProtocol):
             slowest = min(waiting, key=lambda c: c._waiting_since or 0.0)
             slowest.transport.close()
             self.open_connections.pop(slowest, None)
-
-    def _read_timed_out(self) -> None:
-        self._read_deadline = None
-        cycle = self.cycle
-        reading = cycle is None or cycle.response_complete or cycle.more_body
-        if reading and not self.transport.is_closing():
-            self.transport.close()

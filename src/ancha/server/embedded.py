@@ -19,25 +19,27 @@ from ancha.server.app import SecureListener, create_app
 from ancha.server.connections import (
     ConnectionLimits,
     accept_backlog,
-    deadline_protocol,
     raise_open_files_limit,
 )
 from ancha.server.gateway import ToolGateway
 from ancha.server.listener import Listener, run_on_fast_loop, serve_all
 from ancha.server.tls import LocalTLS, local_tls
+from ancha.server.tool_calls import http_protocol
 
 
 class EmbeddedServer:
     """Start with ``start()``; ``url`` is then its base URL (``tls_url`` its TLS listener's).
-    ``stop()`` shuts it down. ``key``: a bearer key its control API then requires."""
+    ``stop()`` shuts it down. ``key``: a bearer key its control API then requires; ``limits``:
+    how long idle and slow connections are kept (``connections.py``)."""
 
-    def __init__(self, host: str = "127.0.0.1", port: int = 0, tls_port: int = 0, key: str | None = None) -> None:
+    def __init__(self, host: str = "127.0.0.1", port: int = 0, tls_port: int = 0, key: str | None = None,
+                 limits: ConnectionLimits = ConnectionLimits()) -> None:
         self.host = host
         self.port = port or free_port(host)
         self.tls_port = tls_port or free_port(host)
         self.tls = local_tls((host, "localhost"))
         self.app = create_app(key=key, tls=SecureListener(self.tls_url, self.tls.ca_pem))
-        self._servers = listeners(self.app, host, self.port, self.tls_port, self.tls)
+        self._servers = listeners(self.app, host, self.port, self.tls_port, self.tls, limits)
         self._thread = threading.Thread(target=self._serve, name="ancha-server", daemon=True)
         self._loop: asyncio.AbstractEventLoop | None = None
 
@@ -116,7 +118,7 @@ def listeners(app: ToolGateway, host: str, port: int, tls_port: int, tls: LocalT
     """The server's two listeners on one app: plain http on ``port``, TLS on ``tls_port``.
     Both close idle and slow connections as ``limits`` say (``connections.py``)."""
     raise_open_files_limit()
-    protocol = deadline_protocol(limits)
+    protocol = http_protocol(limits, app)
 
     def config(listen: int, **extra: str) -> uvicorn.Config:
         return uvicorn.Config(app, host=host, port=listen, log_level="warning", access_log=False, lifespan="off",

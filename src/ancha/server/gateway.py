@@ -26,12 +26,10 @@ class ToolGateway:
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http":
-            parts = scope["path"].split("/", 4)  # "", "envs", ENV, TOOL, rest
-            if len(parts) >= 4 and parts[1] == "envs":
-                env = self.registry.envs.get(parts[2])
-                if env is not None and parts[3] in env.tools:
-                    await self._tool(env, parts[3], "/" + (parts[4] if len(parts) == 5 else ""), scope, receive, send)
-                    return
+            target = self.target(scope["path"])
+            if target is not None:
+                await self._tool(*target, scope, receive, send)
+                return
         elif scope["type"] == "websocket":
             parts = scope["path"].split("/", 4)
             if len(parts) >= 4 and parts[1] == "envs":
@@ -43,6 +41,15 @@ class ToolGateway:
                         await serve(env.tools[parts[3]], path, scope, receive, send)
                         return
         await self.control(scope, receive, send)
+
+    def target(self, path: str) -> tuple[Environment, str, str] | None:
+        """(environment, tool, path below the tool) for a tool's URL; None for anything else."""
+        parts = path.split("/", 4)  # "", "envs", ENV, TOOL, rest
+        if len(parts) >= 4 and parts[1] == "envs":
+            env = self.registry.envs.get(parts[2])
+            if env is not None and parts[3] in env.tools:
+                return env, parts[3], "/" + (parts[4] if len(parts) == 5 else "")
+        return None
 
     async def _tool(self, env: Environment, tool: str, path: str, scope: Scope, receive: Receive, send: Send) -> None:
         spec = env.registry.tools[tool]
@@ -63,14 +70,18 @@ class ToolGateway:
                 answer = env.dispatch(tool, request)
         finally:
             env.request_finished()
-        body = answer.body
-        out: list[tuple[bytes, bytes]] = [(b"content-length", str(len(body)).encode())]
-        if answer.content_type:  # an empty answer (204) goes without one, as vendors send it
-            out.insert(0, (b"content-type", _content_type(answer.content_type)))
-        if answer.headers:
-            out += [(k.lower().encode("latin-1"), v.encode("latin-1")) for k, v in answer.headers.items()]
-        await send({"type": "http.response.start", "status": answer.status, "headers": out})
-        await send({"type": "http.response.body", "body": b"" if scope["method"] == "HEAD" else body})
+        await send({"type": "http.response.start", "status": answer.status, "headers": response_headers(answer)})
+        await send({"type": "http.response.body", "body": b"" if scope["method"] == "HEAD" else answer.body})
+
+
+def response_headers(answer: ToolResponse) -> list[tuple[bytes, bytes]]:
+    """A tool's answer's HTTP headers, lower-case names, as bytes."""
+    out: list[tuple[bytes, bytes]] = [(b"content-length", str(len(answer.body)).encode())]
+    if answer.content_type:  # an empty answer (204) goes without one, as vendors send it
+        out.insert(0, (b"content-type", _content_type(answer.content_type)))
+    if answer.headers:
+        out += [(k.lower().encode("latin-1"), v.encode("latin-1")) for k, v in answer.headers.items()]
+    return out
 
 
 _CONTENT_TYPES: dict[str, bytes] = {}

@@ -146,14 +146,26 @@ class Environment:
 
     def dispatch(self, tool_name: str, request: ToolRequest) -> ToolResponse:
         """Hand one request to a tool and trace it, whoever made it."""
+        response = self.answer(tool_name, request)
+        self.account(tool_name, request, response)
+        return response
+
+    def answer(self, tool_name: str, request: ToolRequest) -> ToolResponse:
+        """The first half of ``dispatch``: the tool's answer, with what it changed in the world.
+        ``account`` must follow before anything else reaches this environment: the server
+        sends the answer in between, so that the caller need not wait for the bookkeeping."""
         tool = self.tools.get(tool_name)
         if tool is None:
             raise UnknownTool(tool_name)
         self.dispatching += 1
         try:
-            response = tool.handle(request)
+            return tool.handle(request)
         finally:
             self.dispatching -= 1
+
+    def account(self, tool_name: str, request: ToolRequest, response: ToolResponse) -> None:
+        """The second half of ``dispatch``: trace the call, and let the world react to it
+        (people hear what it said; the clock limit)."""
         entry = self.trace.add_call(
             self.clock.now(), response.actor, tool_name, request.method, request.path, request.query,
             response.status, request.body, response.body, response.worked, response.coverage_gap,
@@ -164,7 +176,6 @@ class Environment:
             self._gaps[key] = self._gaps.get(key, 0) + 1
         self.bus.publish(DomainEvent("call_traced", tool_name, entry.at, {"entry": entry}))
         self.check_limit()
-        return response
 
     def record(self, kind: str, at: float | None = None, **data: Any) -> Record:
         """Add a people/process record (at the current simulated time unless given) and
