@@ -178,9 +178,12 @@ class ToolCallProtocol(DeadlineProtocol):
         closing = False
         try:
             headers = response_headers(answer)
+            # uvicorn's checks, on all names at once and all values at once (a tab, which a
+            # value may hold, between them): a tenth of the cost for a vendor's twenty headers.
+            if HEADER_RE.search(b"".join(name for name, _ in headers)) or HEADER_VALUE_RE.search(
+                    b"\t".join(value for _, value in headers)):
+                raise ValueError(f"Invalid HTTP header in {headers!r:.300}")
             for name, value in headers:
-                if HEADER_RE.search(name) or HEADER_VALUE_RE.search(value):
-                    raise ValueError(f"Invalid HTTP header {name!r}: {value[:100]!r}")
                 if name == b"connection" and b"close" in [token.lower().strip() for token in value.split(b",")]:
                     call.keep_alive = False
                     closing = True

@@ -29,7 +29,7 @@ from ancha.world.tools.github.call import Call, Caller, Reply
 from ancha.world.tools.github.events import domain_event
 from ancha.world.tools.github.headers import RateLimits, api_headers
 from ancha.world.tools.github.models import Account, GitHubState, Repo, User
-from ancha.world.tools.github.models.wire import RawJSON, encode
+from ancha.world.tools.github.models.wire import RawJSON, encode_utf8
 from ancha.world.tools.github.router import Route, Router, template_params
 from ancha.world.tools.github.routes import ROUTER
 from ancha.world.tools.github.routes_ledger import DOCS, LEDGER
@@ -200,7 +200,7 @@ class GitHubReplica:
             return ToolResponse(reply.status, reply.body, kind, headers=headers, actor=self._actor(caller))
         # A cached wire text or page (RawJSON) keeps its bytes and hash; others splice cached texts in as is.
         kept = reply.body if isinstance(reply.body, RawJSON) else None
-        encoded = kept.utf8() if kept is not None else encode(reply.body).encode()
+        encoded = kept.utf8() if kept is not None else encode_utf8(reply.body)
         if lookup == "GET" and reply.status == 200:
             digest = kept.sha256() if kept is not None else hashlib.sha256(encoded).hexdigest()
             etag = 'W/"' + digest + '"'

@@ -14,6 +14,7 @@ A final parameter named ``path``, ``ref``, ``name`` or ``branch`` (and a segment
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
@@ -133,6 +134,7 @@ class Router(Generic[T]):
         return None
 
 
-def template_params(template: str) -> list[str]:
-    """Parameter names of a template, in order."""
-    return [name for s in template.split("/") if s and (name := _param(s)) is not None]
+@functools.cache
+def template_params(template: str) -> tuple[str, ...]:
+    """Parameter names of a template, in order (worked out once per template: every call asks)."""
+    return tuple(name for s in template.split("/") if s and (name := _param(s)) is not None)

@@ -86,7 +86,10 @@ class GitAccess:
 
 def git_route(request: ToolRequest) -> GitRoute | None:
     """The repository and endpoint of a git smart-HTTP path, or None."""
-    found = _PATH.match(request.path)
+    path = request.path
+    if "/info/refs" not in path and "/git-" not in path:  # every REST call asks first: a cheap no
+        return None
+    found = _PATH.match(path)
     if found is None:
         return None
     return GitRoute(found["owner"], found["repo"], found["endpoint"])
