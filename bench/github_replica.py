@@ -16,7 +16,8 @@ Measures, with our req/s, emulate's req/s and the ratio where emulate has the ca
 
 - GET /repos/{o}/{r}/issues/{n} (get an issue);
 - GET /repos/{o}/{r}/issues?per_page=100 on 500 and on 5,000 issues (list stays flat);
-- POST /repos/{o}/{r}/issues/{n}/comments (a write; target >= 1.5x emulate);
+- POST /repos/{o}/{r}/issues/{n}/comments (a write);
+- (targets against emulate, issue 13's as for Slack: reads >= 2x, the write >= 2.5x)
 - git clone over smart HTTP of a 1,000-file repository and environment creation after the
   first trial, both from bench/github_git.py (targets <= 1 s and <= 50 ms).
 
@@ -178,6 +179,7 @@ class Call:
     body: dict[str, Any] | None = None
     expect: int = 200
     items: int | None = None  # a list call's expected length
+    ratio: float = 2.0  # the target against emulate: issue 13's, as for Slack (reads 2x, writes 2.5x)
 
 
 @dataclass
@@ -326,7 +328,7 @@ def calls(sizes: tuple[int, ...]) -> list[tuple[Call, str, int]]:
                          f"/repos/acme/issues{n}/issues?per_page=100", items=min(n, 100)), f"issues{n}", n))
     out.append((Call("POST /repos/{o}/{r}/issues/{n}/comments (create comment)", "POST",
                      "/repos/acme/orders/issues/1/comments", {"body": "Benchmark comment: looking into it."},
-                     expect=201), "orders", 1))
+                     expect=201, ratio=2.5), "orders", 1))
     return out
 
 
@@ -510,14 +512,16 @@ def main() -> int:
                 ours = results[0]
                 peer = results[1] if len(results) > 1 else None
                 target = ""
-                if call.method == "POST" and peer:
-                    target = f">= 1.5x emulate: {'met' if ours.rate >= 1.5 * peer.rate else 'NOT met'}"
+                if peer:
+                    met = ours.rate >= call.ratio * peer.rate
+                    target = f">= {call.ratio}x emulate: {'met' if met else 'NOT met'}"
                 rows.append(Row(call.label, conns, ours, peer, note, target))
         flat = {r.label: r for r in rows if r.connections == connections[0] and "per_page" in r.label}
         small, large = (flat.get(f"GET /repos/{{o}}/{{r}}/issues?per_page=100 @ {n:,} issues") for n in sizes)
         if small and large and small.ours and large.ours:
             growth = small.ours.rate / large.ours.rate
-            large.target = f"within 1.5x of @ 500: {growth:.2f}x, {'met' if growth <= 1.5 else 'NOT met'}"
+            flatness = f"within 1.5x of @ 500: {growth:.2f}x, {'met' if growth <= 1.5 else 'NOT met'}"
+            large.target = f"{large.target}; {flatness}" if large.target else flatness
         clone_note = peer_reason or ""
         if peer_reason is None:
             try:
