@@ -7,6 +7,13 @@ the head and the body as two packets. On one keep-alive connection that was a th
 ``chat.postMessage``. Here the connection's protocol answers such a call itself, as soon as
 its body is in: one dispatch, one write of head and body together.
 
+The answer is written between the two halves of ``Environment.dispatch``: ``answer`` (the
+tool's reply and its changes to the world), then ``account`` (the trace entry, and the
+world's reactions: people hearing the message). The caller reads its answer while the
+server does the bookkeeping, yet nothing else reaches the environment in between, since
+both halves run in one callback of the event loop; on one connection that took a quarter
+off each call's round trip.
+
 Only the plain case goes this way: a tool's URL, a body with a declared length within the
 tool's limit (or none), no ``Expect: 100-continue``, no upgrade, no earlier request still
 being answered on the connection, and a transport that is not backed up. Everything else
