@@ -25,7 +25,7 @@ from __future__ import annotations
 import asyncio
 import resource
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NoReturn
 
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
@@ -114,12 +114,20 @@ class DeadlineProtocol(HttpToolsProtocol):
         super().on_message_begin()
 
     def on_url(self, url: bytes) -> None:
-        self._count_head(len(url))
+        self._head_bytes += len(url)
+        if self._head_bytes > self.max_head_bytes:
+            self._head_too_large()
         self.url += url
 
     def on_header(self, name: bytes, value: bytes) -> None:
-        self._count_head(len(name) + len(value))
-        super().on_header(name, value)
+        # uvicorn's, inline (the parser calls this for every header of every request).
+        self._head_bytes += len(name) + len(value)
+        if self._head_bytes > self.max_head_bytes:
+            self._head_too_large()
+        name = name.lower()
+        if name == b"expect" and value.lower() == b"100-continue":
+            self.expect_100_continue = True
+        self.headers.append((name, value))
 
     def handle_websocket_upgrade(self) -> None:
         # The connection becomes a WebSocket (a tool's event socket): it lives as long as the
@@ -153,11 +161,9 @@ class DeadlineProtocol(HttpToolsProtocol):
 
     # --- deadlines --------------------------------------------------------------------
 
-    def _count_head(self, size: int) -> None:
-        self._head_bytes += size
-        if self._head_bytes > self.max_head_bytes:
-            # Raised inside the parser's callback: uvicorn answers 400 and closes the connection.
-            raise ValueError(f"request line and headers over {self.max_head_bytes} bytes")
+    def _head_too_large(self) -> NoReturn:
+        # Raised inside the parser's callback: uvicorn answers 400 and closes the connection.
+        raise ValueError(f"request line and headers over {self.max_head_bytes} bytes")
 
     def _arm_read_deadline(self) -> None:
         self._waiting_since = self.loop.time()
