@@ -252,3 +252,16 @@ def test_a_request_dripping_in__is_cut_off_at_the_read_timeout(server: EmbeddedS
                 time.sleep(0.1)
         assert time.monotonic() - started < 5
         assert reader.closed()
+
+
+def test_a_head_over_the_limit__is_a_400_that_closes_the_connection(server: EmbeddedServer,
+                                                                    slack: dict[str, Any]) -> None:
+    padding = "X-Padding: " + "a" * 1000 + "\r\n"
+    with _connect(server) as sock:
+        reader = Reader(sock)
+        sock.sendall(_request(slack, "auth.test", {}, extra=padding * 60))  # 60 KB of headers: served
+        assert reader.response()[0] == 200
+        sock.sendall(_request(slack, "auth.test", {}, extra=padding * 70))  # 70 KB: over 64 KiB
+        status, headers, _ = reader.response()
+        assert (status, headers["connection"]) == (400, "close")
+        assert reader.closed()
