@@ -265,3 +265,25 @@ def test_a_head_over_the_limit__is_a_400_that_closes_the_connection(server: Embe
         status, headers, _ = reader.response()
         assert (status, headers["connection"]) == (400, "close")
         assert reader.closed()
+
+
+def test_the_date_header__is_uvicorns_current_one(server: EmbeddedServer, slack: dict[str, Any]) -> None:
+    from email.utils import parsedate_to_datetime
+
+    def dates() -> tuple[float, float]:
+        """The date of a direct answer and of an ASGI one right after it."""
+        with _connect(server) as sock:
+            reader = Reader(sock)
+            sock.sendall(_request(slack, "auth.test", {}))
+            direct = reader.response()[1]
+            sock.sendall(_request(slack, "auth.test", {}, chunked=True))
+            through_asgi = reader.response()[1]
+        assert direct["server"] == through_asgi["server"] == "uvicorn"
+        return (parsedate_to_datetime(direct["date"]).timestamp(),
+                parsedate_to_datetime(through_asgi["date"]).timestamp())
+
+    first = dates()
+    time.sleep(2.5)  # uvicorn renews its date once a second: a direct answer must not keep an old one
+    second = dates()
+    assert abs(first[0] - first[1]) <= 1 and abs(second[0] - second[1]) <= 1
+    assert second[0] - first[0] >= 1

@@ -179,9 +179,13 @@ class ToolCallProtocol(DeadlineProtocol):
     def _head(self, answer: ToolResponse, call: _Call) -> bytes | None:
         """The status line and headers, as uvicorn writes them; None when a header is not
         sendable (logged, and the connection closed, as uvicorn does)."""
-        content = [STATUS_LINE[answer.status]]
-        for name, value in self.server_state.default_headers:
-            content += [name, b": ", value, b"\r\n"]
+        if not answer.headers:  # the usual answer: a content type and a length, nothing else
+            type_line = _content_type_line(answer.content_type)
+            if type_line is not None:
+                return b"".join((STATUS_LINE[answer.status], self._default_lines(), type_line, b"content-length: ",
+                                 str(len(answer.body)).encode(), b"\r\n\r\n" if call.keep_alive else
+                                 b"\r\nconnection: close\r\n\r\n"))
+        content = [STATUS_LINE[answer.status], self._default_lines()]
         closing = False
         try:
             headers = response_headers(answer)
@@ -205,12 +209,44 @@ class ToolCallProtocol(DeadlineProtocol):
         return b"".join(content)
 
     def _write_head_and_close(self, status: int, rest: bytes) -> None:
-        content = [STATUS_LINE[status]]
-        for name, value in self.server_state.default_headers:
-            content += [name, b": ", value, b"\r\n"]
-        content.append(rest)
-        self.transport.write(b"".join(content))
+        self.transport.write(b"".join((STATUS_LINE[status], self._default_lines(), rest)))
         self.transport.close()
+
+    def _default_lines(self) -> bytes:
+        """uvicorn's default headers (``server``, ``date``) as header lines: made again only
+        when uvicorn renews them (the date, once a second)."""
+        defaults = self.server_state.default_headers
+        cached = _default_lines_of
+        if cached[0] is not defaults:
+            cached = (defaults, b"".join(name + b": " + value + b"\r\n" for name, value in defaults))
+            _set_default_lines(cached)
+        return cached[1]
+
+
+_default_lines_of: tuple[object, bytes] = (None, b"")
+
+
+def _set_default_lines(value: tuple[object, bytes]) -> None:
+    global _default_lines_of
+    _default_lines_of = value
+
+
+_TYPE_LINES: dict[str, bytes | None] = {}
+
+
+def _content_type_line(content_type: str) -> bytes | None:
+    """``content-type: ...`` as a header line (remembered for the few types replicas answer
+    with); None for an answer without one or with one that needs uvicorn's checks."""
+    line = _TYPE_LINES.get(content_type)
+    if line is None and content_type not in _TYPE_LINES:
+        try:
+            value = content_type.encode("latin-1")
+        except UnicodeEncodeError:
+            return None
+        line = None if not value or HEADER_VALUE_RE.search(value) else b"content-type: " + value + b"\r\n"
+        if len(_TYPE_LINES) < 64:
+            _TYPE_LINES[content_type] = line
+    return line
 
 
 def http_protocol(limits: ConnectionLimits, gateway: ToolGateway | None = None) -> type[HttpToolsProtocol]:
