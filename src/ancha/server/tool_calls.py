@@ -216,19 +216,14 @@ class ToolCallProtocol(DeadlineProtocol):
         """uvicorn's default headers (``server``, ``date``) as header lines: made again only
         when uvicorn renews them (the date, once a second)."""
         defaults = self.server_state.default_headers
-        cached = _default_lines_of
-        if cached[0] is not defaults:
-            cached = (defaults, b"".join(name + b": " + value + b"\r\n" for name, value in defaults))
-            _set_default_lines(cached)
+        cached = _DEFAULT_LINES[0]
+        if cached[0] is not defaults:  # uvicorn replaces the list when it renews the date
+            cached = _DEFAULT_LINES[0] = (defaults, b"".join(name + b": " + value + b"\r\n" for name, value in defaults))
         return cached[1]
 
 
-_default_lines_of: tuple[object, bytes] = (None, b"")
-
-
-def _set_default_lines(value: tuple[object, bytes]) -> None:
-    global _default_lines_of
-    _default_lines_of = value
+_DEFAULT_LINES: list[tuple[object, bytes]] = [(None, b"")]
+"""uvicorn's default header list last seen, and its lines (one slot, shared by a process's listeners)."""
 
 
 _TYPE_LINES: dict[str, bytes | None] = {}
