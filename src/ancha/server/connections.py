@@ -99,7 +99,8 @@ class DeadlineProtocol(HttpToolsProtocol):
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
-        self._arm_read_deadline()
+        self._waiting_since = self.loop.time()  # its first request must come in time
+        self._start_watchdog(self.read_timeout)
         self.open_connections[self] = None
         if len(self.open_connections) > connection_cap():
             self._shed_slowest()
@@ -153,8 +154,7 @@ class DeadlineProtocol(HttpToolsProtocol):
         else:
             self._idle_since = now
         self._waiting_since = now  # the next request, if any, must come in time too
-        if self._watchdog is None:
-            self._watchdog = self.loop.call_later(min(self.read_timeout, self.timeout_keep_alive), self._watch)
+        self._start_watchdog(min(self.read_timeout, self.timeout_keep_alive))
 
     def _unset_keepalive_if_required(self) -> None:
         self._idle_since = None  # a byte came (or the connection went): no longer idle
@@ -165,13 +165,10 @@ class DeadlineProtocol(HttpToolsProtocol):
         # Raised inside the parser's callback: uvicorn answers 400 and closes the connection.
         raise ValueError(f"request line and headers over {self.max_head_bytes} bytes")
 
-    def _arm_read_deadline(self) -> None:
-        self._waiting_since = self.loop.time()
+    def _start_watchdog(self, delay: float) -> None:
+        """Have the watchdog look in ``delay`` seconds, unless it is already due to look."""
         if self._watchdog is None:
-            self._watchdog = self.loop.call_later(self.read_timeout, self._watch)
-
-    def _disarm_read_deadline(self) -> None:
-        self._waiting_since = None
+            self._watchdog = self.loop.call_later(delay, self._watch)
 
     def _stop_watchdog(self) -> None:
         self._waiting_since = self._idle_since = None
