@@ -2,8 +2,9 @@
 
 Its root file system is assembled from this machine's own Python (the interpreter, its
 standard library, the shared libraries ``ldd`` lists) plus slack_sdk, ``/bin/sh`` and a
-passwd file, then loaded with ``podman import``. The tag is the content hash of those
-inputs, so a machine builds it once and later runs find it in podman's store.
+passwd file, then loaded with ``docker import`` or ``podman import`` (never pulled). The tag is the
+content hash of those inputs, so a machine builds it once per engine and later runs find it
+in that engine's store.
 """
 
 from __future__ import annotations
@@ -93,20 +94,29 @@ def _tag(members: list[tuple[str, Path]]) -> str:
     return f"{REPOSITORY}:{digest.hexdigest()[:16]}"
 
 
-def podman_ready() -> str | None:
-    """Why the container tests cannot run here, or None."""
-    if shutil.which("podman") is None:
-        return "podman is not installed (.ci/run installs it)"
+ENGINES = ("docker", "podman")
+
+
+def engine_ready(engine: str) -> str | None:
+    """Why the container tests cannot run on ``engine`` here, or None."""
+    if shutil.which(engine) is None:
+        return f"{engine} is not installed (.ci/run installs it)"
+    answer = subprocess.run([engine, "version", "--format", "{{.Server.Version}}"], capture_output=True, text=True)
+    if answer.returncode != 0 or not answer.stdout.strip():
+        said = (answer.stderr.strip() or f"exit {answer.returncode}").splitlines()[-1]
+        return f"{engine}'s engine does not answer ({said}); .ci/run starts it"
     if os.geteuid() != 0:
-        return "container agents' network isolation needs root"
+        return "these tests run the engines as root (rootless podman has a test of its own)"
     return None
 
 
-def agent_image() -> str:
-    """The test image's tag, imported into podman the first time."""
+def agent_image(engine: str = "podman", *, command: tuple[str, ...] | None = None) -> str:
+    """The test image's tag, imported into ``engine`` the first time (``command``: how to run
+    that engine's CLI, for another user's podman)."""
+    cli = list(command or (engine,))
     members = _members()
     tag = _tag(members)
-    if subprocess.run(["podman", "image", "exists", tag]).returncode == 0:
+    if subprocess.run([*cli, "image", "inspect", "--format", "{{.Id}}", tag], capture_output=True).returncode == 0:
         return tag
     with tempfile.TemporaryFile() as archive:
         with tarfile.open(fileobj=archive, mode="w") as tar:
@@ -130,7 +140,7 @@ def agent_image() -> str:
                 info.size, info.mode = len(data), 0o644
                 tar.addfile(info, io.BytesIO(data))
         archive.seek(0)
-        subprocess.run(["podman", "import", "--change", "ENV=PATH=/usr/local/bin:/usr/bin:/bin",
-                        "--change", "ENV=LD_LIBRARY_PATH=/usr/local/lib", "--change", "ENV=PYTHONDONTWRITEBYTECODE=1",
+        subprocess.run([*cli, "import", "--change", "ENV PATH=/usr/local/bin:/usr/bin:/bin",
+                        "--change", "ENV LD_LIBRARY_PATH=/usr/local/lib", "--change", "ENV PYTHONDONTWRITEBYTECODE=1",
                         "-", tag], stdin=archive, check=True, capture_output=True)
     return tag

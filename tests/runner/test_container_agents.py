@@ -1,6 +1,9 @@
-"""`ancha run` with `agent.execution.mode: container`: real podman containers, a real server, real agents.
+"""`ancha run` with `agent.execution.mode: container`: real containers, a real server, real agents.
 
-The image is built once per machine from this machine's own Python (``container_image``).
+Every test runs on Docker and on podman (``engine``). The image is built once per machine and
+engine from this machine's own Python (``container_image``), never pulled. Off CI an engine
+that is missing skips its tests; in CI (``CI=true``, where .ci/run installs and starts both)
+it fails them.
 """
 
 from __future__ import annotations
@@ -12,6 +15,7 @@ import shutil
 import socket
 import subprocess
 import sys
+import tempfile
 import textwrap
 import threading
 from collections.abc import Iterator
@@ -23,33 +27,47 @@ from ancha.runner.agents.container_engine import find_engine
 from ancha.runner.agents.container_images import build_image
 
 sys.path.insert(0, str(Path(__file__).parent))
-from container_image import agent_image, podman_ready  # noqa: E402
+from container_image import ENGINES, agent_image, engine_ready  # noqa: E402
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 ANCHA = [sys.executable, "-m", "ancha.cli"]
+UNREACHABLE_ADDRESS = "192.0.2.1"
+"""TEST-NET-1 (RFC 5737): documentation only, routed nowhere."""
+UNRESOLVABLE_NAME = "ancha-isolation-probe.invalid"
+""".invalid (RFC 6761) never resolves."""
 
-pytestmark = pytest.mark.skipif(podman_ready() is not None, reason=str(podman_ready()))
 
-
-def workspace_images() -> set[str]:
-    listed = subprocess.run(["podman", "images", "--filter", "label=ancha.workspace-of", "--format", "{{.ID}}"],
+def workspace_images(engine: str) -> set[str]:
+    listed = subprocess.run([engine, "images", "--filter", "label=ancha.workspace-of", "--format", "{{.ID}}"],
                             capture_output=True, text=True)
     return set(listed.stdout.split())
 
 
+@pytest.fixture(scope="module", params=ENGINES)
+def engine(request: pytest.FixtureRequest) -> str:
+    """Each engine in turn; in CI one that does not answer fails the tests instead of skipping them."""
+    name: str = request.param
+    problem = engine_ready(name)
+    if problem is not None:
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"CI runs the container tests on {name}: {problem}")
+        pytest.skip(problem)
+    return name
+
+
 @pytest.fixture(scope="module")
-def image() -> Iterator[str]:
-    """The test agent image; the workspace images the tests' projects made are removed after."""
-    before = workspace_images()
-    yield agent_image()
-    made = workspace_images() - before
+def image(engine: str) -> Iterator[str]:
+    """The test agent image in ``engine``; the workspace images the tests' projects made are removed after."""
+    before = workspace_images(engine)
+    yield agent_image(engine)
+    made = workspace_images(engine) - before
     if made:
-        subprocess.run(["podman", "rmi", "--force", *made], capture_output=True)
+        subprocess.run([engine, "rmi", "--force", *made], capture_output=True)
 
 
-def ancha(*args: str, cwd: Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+def ancha(*args: str, cwd: Path, engine: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run([*ANCHA, *args], cwd=cwd, capture_output=True, text=True, timeout=180,
-                          env={**os.environ, **(env or {})})
+                          env={**os.environ, "ANCHA_CONTAINER_ENGINE": engine, **(env or {})})
 
 
 def project(tmp_path: Path, image: str, command: str, *, scenes: list[str], extra: str = "") -> Path:
@@ -70,9 +88,9 @@ def project(tmp_path: Path, image: str, command: str, *, scenes: list[str], extr
     return tmp_path
 
 
-def test_container_agent_passes_the_bundled_slack_scenes(tmp_path: Path, image: str) -> None:
+def test_container_agent_passes_the_bundled_slack_scenes(tmp_path: Path, engine: str, image: str) -> None:
     root = project(tmp_path, image, "python3 agents/acme_bot.py", scenes=["export-question", "alert-handoff"])
-    result = ancha("run", cwd=root)
+    result = ancha("run", cwd=root, engine=engine)
     assert result.returncode == 0, result.stdout + result.stderr
     run = root / ".ancha" / "runs" / "latest"
     for scene in ("export-question", "alert-handoff"):
@@ -102,6 +120,18 @@ PROBE = textwrap.dedent("""
     def write_workspace():
         open("/workspace/new-file", "w").write("x")
 
+    def limits():
+        # memory (bytes), pids and cpu (quota, period) of this container's cgroup, v1 or v2
+        def read(*paths):
+            for path in paths:
+                if os.path.exists(path):
+                    return open(path).read().split()
+            return None
+        v1 = "/sys/fs/cgroup/cpu/cpu.cfs_quota_us"
+        cpu = read("/sys/fs/cgroup/cpu.max") or (read(v1) and read(v1) + read("/sys/fs/cgroup/cpu/cpu.cfs_period_us"))
+        return {"memory": read("/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes"),
+                "pids": read("/sys/fs/cgroup/pids.max", "/sys/fs/cgroup/pids/pids.max"), "cpu": cpu}
+
     def slack():
         request = urllib.request.Request(os.environ["ANCHA_SLACK_URL"] + "/api/auth.test", data=b"",
                                          headers={"Authorization": "Bearer " + os.environ["ANCHA_SLACK_TOKEN"]})
@@ -117,11 +147,19 @@ PROBE = textwrap.dedent("""
         "node_modules": os.readlink("/workspace/node_modules"),
         "slack": attempt(slack),
         "other_port": attempt(lambda: connect("127.0.0.1", int(sys.argv[1]))),
-        "pypi_by_name": attempt(lambda: connect("pypi.org", 443)),
-        "pypi_by_address": attempt(lambda: connect("151.101.0.223", 443)),
+        "by_name": attempt(lambda: connect(sys.argv[2], 443)),
+        "by_address": attempt(lambda: connect(sys.argv[3], 443)),
+        "interfaces": sorted(line.split(":")[0].strip() for line in open("/proc/net/dev").readlines()[2:]),
         "secret_sha256": hashlib.sha256(os.environ.get("PROBE_SECRET", "").encode()).hexdigest(),
+        "slack_token": os.environ["ANCHA_SLACK_TOKEN"],
         "host_path": os.environ.get("VIRTUAL_ENV"),
         "state_dir": os.environ["ANCHA_STATE_DIR"],
+        "status": {k: v.strip() for k, v in (line.split(":", 1) for line in open("/proc/self/status"))
+                   if k in ("CapEff", "CapBnd", "NoNewPrivs")},
+        "sockets": [p for p in ("/var/run/docker.sock", "/run/docker.sock", "/run/podman/podman.sock")
+                    if os.path.exists(p)],
+        "mounts": sorted(line.split()[4] for line in open("/proc/self/mountinfo")),
+        "limits": limits(),
     }
     with open(os.path.join(os.environ["ANCHA_STATE_DIR"], "probe.json"), "w") as out:
         json.dump(report, out)
@@ -150,90 +188,126 @@ def host_listener() -> Iterator[int]:
     server.close()
 
 
-def test_container_agent_is_isolated_and_its_state_is_kept(tmp_path: Path, image: str, host_listener: int) -> None:
+def logging_engine(folder: Path, engine: str) -> Path:
+    """``engine``'s CLI behind a script that logs each call's command line and environment."""
+    real = shutil.which(engine)
+    assert real is not None
+    folder.mkdir()
+    script = folder / engine
+    script.write_text(f'#!/bin/sh\nprintf "%s\\n" "$@" >> "{folder}/argv.log"\nenv >> "{folder}/environ.log"\n'
+                      f'exec {real} "$@"\n')
+    script.chmod(0o755)
+    return script
+
+
+def test_container_agent_is_isolated_and_its_state_is_kept(tmp_path: Path, engine: str, image: str,
+                                                            host_listener: int,
+                                                            tmp_path_factory: pytest.TempPathFactory) -> None:
     secret = "s3cr3t-" + os.urandom(8).hex()
+    logs = tmp_path_factory.mktemp("engine") / "cli"
+    wrapper = logging_engine(logs, engine)
     (tmp_path / "probe.py").write_text(PROBE)
-    root = project(tmp_path, image, f"python3 probe.py {host_listener}", scenes=["export-question"],
-                   extra="    env: [PROBE_SECRET]\n")
-    result = ancha("run", cwd=root, env={"PROBE_SECRET": secret})
+    root = project(tmp_path, image, f"python3 probe.py {host_listener} {UNRESOLVABLE_NAME} {UNREACHABLE_ADDRESS}",
+                   scenes=["export-question"], extra="    env: [PROBE_SECRET]\n    cpus: 0.5\n    memoryMb: 256\n"
+                   "    pids: 64\n")
+    result = ancha("run", cwd=root, engine=str(wrapper), env={"PROBE_SECRET": secret})
     assert result.returncode == 1, result.stdout + result.stderr  # the probe answers nobody: its checks fail
     trial = root / ".ancha" / "runs" / "latest" / "export-question" / "1"
     report = json.loads((trial / "state" / "probe.json").read_text())  # /state copied out, as on the host
 
     assert report["uid"] != 0
+    assert report["status"]["CapEff"] == "0000000000000000" and report["status"]["CapBnd"] == "0000000000000000"
+    assert report["status"]["NoNewPrivs"] == "1"
     assert "Read-only file system" in report["write_usr"]
     assert "Read-only file system" in report["write_workspace"]
     assert report["files"] == ["agents/acme_bot.py", "agents/bolt_app.py", "agents/incident_responder.py",
                                "agents/offboarder.py", "agents/runbook_fixer.py", "agents/triage.py",
                                "node_modules", "probe.py"]  # the link, dangling in an image without Node deps
     assert report["node_modules"] == "/opt/ancha/node_modules"
+    assert report["sockets"] == []
+    assert not [m for m in report["mounts"] if m.startswith(("/work", "/root", "/home", str(tmp_path)))]
+    assert report["limits"]["memory"] == [str(256 * 1024 * 1024)] and report["limits"]["pids"] == ["64"]
+    quota, period = (int(v) for v in report["limits"]["cpu"])
+    assert quota * 2 == period  # cpus: 0.5
     assert report["slack"] == "ok"
+    assert report["interfaces"] == ["lo"]
     assert report["other_port"].startswith("ConnectionRefusedError")
-    assert report["pypi_by_name"] != "ok"
-    assert report["pypi_by_address"].startswith("OSError: [Errno 101] Network is unreachable")
-    assert report["secret_sha256"] == hashlib.sha256(secret.encode()).hexdigest()  # passed by name
+    assert report["by_name"].startswith("gaierror")  # no DNS server answers inside
+    assert report["by_address"].startswith("OSError: [Errno 101] Network is unreachable")
+    assert report["secret_sha256"] == hashlib.sha256(secret.encode()).hexdigest()  # passed from the shell
     assert report["host_path"] is None and report["state_dir"] == "/state"
 
+    token = report["slack_token"]
+    engine_calls = [(logs / name).read_text() for name in ("argv.log", "environ.log")]
+    assert "create" in engine_calls[0] and "--env-file" in engine_calls[0]
+    assert token not in engine_calls[0] and token not in engine_calls[1]  # the engine got it in the env file
+    assert secret not in engine_calls[0]  # (its environment is the shell's, which holds it already)
+    assert not list(Path(tempfile.gettempdir()).glob("ancha-env-*"))  # the env file is gone
     saved = [p for p in (root / ".ancha").rglob("*") if p.is_file() and secret.encode() in p.read_bytes()]
     assert saved == []  # neither summary.json, nor agent.log, nor checks.json
 
 
-def test_missing_image_stops_the_run_with_exit_3(tmp_path: Path, image: str) -> None:
+def test_missing_image_stops_the_run_with_exit_3(tmp_path: Path, engine: str, image: str) -> None:
     root = project(tmp_path, image, "python3 agents/acme_bot.py", scenes=["export-question"])
     (root / "ancha.yaml").write_text((root / "ancha.yaml").read_text().replace(image, "localhost/no-such:image"))
-    result = ancha("run", cwd=root)
+    result = ancha("run", cwd=root, engine=engine)
     assert result.returncode == 3
-    assert result.stderr.startswith("error[CONTAINER_IMAGE]: the image localhost/no-such:image is not in the "
-                                    "local podman\nhint: build it (`podman build -t localhost/no-such:image .`)")
+    assert result.stderr.startswith(f"error[CONTAINER_IMAGE]: the image localhost/no-such:image is not in the "
+                                    f"local {engine}\nhint: build it (`{engine} build -t localhost/no-such:image .`)")
     assert "Traceback" not in result.stderr
     assert not (root / ".ancha" / "runs").exists()  # nothing ran, not even on the host
+    pulled = subprocess.run([engine, "image", "inspect", "localhost/no-such:image"], capture_output=True)
+    assert pulled.returncode != 0  # and nothing was pulled
 
 
-def test_missing_engine_stops_the_run_with_exit_3(tmp_path: Path, image: str) -> None:
+def test_missing_engine_stops_the_run_with_exit_3(tmp_path: Path, engine: str, image: str) -> None:
     root = project(tmp_path, image, "python3 agents/acme_bot.py", scenes=["export-question"])
-    result = ancha("run", cwd=root, env={"PATH": str(Path(sys.executable).parent)})
+    result = ancha("run", cwd=root, engine="", env={"PATH": str(Path(sys.executable).parent)})
     assert result.returncode == 3
     first, hint = result.stderr.splitlines()[:2]
     assert first.startswith("error[CONTAINER_ENGINE]: agent.execution mode container needs a container engine, "
-                            "and none answers (podman: podman is not on PATH; docker: docker is not on PATH)")
+                            "and none answers (docker: docker is not on PATH; podman: podman is not on PATH)")
     assert hint.startswith("hint: install Docker or Podman and put its CLI on PATH")
     assert not (root / ".ancha" / "runs").exists()
 
 
-def test_slack_socket_mode_is_refused_in_a_container(tmp_path: Path, image: str) -> None:
+def test_slack_socket_mode_is_refused_in_a_container(tmp_path: Path, engine: str, image: str) -> None:
     root = project(tmp_path, image, "python3 agents/acme_bot.py", scenes=["export-question"])
     text = (root / "ancha.yaml").read_text().replace("  execution:", "  slack_transport: socket\n  execution:", 1)
     (root / "ancha.yaml").write_text(text)
-    result = ancha("run", cwd=root)
+    result = ancha("run", cwd=root, engine=engine)
     assert result.returncode == 2
     assert "agent.slack_transport: socket is not available to container agents" in result.stderr
     assert "container runs do not support Slack Socket Mode" in result.stderr
 
 
-def test_preparation_project_rebuilds_only_when_the_build_inputs_change(tmp_path: Path, image: str) -> None:
-    engine = find_engine()
+def test_preparation_project_rebuilds_only_when_the_build_inputs_change(tmp_path: Path, engine: str,
+                                                                        image: str) -> None:
+    environ = {**os.environ, "ANCHA_CONTAINER_ENGINE": engine}
+    found = find_engine(environ)
     tag = f"localhost/ancha-test-prepared:{os.urandom(4).hex()}"
     (tmp_path / "Containerfile").write_text(f"FROM {image}\nCOPY agent.py /opt/agent.py\n")
     (tmp_path / "agent.py").write_text("print('one')\n")
 
     def image_id() -> str:
-        return subprocess.run(["podman", "image", "inspect", "--format", "{{.Id}}", tag], capture_output=True,
+        return subprocess.run([engine, "image", "inspect", "--format", "{{.Id}}", tag], capture_output=True,
                               text=True, check=True).stdout.strip()
 
     first = ""
     try:
-        assert build_image(engine, tag, tmp_path, os.environ) is True
+        assert build_image(found, tag, tmp_path, environ) is True
         first = image_id()
-        assert build_image(engine, tag, tmp_path, os.environ) is False  # same inputs: used as it is
+        assert build_image(found, tag, tmp_path, environ) is False  # same inputs: used as it is
         assert image_id() == first
         (tmp_path / "agent.py").write_text("print('two')\n")
-        assert build_image(engine, tag, tmp_path, os.environ) is True
+        assert build_image(found, tag, tmp_path, environ) is True
         assert image_id() != first
     finally:
-        subprocess.run(["podman", "rmi", "--force", tag, *([first] if first else [])], capture_output=True)
+        subprocess.run([engine, "rmi", "--force", tag, *([first] if first else [])], capture_output=True)
 
 
-def test_per_event_agent_in_containers_keeps_its_state_from_event_to_event(tmp_path: Path, image: str) -> None:
+def test_per_event_agent_in_containers_keeps_its_state_from_event_to_event(tmp_path: Path, engine: str,
+                                                                           image: str) -> None:
     from test_run_per_event import AGENT, SCENE
 
     (tmp_path / "scenes" / "greeter").mkdir(parents=True)
@@ -242,7 +316,7 @@ def test_per_event_agent_in_containers_keeps_its_state_from_event_to_event(tmp_p
     (tmp_path / "ancha.yaml").write_text(
         f"agent:\n  command: python3 agent.py\n  input: per_event\n  idle: 5m\n"
         f"  execution: {{ mode: container, image: {image} }}\ntrials: 1\n")
-    result = ancha("run", "--no-progress", cwd=tmp_path)
+    result = ancha("run", "--no-progress", cwd=tmp_path, engine=engine)
     assert result.returncode == 0, result.stdout + result.stderr
     trial = tmp_path / ".ancha" / "runs" / "latest" / "greeter" / "1"
     tasks = (trial / "state" / "tasks.txt").read_text().splitlines()
@@ -266,7 +340,8 @@ MODEL_AGENT = textwrap.dedent("""
 """)
 
 
-def test_container_agent_reaches_its_model_host_only_through_the_gateway(tmp_path: Path, image: str) -> None:
+def test_container_agent_reaches_its_model_host_only_through_the_gateway(tmp_path: Path, engine: str, image: str,
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
     import asyncio
     from urllib.parse import urlsplit
 
@@ -278,6 +353,7 @@ def test_container_agent_reaches_its_model_host_only_through_the_gateway(tmp_pat
     from ancha.scene.loading import load_scenes
     from ancha.world.tools import catalog
 
+    monkeypatch.setenv("ANCHA_CONTAINER_ENGINE", engine)
     with ModelStandIn() as standin:
         port = urlsplit(standin.url).port
         (tmp_path / "agent.py").write_text(MODEL_AGENT)

@@ -112,7 +112,7 @@ def test_enclosure__only_the_planned_endpoint_answers_inside(two_servers: tuple[
             refused = await asyncio.to_thread(inside, enclosure.path, lambda: _error(lambda: get(other)))
             unreachable = await asyncio.to_thread(
                 inside, enclosure.path,
-                lambda: _error(lambda: socket.create_connection(("151.101.0.223", 443), timeout=10).close()))
+                lambda: _error(lambda: socket.create_connection(("192.0.2.1", 443), timeout=10).close()))
         finally:
             await enclosure.close()
         return answer, refused, unreachable, Path(enclosure.path).exists()

@@ -271,8 +271,8 @@ def test_doctor__container_mode_without_an_engine_fails_with_a_fix(tmp_path: Pat
     root, env = container_project(tmp_path, "my-agent:local", engine=False)
     result = ancha("doctor", cwd=root, env=env)
     assert result.returncode == 3
-    assert only(result, "engine") == ("FAIL", "no container engine answers (podman: podman is not on PATH; docker: "
-                                      "docker is not on PATH) — install Podman (or Docker) and put its CLI on "
+    assert only(result, "engine") == ("FAIL", "no container engine answers (docker: docker is not on PATH; podman: "
+                                      "podman is not on PATH) — install Docker (or Podman) and put its CLI on "
                                       "PATH; trials never fall back to a host process")
     assert only(result, "image")[0] == "skip"
 
@@ -287,7 +287,7 @@ def test_execution__reports_the_engine_each_cli_and_the_network(tmp_path: Path) 
     assert f"      docker: {tmp_path / 'bin' / 'docker'}: its engine does not answer: Cannot connect to the " \
            "Docker daemon" in lines
     assert f"      podman: {tmp_path / 'bin' / 'podman'}: answers (podman 9.9.9)" in lines
-    assert result.returncode == (0 if os.geteuid() == 0 else 3)
+    assert result.returncode == 0  # as root, or rootless podman
     missing = ancha("execution", cwd=tmp_path, env={"PATH": str(tmp_path / "nowhere")})
     assert missing.returncode == 3 and missing.stdout.startswith("FAIL  engine   no container engine answers")
 

@@ -23,7 +23,7 @@ from ancha.config.model import AnchaConfig, ExecutionConfig
 from ancha.config.templates import find_placeholders
 from ancha.errors import AnchaUserError, Problem, RunFailed
 from ancha.runner.agents.container_engine import probe_engines
-from ancha.runner.agents.container_network import isolation_problem
+from ancha.runner.agents.container_network import choose_engine, isolation_summary, network_hint
 from ancha.runner.agents.environment import base_environment
 from ancha.runner.agents.program import find_agent_program
 from ancha.runner.agents.workspace_files import WorkspaceFilesInvalid, ancha_paths, select_files
@@ -213,7 +213,8 @@ def check_container(config: AnchaConfig, environ: Mapping[str, str]) -> list[Che
     if execution.mode != "container":
         return [_skip("container", f"agent.execution mode {execution.mode}: the agent runs as a local process")]
     checks = engine_checks(environ)
-    engine = next((p.engine for p in probe_engines(environ) if p.engine is not None), None)
+    chosen = choose_engine(probe_engines(environ), environ.get("PATH"))[0]
+    engine = chosen.engine if chosen is not None else None
     if engine is None:
         checks.append(_skip("image", f"{execution.image}: not looked up without an engine"))
     else:
@@ -241,29 +242,25 @@ def _files_check(config: AnchaConfig) -> Check:
 
 
 def engine_checks(environ: Mapping[str, str]) -> list[Check]:
-    """The engine container trials would use (the first that answers) and the network
-    isolation, as ``ancha execution`` reports them."""
+    """The engine container trials would use (the first that answers and can isolate the
+    agent's network here) and that isolation, as ``ancha execution`` reports them."""
     probes = probe_engines(environ)
-    used = next((p for p in probes if p.engine is not None), None)
+    used, problem = choose_engine(probes, environ.get("PATH"))
     checks: list[Check] = []
     if used is None or used.engine is None:
         said = "; ".join(f"{p.name}: {p.problem}" for p in probes)
         checks.append(_fail("engine", f"no container engine answers ({said})",
-                            "install Podman (or Docker) and put its CLI on PATH; trials never fall back to a host "
+                            "install Docker (or Podman) and put its CLI on PATH; trials never fall back to a host "
                             "process"))
+        checks.append(_skip("network", "not checked without an engine"))
+        return checks
+    engine = used.engine
+    notes = f" ({'; '.join(used.notes)})" if used.notes else ""
+    checks.append(_ok("engine", f"{engine.name} {engine.version} is {engine.program}{notes}"))
+    if problem is not None:
+        checks.append(_fail("network", problem, network_hint(engine)))
     else:
-        engine = used.engine
-        notes = f" ({'; '.join(used.notes)})" if used.notes else ""
-        checks.append(_ok("engine", f"{engine.name} {engine.version} is {engine.program}{notes}"))
-    problem = isolation_problem(environ.get("PATH"))
-    if used is not None and used.engine is not None and used.engine.name != "podman":
-        checks.append(_fail("network", f"{used.engine.name}: this version isolates container agents' network "
-                                       "with podman only", "install podman, or set ANCHA_CONTAINER_ENGINE=podman"))
-    elif problem is not None:
-        checks.append(_fail("network", problem, "run ancha as root on Linux (as in CI), or use mode: host"))
-    else:
-        checks.append(_ok("network", "a network namespace per container: only Ancha's server and the model "
-                                     "gateway answer"))
+        checks.append(_ok("network", isolation_summary(engine)))
     return checks
 
 

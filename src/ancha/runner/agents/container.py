@@ -6,15 +6,19 @@ the project files the agent gets (``workspace_files``), committed into a workspa
 (``container_images``). Per trial (``ContainerTrial``): the endpoints the agent may
 reach, the trial's URLs as it reaches them, and its variables. Per agent process
 (``ContainerAgent``): a network namespace in which only those endpoints answer
-(``container_network``), ``create`` (never pulling), the trial's ``state/`` and the
-server's CA written into the container's volumes, ``start --attach`` with the output in
-``agent.log``, then ``/state`` copied back to the trial's ``state/`` folder and the
-container removed with its volumes.
+(``container_network``: made before the container on podman, the container's own on
+Docker), ``create`` (never pulling), the trial's ``state/`` and the server's CA written
+into the container's volumes, ``start --attach`` with the output in ``agent.log``, then
+``/state`` copied back to the trial's ``state/`` folder and the container removed with
+its volumes.
 
 The container runs as a non-root user with a read-only root, no capabilities, no new
 privileges, no host folder and no engine socket; ``/state`` is an engine volume removed
-with it. Values of ``agent.execution.env`` go to the engine by name only (``-e NAME``),
-so they appear in no command line, log or run folder.
+with it. The agent's variables (the trial's tokens, ``agent.execution.env``) reach the
+engine in an env file only this user can read, deleted once the container is made, so they
+appear in no command line, process environment, log or run folder. A value an env file
+cannot hold (one with a line break, or longer than the engines read in a line) goes by
+name (``-e NAME``) from the engine CLI's environment instead.
 """
 
 from __future__ import annotations
@@ -26,6 +30,8 @@ import os
 import secrets
 import shutil
 import subprocess
+import tempfile
+import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -34,7 +40,7 @@ from typing import Any
 from ancha.config.model import AnchaConfig, ExecutionConfig
 from ancha.errors import RunFailed
 from ancha.runner.agents.command import CHUNK, DRAIN_DEADLINE_S, LogSink
-from ancha.runner.agents.container_engine import Engine, find_engine
+from ancha.runner.agents.container_engine import Engine, no_engine_answers, probe_engines
 from ancha.runner.agents.container_images import (
     ENGINE_TIMEOUT_S,
     STATE,
@@ -50,7 +56,8 @@ from ancha.runner.agents.container_network import (
     Endpoint,
     NetworkUnavailable,
     add_hosts,
-    isolation_problem,
+    choose_engine,
+    network_hint,
     plan_endpoints,
     process_running,
     remove_stale_namespaces,
@@ -65,7 +72,11 @@ STOP_GRACE_S = 2
 ENGINE_OWN_VARIABLES = frozenset({"PATH", "HOME", "TMPDIR", "XDG_RUNTIME_DIR", "XDG_CONFIG_HOME", "XDG_DATA_HOME",
                                   "CONTAINER_HOST", "CONTAINERS_CONF", "DOCKER_HOST", "DOCKER_CONFIG",
                                   "LD_LIBRARY_PATH", "LD_PRELOAD"})
-"""Variables the engine's own CLI reads: these go to the container as NAME=VALUE, the rest by name."""
+"""Variables the engine's own CLI reads: never passed by name (the CLI's own value would go)."""
+ENV_FILE_LINE_MAX = 32 * 1024
+"""Longer values go by name: the engines read env files a line at a time, up to 64 KiB."""
+WAIT_FOR_NETWORK = 'read -r go && [ "$go" = go ] && exec /bin/sh -c "$1"; exit 125'
+"""Docker: the container's first step, until the runner has opened Ancha's endpoints inside."""
 
 
 def container_refusal(config: AnchaConfig) -> RunFailed | None:
@@ -108,16 +119,13 @@ class ContainerExecution:
         refusal = container_refusal(config)
         if refusal is not None:
             raise refusal
-        engine = find_engine(environ)
-        if engine.name != "podman":
-            raise ContainerRefused(
-                f"error[CONTAINER_ENGINE]: {engine.name} {engine.version} answers, but this version of ancha "
-                "isolates container agents' network with podman only\nhint: install podman (it needs no daemon), "
-                "or set ANCHA_CONTAINER_ENGINE=podman when both are installed")
-        problem = isolation_problem()
+        probes = probe_engines(environ)
+        chosen, problem = choose_engine(probes, environ.get("PATH"))
+        if chosen is None or chosen.engine is None:
+            raise no_engine_answers(probes)
+        engine = chosen.engine
         if problem is not None:
-            raise NetworkUnavailable(f"error[CONTAINER_NETWORK]: {problem}\nhint: run ancha as root on Linux "
-                                     "(as in CI), or use mode: host; the agent is never run with an open network")
+            raise NetworkUnavailable(f"error[CONTAINER_NETWORK]: {problem}\nhint: {network_hint(engine)}")
         remove_stale(engine, environ)
         execution = agent.execution
         image = execution.image or ""
@@ -195,8 +203,12 @@ class ContainerAgent:
     def ca_pem(self) -> str | None:
         return (self.trial.context.get("tls") or {}).get("ca_pem") or None
 
-    def create_arguments(self, network: str) -> list[str]:
-        """``create`` with the isolation and limits; variable values are not in it (see the module)."""
+    @property
+    def docker(self) -> bool:
+        return self.engine.name == "docker"
+
+    def create_arguments(self, network: str, env_file: str | None = None) -> list[str]:
+        """``create`` with the isolation and limits; no variable's value is in it (see the module)."""
         execution = self.trial.execution
         limits = execution.execution
         args = ["create", *self.engine.run_flags, "--pull=never", "--name", self.name,
@@ -204,28 +216,62 @@ class ContainerAgent:
                 "--read-only", "--cap-drop=ALL", "--security-opt", "no-new-privileges", "--network", network,
                 "--mount", f"type=volume,destination={STATE}", "--workdir", WORKSPACE,
                 "--cpus", f"{limits.cpus:g}", "--memory", f"{limits.memory_mb}m", "--pids-limit", str(limits.pids)]
-        if self.ca_pem:
-            args += ["--mount", f"type=volume,destination={TRUST},ro=true"]
+        if self.docker:
+            args.append("--interactive")  # the runner's go-ahead comes on stdin (WAIT_FOR_NETWORK)
+        if self.ca_pem:  # Docker refuses a read-only anonymous volume: there, root owning it keeps the agent out
+            args += ["--mount", f"type=volume,destination={TRUST}" + ("" if self.docker else ",ro=true")]
         for host, address in add_hosts(self.trial.plan):
             args += ["--add-host", f"{host}:{address}"]
-        for name, value in sorted(self.env.items()):
+        if env_file is not None:
+            args += ["--env-file", env_file]
+        for name, value in sorted(self._by_name().items()):
             args += ["-e", f"{name}={value}" if name in ENGINE_OWN_VARIABLES else name]
-        return [*args, execution.run_image, "/bin/sh", "-c", self.command]
+        command = ["/bin/sh", "-c", self.command]
+        if self.docker:
+            command = ["/bin/sh", "-c", WAIT_FOR_NETWORK, "ancha-agent", self.command]
+        return [*args, execution.run_image, *command]
+
+    def _in_env_file(self) -> dict[str, str]:
+        return {k: v for k, v in self.env.items() if _fits_env_file(v)}
+
+    def _by_name(self) -> dict[str, str]:
+        return {k: v for k, v in self.env.items() if not _fits_env_file(v)}
 
     def _engine_environment(self) -> dict[str, str]:
         own = {k: v for k, v in self.trial.execution.environ.items() if k in ENGINE_OWN_VARIABLES}
-        return {**{k: v for k, v in self.env.items() if k not in ENGINE_OWN_VARIABLES}, **own}
+        return {**{k: v for k, v in self._by_name().items() if k not in ENGINE_OWN_VARIABLES}, **own}
+
+    def _write_env_file(self) -> str:
+        """The variables an env file can hold, in a file only this user can read (``mkstemp``: 0600)."""
+        fd, path = tempfile.mkstemp(prefix="ancha-env-")
+        with os.fdopen(fd, "w", encoding="utf-8") as out:
+            out.writelines(f"{name}={value}\n" for name, value in sorted(self._in_env_file().items()))
+        return path
+
+    async def _create(self, network: str) -> None:
+        env_file = await asyncio.to_thread(self._write_env_file)
+        try:
+            await _engine(self.engine, self.create_arguments(network, env_file), environ=self._engine_environment())
+        finally:
+            with contextlib.suppress(OSError):
+                os.unlink(env_file)
+        self.created = True
 
     async def start(self) -> None:
         from ancha.runner.agents.command import AgentNotStarted
 
+        execution = self.trial.execution
         try:
-            self.enclosure = await Enclosure.open(self.trial.plan)
-            await _engine(self.engine, self.create_arguments(f"ns:{self.enclosure.path}"),
-                          environ=self._engine_environment())
-            self.created = True
+            if self.docker:
+                await self._create("none")
+            else:
+                self.enclosure = await (
+                    Enclosure.open_rootless(self.trial.plan, self.engine, execution.environ) if self.engine.rootless
+                    else Enclosure.open(self.trial.plan))
+                await self._create(f"ns:{self.enclosure.path}")
             mounts = await _engine(self.engine, ["container", "inspect", "--format",
-                                                 "{{range .Mounts}}{{.Destination}}={{.Source}}\n{{end}}", self.name])
+                                                 "{{range .Mounts}}{{.Destination}}={{.Source}}\n{{end}}", self.name],
+                                   environ=execution.environ)
             self.volumes = {inside: Path(here) for line in mounts.splitlines() if "=" in line
                             for inside, here in [line.split("=", 1)]}
             await asyncio.to_thread(self._fill_volumes)
@@ -234,8 +280,9 @@ class ContainerAgent:
         read_end, write_end = os.pipe()
         try:
             self.process = await asyncio.create_subprocess_exec(
-                *self.engine.command("start", "--attach", self.name), stdin=asyncio.subprocess.DEVNULL,
-                stdout=write_end, stderr=asyncio.subprocess.STDOUT, env=dict(self.trial.execution.environ),
+                *self.engine.command("start", "--attach", *(["--interactive"] if self.docker else []), self.name),
+                stdin=asyncio.subprocess.PIPE if self.docker else asyncio.subprocess.DEVNULL,
+                stdout=write_end, stderr=asyncio.subprocess.STDOUT, env=dict(execution.environ),
                 start_new_session=True)
         except OSError as exc:
             os.close(read_end)
@@ -246,6 +293,29 @@ class ContainerAgent:
         transport, _ = await asyncio.get_running_loop().connect_read_pipe(
             lambda: asyncio.StreamReaderProtocol(reader), os.fdopen(read_end, "rb", buffering=0))
         self._copying = asyncio.ensure_future(self._copy(reader, transport))
+        if self.docker:
+            try:
+                await self._open_network_inside()
+            except (RunFailed, OSError) as exc:
+                raise AgentNotStarted(str(exc)) from exc
+
+    async def _open_network_inside(self) -> None:
+        """Docker: Ancha's endpoints inside the running container's namespace, then the go-ahead."""
+        assert self.process is not None and self.process.stdin is not None
+        deadline = time.monotonic() + ENGINE_TIMEOUT_S
+        pid = 0
+        while not pid:
+            if self.process.returncode is not None or time.monotonic() > deadline:
+                raise NetworkUnavailable(f"error[CONTAINER_NETWORK]: the container {self.name} did not start "
+                                         f"(`{self.engine.name} start` exit {self.process.returncode})\n"
+                                         f"hint: see agent.log, and check that the engine runs (`docker info`)")
+            said = await _engine(self.engine, ["container", "inspect", "--format", "{{.State.Pid}}", self.name],
+                                 environ=self.trial.execution.environ)
+            pid = int(said.strip() or 0)
+        self.enclosure = await Enclosure.enter(self.trial.plan, f"/proc/{pid}/ns/net")
+        self.process.stdin.write(b"go\n")
+        await self.process.stdin.drain()
+        self.process.stdin.close()
 
     def _fill_volumes(self) -> None:
         """The trial's ``state/`` so far (a per-event agent finds it again), open to the agent's
@@ -255,6 +325,7 @@ class ContainerAgent:
             raise RunFailed(f"the container has no volume at {STATE}")
         if self.trial.state_dir.is_dir():
             shutil.copytree(self.trial.state_dir, state, symlinks=True, dirs_exist_ok=True)
+            os.chmod(state, 0o777)  # copytree gave it the mode of the trial's folder
             for folder, dirs, files in os.walk(state):
                 for name in dirs:
                     os.chmod(os.path.join(folder, name), 0o777)
@@ -310,8 +381,10 @@ class ContainerAgent:
 def remove_stale(engine: Engine, environ: Mapping[str, str]) -> None:
     """What runners killed mid-trial left behind: their containers (labelled with the
     runner's PID) and network namespaces."""
+    label = (f'{{{{.Label "{RUNNER_LABEL}"}}}}' if engine.name == "docker"  # docker's .Labels is one string
+             else f'{{{{index .Labels "{RUNNER_LABEL}"}}}}')
     listed = subprocess.run(engine.command("ps", "--all", "--filter", f"label={RUNNER_LABEL}", "--format",
-                                           "{{.Names}} {{index .Labels \"" + RUNNER_LABEL + "\"}}"),
+                                           "{{.Names}} " + label),
                             capture_output=True, text=True, env=dict(environ), timeout=ENGINE_TIMEOUT_S).stdout
     for line in listed.splitlines():
         name, _, pid = line.partition(" ")
@@ -337,6 +410,11 @@ async def _engine(engine: Engine, args: list[str], *, environ: Mapping[str, str]
         said = err.decode(errors="replace").strip().splitlines()
         raise RunFailed(f"`{engine.name} {args[0]}` failed: {said[-1] if said else f'exit {process.returncode}'}")
     return out.decode(errors="replace")
+
+
+def _fits_env_file(value: str) -> bool:
+    """Whether an env file line holds ``value`` as it is (the engines split lines at \\n and drop a \\r)."""
+    return len(value) <= ENV_FILE_LINE_MAX and not any(c in value for c in "\n\r\0")
 
 
 def _urls(context: Any) -> Iterable[str]:

@@ -5,6 +5,11 @@ anything, so each candidate is asked for its server version, and the first that 
 is used. ``ANCHA_CONTAINER_ENGINE`` (a name or a path) picks one. Podman gets the flags this
 kind of host needs: ``--runtime runc`` when runc is installed, and explicit ``nofile`` and
 ``nproc`` limits, which some hosts' defaults make podman refuse.
+
+The probe also says where the engine runs its containers, which decides how the agent's
+network is isolated (``container_network``): rootless or not, and for Docker whether its
+daemon shares this machine's kernel (Docker Engine on Linux) or runs in a VM or elsewhere
+(Docker Desktop, a remote ``DOCKER_HOST``, rootless dockerd).
 """
 
 from __future__ import annotations
@@ -17,7 +22,8 @@ from dataclasses import dataclass, field
 
 from ancha.errors import RunFailed
 
-CANDIDATES = ("podman", "docker")
+CANDIDATES = ("docker", "podman")
+"""Docker first, the engine the reference names; podman when Docker cannot run the agent here."""
 ENGINE_VARIABLE = "ANCHA_CONTAINER_ENGINE"
 PROBE_TIMEOUT_S = 20.0
 PODMAN_ULIMITS = ("--ulimit", "nofile=1024:1024", "--ulimit", "nproc=4096:4096")
@@ -31,6 +37,11 @@ class Engine:
     program: str
     version: str
     run_flags: tuple[str, ...] = ()
+    rootless: bool = False
+    """Podman run by a user other than root: its containers live in that user's namespace."""
+    remote: str | None = None
+    """Why the engine's containers are not processes of this machine (Docker Desktop, a remote
+    or rootless daemon), or None when they are."""
 
     def command(self, *args: str) -> list[str]:
         return [self.program, *args]
@@ -73,6 +84,8 @@ def _probe(name: str, path: str, environ: Mapping[str, str]) -> EngineProbe:
         return EngineProbe(shown, program, problem=f"its engine does not answer: {said}")
     flags: list[str] = []
     notes: list[str] = []
+    rootless = False
+    remote: str | None = None
     if kind == "podman":
         runc = shutil.which("runc", path=path)
         if runc is not None:
@@ -80,17 +93,48 @@ def _probe(name: str, path: str, environ: Mapping[str, str]) -> EngineProbe:
             notes.append(f"runtime {runc}")
         flags += PODMAN_ULIMITS
         notes.append("ulimits nofile=1024:1024 nproc=4096:4096")
-    return EngineProbe(shown, program, Engine(kind, program, version, tuple(flags)), notes=notes)
+        rootless = hasattr(os, "geteuid") and os.geteuid() != 0
+        if rootless:
+            notes.append("rootless")
+    else:
+        remote = _docker_elsewhere(program, environ)
+    engine = Engine(kind, program, version, tuple(flags), rootless=rootless, remote=remote)
+    return EngineProbe(shown, program, engine, notes=notes)
+
+
+def _docker_elsewhere(program: str, environ: Mapping[str, str]) -> str | None:
+    """Why a Docker daemon's containers are not processes of this machine, or None."""
+    host = environ.get("DOCKER_HOST", "")
+    if host and not host.startswith("unix://"):
+        return f"DOCKER_HOST is {host}: the engine runs on another machine"
+    try:
+        answer = subprocess.run([program, "info", "--format", "{{.OperatingSystem}}|{{json .SecurityOptions}}"],
+                                capture_output=True, text=True, timeout=PROBE_TIMEOUT_S, stdin=subprocess.DEVNULL,
+                                env=dict(environ))
+    except (OSError, subprocess.TimeoutExpired):
+        return None  # it answered `version`; `run` finds out the rest
+    system, _, security = answer.stdout.strip().partition("|")
+    if "Docker Desktop" in system:
+        return "Docker Desktop runs its containers in a virtual machine"
+    if "rootless" in security:
+        return "a rootless dockerd runs its containers in a user namespace of its own"
+    if not os.path.exists("/proc/self/ns/net"):
+        return "the engine's containers run in a virtual machine (this is not Linux)"
+    return None
 
 
 def find_engine(environ: Mapping[str, str] | None = None) -> Engine:
-    """The engine trials run on, or ``RunFailed`` (exit 3) with what to install: never a fallback."""
+    """The first engine that answers, or ``RunFailed`` (exit 3) with what to install: never a fallback."""
     probes = probe_engines(environ)
     for probe in probes:
         if probe.engine is not None:
             return probe.engine
+    raise no_engine_answers(probes)
+
+
+def no_engine_answers(probes: list[EngineProbe]) -> RunFailed:
     said = "; ".join(f"{p.name}: {p.problem}" for p in probes)
-    raise RunFailed(
+    return RunFailed(
         f"error[CONTAINER_ENGINE]: agent.execution mode container needs a container engine, and none answers "
         f"({said})\nhint: install Docker or Podman and put its CLI on PATH (`ancha execution` shows what is "
         "found); container trials never fall back to a host process")

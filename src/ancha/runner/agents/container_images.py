@@ -86,7 +86,7 @@ def build_image(engine: Engine, image: str, root: Path, environ: Mapping[str, st
     """``preparation: project``: build ``image`` from the project when the hash of its build
     inputs differs from the one the image is labelled with. True when it was built."""
     recipe, digest = build_inputs_hash(root)
-    if _inspect(engine, image, "{{index .Labels \"" + BUILD_LABEL + "\"}}", environ) == digest:
+    if _inspect(engine, image, "{{index .Config.Labels \"" + BUILD_LABEL + "\"}}", environ) == digest:
         return False
     command = engine.command("build", "--tag", image, "--label", f"{BUILD_LABEL}={digest}", "--file", str(recipe),
                              str(root))
@@ -122,7 +122,8 @@ def workspace_image(engine: Engine, image: str, root: Path, files: list[Path], e
             _write_workspace(archive, root, files)
             archive.seek(0)
             _run(engine, ["cp", "-", f"{name}:/"], environ, stdin=archive)
-        _run(engine, ["commit", "--quiet", "--change", f"LABEL {WORKSPACE_LABEL}={project}", name, tag], environ)
+        quiet = ["--quiet"] if engine.name == "podman" else []  # docker's commit prints only the ID anyway
+        _run(engine, ["commit", *quiet, "--change", f"LABEL {WORKSPACE_LABEL}={project}", name, tag], environ)
     finally:
         subprocess.run(engine.command("rm", "--force", name), capture_output=True, env=dict(environ))
     older = subprocess.run(engine.command("images", "--filter", f"label={WORKSPACE_LABEL}={project}", "--format",

@@ -1,13 +1,24 @@
 """A container agent's network: a namespace of its own in which only Ancha's endpoints answer.
 
-Each agent container gets a fresh network namespace with nothing but a loopback interface: no
+Each agent container gets a network namespace with nothing but a loopback interface: no
 route, no DNS server it can reach, no other host. For every endpoint the agent may use
 (the Ancha server's listeners, the model gateway), the runner opens a listening socket
-*inside* that namespace (a thread enters it with ``setns``) and forwards each connection
-to the real endpoint from the host side. The container joins the namespace
-(``--network ns:PATH``), so a request to anything else fails at once: connection refused
-on loopback, network unreachable elsewhere. No firewall rules are touched, so nothing
-is left behind on the host if the runner dies, beyond the namespace's name.
+*inside* that namespace and forwards each connection to the real endpoint from the host
+side. So a request to anything else fails at once: connection refused on loopback, network
+unreachable elsewhere. No firewall rules are touched and no network of the engine's is
+made, so nothing is left on the host if the runner dies but a container (and, as root
+with podman, a namespace's name) that the next run removes.
+
+How the listening sockets get into the namespace depends on the engine (``Enclosure``):
+
+- podman as root: the runner makes the namespace (``ip netns add``), listens in it from a
+  thread that entered it with ``setns``, and the container joins it (``--network ns:PATH``);
+- rootless podman: the namespace must belong to podman's user namespace, so a small helper
+  (``container_netns_helper``) started with ``podman unshare`` makes it and hands its
+  listening sockets back over a Unix socket; the container joins it by path;
+- Docker Engine (no ``--network ns:PATH``): the container starts with ``--network none``
+  and waits for a line on its stdin; the runner enters the container's own namespace
+  through ``/proc/PID/ns/net``, listens there, then sends the line.
 
 An endpoint on the host's loopback keeps its address (the same port answers inside); a
 named host keeps its name (``--add-host NAME:127.0.0.1``), so TLS names still match; any
@@ -16,6 +27,7 @@ other address is rewritten to a loopback port (``plan_endpoints``, ``rewrite_url
 
 from __future__ import annotations
 
+import array
 import asyncio
 import contextlib
 import ctypes
@@ -26,18 +38,25 @@ import secrets
 import shutil
 import socket
 import subprocess
+import sys
+import tempfile
 import threading
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
 from ancha.errors import RunFailed
+from ancha.runner.agents.container_engine import Engine, EngineProbe
 
 CLONE_NEWNET = 0x40000000
 NETNS_FOLDER = "/run/netns"
 CHUNK = 64 * 1024
 SPARE_PORTS = 40_000
 """Where endpoints whose port is taken inside are moved to."""
+HELPER = Path(__file__).with_name("container_netns_helper.py")
+HELPER_TIMEOUT_S = 60.0
+NETWORK_HINT = "run ancha as root on Linux (as in CI), or use mode: host; the agent is never run with an open network"
 
 
 class NetworkUnavailable(RunFailed):
@@ -65,15 +84,54 @@ class Endpoint:
         return cls(split.hostname, split.port or (443 if split.scheme == "https" else 80))
 
 
-def isolation_problem(path: str | None = None) -> str | None:
-    """Why a namespace cannot be made here (``path``: where to look for ``ip``), or None."""
+def isolation_problem(path: str | None = None, engine: Engine | None = None) -> str | None:
+    """Why the agent's namespace cannot be made here for ``engine`` (``path``: where to look
+    for ``ip``), or None. Without an engine: for podman as this user."""
     if not hasattr(os, "geteuid") or not os.path.exists("/proc/self/ns/net"):
         return "container network isolation needs Linux network namespaces"
+    if engine is not None and engine.remote is not None:
+        return (f"{engine.name}: {engine.remote}, where ancha cannot make the agent's network (a namespace "
+                "with only Ancha's endpoints in it)")
+    if engine is not None and engine.name == "podman" and engine.rootless:
+        return None  # podman unshare makes it in podman's own user namespace
     if os.geteuid() != 0:
+        if engine is not None and engine.name == "docker":
+            return ("docker: entering a container's network namespace to open Ancha's endpoints in it needs "
+                    "root (CAP_SYS_ADMIN)")
         return "making a network namespace for the agent needs root (CAP_SYS_ADMIN)"
-    if shutil.which("ip", path=path) is None:
+    if (engine is None or engine.name == "podman") and shutil.which("ip", path=path) is None:
         return "the `ip` command (iproute2) is not on PATH"
     return None
+
+
+def network_hint(engine: Engine | None) -> str:
+    """What to do when ``isolation_problem`` says no."""
+    if engine is not None and engine.name == "docker":
+        return ("run ancha as root on the Linux machine of the Docker Engine, or use rootless podman "
+                "(ANCHA_CONTAINER_ENGINE=podman); the agent is never run with an open network")
+    return NETWORK_HINT
+
+
+def isolation_summary(engine: Engine) -> str:
+    """How the agent's network is isolated on ``engine``, for ``ancha execution``."""
+    answer = "only Ancha's server and the model gateway answer"
+    if engine.name == "docker":
+        return f"the container's own network namespace, with only a loopback: {answer}"
+    if engine.rootless:
+        return f"a network namespace per container, made in podman's user namespace: {answer}"
+    return f"a network namespace per container: {answer}"
+
+
+def choose_engine(probes: list[EngineProbe], path: str | None = None) -> tuple[EngineProbe | None, str | None]:
+    """The engine trials use: the first that answers and can isolate the agent's network here,
+    else the first that answers, with why it cannot (``None, None`` when none answers)."""
+    answering = [p for p in probes if p.engine is not None]
+    for probe in answering:
+        if isolation_problem(path, probe.engine) is None:
+            return probe, None
+    if not answering:
+        return None, None
+    return answering[0], isolation_problem(path, answering[0].engine)
 
 
 def _is_address(host: str) -> bool:
@@ -125,37 +183,113 @@ def rewrite_url(url: str, plan: Mapping[Endpoint, Endpoint]) -> str:
 class Enclosure:
     """One agent container's namespace and its forwarders; ``close()`` removes both."""
 
-    name: str
+    name: str | None
+    """The namespace's name under /run/netns when the runner made it, else None."""
     plan: dict[Endpoint, Endpoint] = field(default_factory=dict)
     """Each allowed endpoint -> the address that reaches it from inside."""
     servers: list[asyncio.base_events.Server] = field(default_factory=list)
     connections: set[asyncio.Task[None]] = field(default_factory=set)
+    ns_path: str | None = None
+    """Where the namespace is, for ``--network ns:PATH``."""
+    helper: asyncio.subprocess.Process | None = None
+    channel: socket.socket | None = None
 
     @property
     def path(self) -> str:
-        return f"{NETNS_FOLDER}/{self.name}"
+        assert self.ns_path is not None
+        return self.ns_path
 
     @classmethod
     async def open(cls, plan: Mapping[Endpoint, Endpoint]) -> Enclosure:
-        """A new namespace with a forwarder for each planned endpoint (``plan_endpoints``),
-        listening before the agent starts."""
+        """As root: a new namespace with a forwarder for each planned endpoint
+        (``plan_endpoints``), listening before the agent starts."""
         problem = isolation_problem()
         if problem is not None:
-            raise NetworkUnavailable(f"error[CONTAINER_NETWORK]: {problem}\nhint: run ancha as root on Linux "
-                                     "(as in CI), or use mode: host; the agent is never run with an open network")
-        enclosure = cls(f"ancha-{os.getpid()}-{secrets.token_hex(4)}", dict(plan))
-        await _ip("netns", "add", enclosure.name)
+            raise NetworkUnavailable(f"error[CONTAINER_NETWORK]: {problem}\nhint: {NETWORK_HINT}")
+        name = f"ancha-{os.getpid()}-{secrets.token_hex(4)}"
+        enclosure = cls(name, dict(plan), ns_path=f"{NETNS_FOLDER}/{name}")
+        await _ip("netns", "add", name)
         try:
-            await _ip("-n", enclosure.name, "link", "set", "lo", "up")
+            await _ip("-n", name, "link", "set", "lo", "up")
             targets = list(plan)
             sockets = await asyncio.to_thread(_listen_inside, enclosure.path, [plan[t].port for t in targets])
-            for target, sock in zip(targets, sockets, strict=True):
-                enclosure.servers.append(await asyncio.start_server(
-                    functools.partial(enclosure._forward, target=target), sock=sock))
+            await enclosure._serve(targets, sockets)
         except BaseException:
             await enclosure.close()
             raise
         return enclosure
+
+    @classmethod
+    async def enter(cls, plan: Mapping[Endpoint, Endpoint], ns_path: str) -> Enclosure:
+        """Forwarders inside a namespace the engine made (a Docker container's, by its PID)."""
+        enclosure = cls(None, dict(plan), ns_path=ns_path)
+        try:
+            targets = list(plan)
+            sockets = await asyncio.to_thread(_listen_inside, ns_path, [plan[t].port for t in targets])
+            await enclosure._serve(targets, sockets)
+        except BaseException:
+            await enclosure.close()
+            raise
+        return enclosure
+
+    @classmethod
+    async def open_rootless(cls, plan: Mapping[Endpoint, Endpoint], engine: Engine,
+                            environ: Mapping[str, str]) -> Enclosure:
+        """Rootless podman: the helper makes the namespace in podman's user namespace and sends
+        its listening sockets back; it stays until ``close()`` so the path stays valid."""
+        enclosure = cls(None, dict(plan))
+        targets = list(plan)
+        with tempfile.TemporaryDirectory(prefix="ancha-netns-") as folder:
+            address = os.path.join(folder, "channel")
+            listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            try:
+                listener.bind(address)
+                listener.listen(1)
+                listener.setblocking(False)
+                enclosure.helper = await asyncio.create_subprocess_exec(
+                    *engine.command("unshare", sys.executable, "-I", "-S", str(HELPER), address,
+                                    *(str(plan[t].port) for t in targets)),
+                    stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.DEVNULL,
+                    stderr=asyncio.subprocess.PIPE, env=dict(environ), start_new_session=True)
+                loop = asyncio.get_running_loop()
+                try:
+                    channel, _ = await asyncio.wait_for(loop.sock_accept(listener), HELPER_TIMEOUT_S)
+                except TimeoutError:
+                    raise NetworkUnavailable(await enclosure._helper_failure("did not answer")) from None
+                enclosure.channel = channel
+                said, fds = await asyncio.wait_for(asyncio.to_thread(_receive_sockets, channel, len(targets)),
+                                                   HELPER_TIMEOUT_S)
+                if not said.startswith("/proc/") or len(fds) != len(targets):
+                    for fd in fds:
+                        os.close(fd)
+                    raise NetworkUnavailable(await enclosure._helper_failure(said or "closed its channel"))
+                enclosure.ns_path = said
+                sockets = [socket.socket(fileno=fd) for fd in fds]
+                for sock in sockets:
+                    sock.setblocking(False)
+                await enclosure._serve(targets, sockets)
+            except BaseException:
+                await enclosure.close()
+                raise
+            finally:
+                listener.close()
+        return enclosure
+
+    async def _helper_failure(self, said: str) -> str:
+        err = b""
+        if self.helper is not None and self.helper.stderr is not None:
+            with contextlib.suppress(TimeoutError):
+                if self.helper.returncode is not None or said != "did not answer":
+                    err = await asyncio.wait_for(self.helper.stderr.read(), 5)
+        tail = err.decode(errors="replace").strip().splitlines()[-1:] or [said]
+        return (f"error[CONTAINER_NETWORK]: rootless podman's network namespace for the agent could not be made "
+                f"(`podman unshare`): {tail[0]}\nhint: check that `podman unshare true` works for this user "
+                "(subuid/subgid ranges in /etc/subuid and /etc/subgid), or run ancha as root")
+
+    async def _serve(self, targets: list[Endpoint], sockets: list[socket.socket]) -> None:
+        for target, sock in zip(targets, sockets, strict=True):
+            self.servers.append(await asyncio.start_server(
+                functools.partial(self._forward, target=target), sock=sock))
 
     async def _forward(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, target: Endpoint) -> None:
         task = asyncio.current_task()
@@ -183,8 +317,32 @@ class Enclosure:
             with contextlib.suppress(Exception):
                 await server.wait_closed()
         self.servers.clear()
-        with contextlib.suppress(RunFailed):
-            await _ip("netns", "delete", self.name)
+        if self.channel is not None:
+            self.channel.close()  # the helper's cue to end
+            self.channel = None
+        if self.helper is not None:
+            if self.helper.returncode is None:
+                try:
+                    await asyncio.wait_for(self.helper.wait(), HELPER_TIMEOUT_S)
+                except TimeoutError:
+                    with contextlib.suppress(ProcessLookupError):
+                        self.helper.kill()
+                    await self.helper.wait()
+            self.helper = None
+        if self.name is not None:
+            with contextlib.suppress(RunFailed):
+                await _ip("netns", "delete", self.name)
+
+
+def _receive_sockets(channel: socket.socket, count: int) -> tuple[str, list[int]]:
+    """The helper's one message: its namespace's path (or an error) and ``count`` descriptors."""
+    channel.setblocking(True)
+    fds = array.array("i")
+    data, ancillary, _, _ = channel.recvmsg(4096, socket.CMSG_SPACE(max(count, 1) * fds.itemsize))
+    for level, kind, payload in ancillary:
+        if level == socket.SOL_SOCKET and kind == socket.SCM_RIGHTS:
+            fds.frombytes(payload[:len(payload) - len(payload) % fds.itemsize])
+    return data.decode(errors="replace").strip(), list(fds)
 
 
 def remove_stale_namespaces() -> None:
@@ -254,7 +412,7 @@ def _listen_inside(path: str, ports: list[int]) -> list[socket.socket]:
         for sock in made:
             sock.close()
         raise NetworkUnavailable(f"error[CONTAINER_NETWORK]: the agent's network could not be made: {failure[0]}\n"
-                                 "hint: run ancha as root on Linux, or use mode: host")
+                                 f"hint: {NETWORK_HINT}")
     return made
 
 
