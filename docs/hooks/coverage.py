@@ -19,7 +19,7 @@ MARKER = re.compile(r"<!--\s*coverage:\s*([a-z-]+)\s*-->")
 
 STATUSES = ("implemented", "partial", "not_implemented")
 LABELS = {"implemented": "implemented", "partial": "partial", "not_implemented": "not implemented"}
-EXTRA_COLUMNS = {"SUMMARIES": "Summary", "OPERATION_IDS": "Operation id"}
+EXTRA_COLUMNS = {"OPERATION_IDS": "Operation id"}
 """Per-operation tables some ledgers carry that read well beside an operation (GitHub's
 ``DOCS`` are vendor URLs: left out, the docs link nowhere outside the repository)."""
 

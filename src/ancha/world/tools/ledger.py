@@ -31,9 +31,8 @@ Ledger = dict[str, tuple[str, str]]
 """Operation -> (status, partial note); the note is '' unless the status is ``partial``."""
 
 
-def listed_operations(folder: Path) -> list[str]:
-    """The ``METHOD /template`` lines of ``folder``'s ``endpoints.txt``, deduplicated and sorted."""
-    lines = (folder / "endpoints.txt").read_text().splitlines()
+def listed_operations(lines: Iterable[str]) -> list[str]:
+    """The vendor's ``METHOD /template`` list (its ``endpoints.txt``), deduplicated and sorted."""
     return sorted({line.strip() for line in lines if line.strip()})
 
 

@@ -5,20 +5,17 @@ from __future__ import annotations
 
 import copy
 import json
-import pickle
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from functools import cache
-from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
-import yaml
 from datadog_api_client import ApiClient, Configuration
 
-from ancha.world.tools.datadog.coverage import vendor_dir
+from ancha.world.tools import vendor_data
 
 START = "2026-03-02T09:00:00Z"
 T0 = datetime(2026, 3, 2, 9, 0, tzinfo=UTC).timestamp()
@@ -111,16 +108,10 @@ def dd(make_datadog: Callable[..., DD]) -> DD:
     return make_datadog()
 
 
-@cache
 def _spec(version: str) -> dict[str, Any]:
-    cache_file = Path("/tmp") / f"ancha-datadog-openapi-{version}.pickle"
-    source = vendor_dir() / f"openapi-{version}.yaml"
-    if cache_file.exists() and cache_file.stat().st_mtime >= source.stat().st_mtime:
-        return pickle.loads(cache_file.read_bytes())  # type: ignore[no-any-return]
-    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-    spec = yaml.load(source.read_text(), Loader=loader)
-    cache_file.write_bytes(pickle.dumps(spec))
-    return spec  # type: ignore[no-any-return]
+    """The packaged structure of the vendor's ``openapi-{version}.yaml``."""
+    spec: dict[str, Any] = vendor_data.read("datadog", "rest")[version]
+    return spec
 
 
 def _nullable(node: Any) -> Any:

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import copy
 import json
-import os
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import cache
@@ -18,7 +17,7 @@ from github import Auth, Github
 from githubkit import GitHub
 
 from ancha.server.embedded import EmbeddedServer
-from ancha.world.tools.github.coverage import vendor_dir
+from ancha.world.tools import vendor_data
 
 MANY = 45
 
@@ -134,21 +133,15 @@ def gh(make_github: Callable[..., GH]) -> GH:
 # --- the vendor's response schemas -------------------------------------------------------------
 
 
-@cache
-def _spec() -> dict[str, Any] | None:
-    path = vendor_dir() / "api.github.com.json"
-    if not path.is_file():
-        return None
-    spec: dict[str, Any] = json.loads(path.read_text())
+def _spec() -> dict[str, Any]:
+    """The packaged structure of GitHub's OpenAPI description."""
+    spec: dict[str, Any] = vendor_data.read("github", "rest")["openapi"]
     return spec
 
 
 @pytest.fixture(scope="session")
-def openapi() -> dict[str, Any] | None:
-    spec = _spec()
-    if spec is None and os.environ.get("CI"):  # CI has shared/ beside the clone: a missing spec is a broken setup
-        pytest.fail(f"the vendor's GitHub OpenAPI description is missing at {vendor_dir()}")
-    return spec
+def openapi() -> dict[str, Any]:
+    return _spec()
 
 
 def _nullable(schema: Any) -> Any:
@@ -165,18 +158,14 @@ def _nullable(schema: Any) -> Any:
 
 @cache
 def _components() -> dict[str, Any]:
-    spec = _spec()
-    assert spec is not None
-    return {"components": _nullable(spec["components"])}
+    return {"components": _nullable(_spec()["components"])}
 
 
 @pytest.fixture
-def matches_spec(openapi: dict[str, Any] | None) -> Callable[[str, str, Any, int], None]:
+def matches_spec(openapi: dict[str, Any]) -> Callable[[str, str, Any, int], None]:
     """Assert a body fits the vendor's schema for ``METHOD /template`` at a status."""
 
     def check(method: str, template: str, body: Any, status: int = 200) -> None:
-        if openapi is None:
-            return
         operation = openapi["paths"][template][method.lower()]
         response = operation["responses"][str(status)]
         if "$ref" in response:

@@ -13,10 +13,7 @@ import pytest
 from githubkit import GitHub
 from githubkit.exception import GraphQLFailed, RequestFailed
 
-from ancha.world.tools.github.graphql.schema import sdl_path
 from ancha.world.tools.github.routes import ROUTER
-
-pytestmark = pytest.mark.skipif(not sdl_path().is_file(), reason="GitHub's schema.graphql is not available")
 
 REPO_IDS = """query($owner: String!, $name: String!) { repository(owner: $owner, name: $name) {
   id labels(first: 20) { nodes { id name } } pullRequest(number: 3) { id } } }"""

@@ -15,10 +15,8 @@ import pytest
 from ancha.world.tools.base import ToolRequest, ToolResponse
 from ancha.world.tools.github.graphql import execute
 from ancha.world.tools.github.graphql.registry import FIELDS
-from ancha.world.tools.github.graphql.schema import schema, sdl_path
+from ancha.world.tools.github.graphql.schema import schema
 from ancha.world.tools.github.models import GitHubState, Ids, Issue, Label, Repo, User
-
-pytestmark = pytest.mark.skipif(not sdl_path().is_file(), reason="GitHub's schema.graphql is not available")
 
 
 @dataclass

@@ -17,7 +17,7 @@ import pytest
 from referencing import Registry, Resource
 from referencing.jsonschema import DRAFT7
 
-from ancha.world.tools.github.coverage import vendor_dir
+from ancha.world.tools import vendor_data
 from ancha.world.tools.github.delivery import HOOKSHOT, delivery_guid, signed_request, start_delivery
 
 GH = Any  # conftest.GH
@@ -28,11 +28,8 @@ SCHEMA_URI = "https://schemas.github.test/webhooks.json"
 
 
 @cache
-def _registry() -> Registry[Any] | None:
-    path = vendor_dir() / "webhooks-schema.json"
-    if not path.is_file():
-        return None
-    resource = Resource.from_contents(json.loads(path.read_text()), default_specification=DRAFT7)
+def _registry() -> Registry[Any]:
+    resource = Resource.from_contents(vendor_data.read("github", "webhooks")["schema"], default_specification=DRAFT7)
     return Registry().with_resource(SCHEMA_URI, resource)
 
 
@@ -43,8 +40,6 @@ def definition(event: str, payload: dict[str, Any]) -> str:
 
 def assert_valid(event: str, payload: dict[str, Any]) -> None:
     registry = _registry()
-    if registry is None:
-        pytest.skip("the vendor's webhook schema is not beside the project")
     schema = {"$ref": f"{SCHEMA_URI}#/definitions/{definition(event, payload)}"}
     validator = jsonschema.Draft7Validator(schema, registry=registry,
                                            format_checker=jsonschema.Draft7Validator.FORMAT_CHECKER)

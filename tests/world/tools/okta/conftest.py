@@ -14,11 +14,9 @@ from typing import Any
 
 import httpx
 import pytest
-import yaml
 from okta.client import Client as OktaClient
 
-from ancha.world.tools import registry
-from ancha.world.tools.okta.coverage import vendor_dir
+from ancha.world.tools import registry, vendor_data
 
 SEED: dict[str, Any] = {
     "groups": [
@@ -115,8 +113,7 @@ def org(make_org: Callable[..., Org]) -> Iterator[Org]:
 
 @cache
 def vendor_spec() -> dict[str, Any]:
-    with (vendor_dir() / "management-minimal.yaml").open() as file:
-        return dict(yaml.safe_load(file))
+    return dict(vendor_data.read("okta", "rest")["openapi"])
 
 
 def build_env(seed: dict[str, Any] | None = None, **scene: Any) -> Any:

@@ -16,8 +16,8 @@ import pagerduty
 
 from ancha.scene.model import Scene
 from ancha.world.environment import Environment
+from ancha.world.tools import vendor_data
 from ancha.world.tools.base import ToolRequest, ToolResponse
-from ancha.world.tools.pagerduty.coverage import vendor_dir
 
 START = "2026-03-02T09:00:00Z"
 ORDERS_KEY = "0123456789abcdef0123456789abcdef"
@@ -124,7 +124,7 @@ def advance(env: Environment, seconds: float) -> None:
 
 @cache
 def _spec() -> dict[str, Any]:
-    return dict(json.loads((vendor_dir() / "rest-openapiv3.json").read_text()))
+    return dict(vendor_data.read("pagerduty", "rest")["openapi"])
 
 
 def _nullable(schema: Any) -> Any:

@@ -4,8 +4,6 @@ official ``slack_sdk.WebClient`` pointed at it, and the vendor's OpenAPI schemas
 from __future__ import annotations
 
 import copy
-import json
-import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -15,7 +13,7 @@ import jsonschema
 import pytest
 from slack_sdk import WebClient
 
-from ancha.world.tools.slack.coverage import vendor_dir
+from ancha.world.tools import vendor_data
 
 SCENE: dict[str, Any] = {
     "clock": {"start": "2026-03-02T09:00:00Z"},
@@ -99,13 +97,8 @@ _NEWER_TOP_FIELDS = {"response_metadata": {"type": "object"}, "warning": {"type"
 
 
 @pytest.fixture(scope="session")
-def openapi() -> dict[str, Any] | None:
-    path = vendor_dir() / "slack_web_openapi_v2.json"
-    if not path.is_file():
-        if os.environ.get("CI"):  # CI has shared/ beside the clone: a missing spec is a broken setup
-            pytest.fail(f"the vendor's Slack OpenAPI description is missing at {path}")
-        return None
-    spec: dict[str, Any] = json.loads(path.read_text())
+def openapi() -> dict[str, Any]:
+    spec: dict[str, Any] = copy.deepcopy(vendor_data.read("slack", "web_api")["openapi"])
     message = spec["definitions"]["objs_message"]
     message["properties"].update(_NEWER_MESSAGE_FIELDS)
     # The spec's own example attachment has "text", which its schema forbids.
@@ -114,12 +107,10 @@ def openapi() -> dict[str, Any] | None:
 
 
 @pytest.fixture
-def matches_spec(openapi: dict[str, Any] | None) -> Callable[[str, dict[str, Any]], None]:
-    """Assert a body fits the vendor's 200 schema for the method (skipped without the vendor folder)."""
+def matches_spec(openapi: dict[str, Any]) -> Callable[[str, dict[str, Any]], None]:
+    """Assert a body fits the vendor's 200 schema for the method."""
 
     def check(method: str, body: dict[str, Any]) -> None:
-        if openapi is None:
-            return
         path = openapi["paths"][f"/{method}"]
         operation = path.get("get") or path.get("post")
         schema = copy.deepcopy(operation["responses"]["200"]["schema"])

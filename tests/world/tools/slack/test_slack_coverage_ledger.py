@@ -11,10 +11,7 @@ from ancha.world.tools.slack.routes import PARTIAL, ROUTES
 
 @pytest.fixture(scope="module")
 def vendor() -> set[str]:
-    folder = coverage.vendor_dir()
-    if not (folder / "web_api_rate_limit_tiers.json").is_file():
-        pytest.skip(f"no vendor folder at {folder}")
-    return coverage.vendor_methods(folder)
+    return coverage.vendor_methods()
 
 
 def test_ledger__lists_exactly_the_vendors_methods(vendor):

@@ -22,12 +22,10 @@ _NEWER_FILE_FIELDS = {"file_access": {"type": "string"}, "alt_txt": {"type": "st
 
 
 @pytest.fixture
-def file_spec(openapi: dict[str, Any] | None) -> Callable[[str, dict[str, Any]], None]:
+def file_spec(openapi: dict[str, Any]) -> Callable[[str, dict[str, Any]], None]:
     """Assert a body fits the vendor's 200 schema for a files.* method."""
 
     def check(method: str, body: dict[str, Any]) -> None:
-        if openapi is None:
-            return
         definitions = copy.deepcopy(openapi["definitions"])
         definitions["objs_file"]["properties"].update(_NEWER_FILE_FIELDS)
         operation = openapi["paths"][f"/{method}"]

@@ -22,7 +22,7 @@ from slack_sdk.socket_mode.response import SocketModeResponse
 
 from ancha.server.embedded import EmbeddedServer
 from ancha.world.environment import Environment
-from ancha.world.tools.slack.coverage import vendor_dir
+from ancha.world.tools import vendor_data
 from ancha.world.tools.slack.replica import SlackReplica
 from ancha.world.tools.slack.socket_mode import SocketMode
 
@@ -104,9 +104,9 @@ def socket_client(world: World, made: list[SocketModeClient]) -> SocketModeClien
     return client
 
 
-def _wrapper_schema() -> dict[str, Any] | None:
-    path = vendor_dir() / "slack_common_event_wrapper_schema.json"
-    return json.loads(path.read_text()) if path.is_file() else None
+def _wrapper_schema() -> dict[str, Any]:
+    schema: dict[str, Any] = vendor_data.read("slack", "events")["wrapper"]
+    return schema
 
 
 # --- apps.connections.open ---------------------------------------------------------------
@@ -171,10 +171,9 @@ def test_socket_mode_client__receives_an_event_and_acks_it(world, clients):
     assert payload["team_id"] == world.slack["team_id"] and payload["event"]["channel"] == support
     assert world.socket_mode.acked == [r.envelope_id for r in received] or \
         sorted(world.socket_mode.acked) == sorted(r.envelope_id for r in received)
-    schema = _wrapper_schema()
-    if schema is not None:
-        for request in received:
-            jsonschema.validate(request.payload, schema)
+    assert received
+    for request in received:
+        jsonschema.validate(request.payload, _wrapper_schema())
 
 
 def test_socket_mode__delivery_stops_once_the_trial_ended_and_the_app_left(world, clients):

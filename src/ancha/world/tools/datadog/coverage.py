@@ -15,18 +15,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ancha.world.tools import vendor_data
 from ancha.world.tools.ledger import CoverageLedger, listed_operations
-from ancha.world.tools.vendor import vendor_dir as vendor_folder
 
 
-def vendor_dir() -> Path:
-    """Datadog's folder of vendor descriptions."""
-    return vendor_folder("datadog")
-
-
-def vendor_endpoints(folder: Path | None = None) -> list[str]:
-    """Datadog's operations as ``METHOD /template``, sorted."""
-    return listed_operations(folder or vendor_dir())
+def vendor_endpoints() -> list[str]:
+    """Datadog's operations (v1 and v2) as ``METHOD /template``, sorted."""
+    return listed_operations(vendor_data.read("datadog", "rest")["endpoints"])
 
 
 def served() -> dict[str, str]:

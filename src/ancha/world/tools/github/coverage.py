@@ -9,32 +9,26 @@ Regenerate after serving a new route:
     python -m ancha.world.tools.github.coverage --regenerate
 
 ``--check`` exits 1 when the committed ledger differs from what would be generated.
-The vendor folder is ``$ANCHA_VENDOR_DIR`` or ``../shared/vendor`` from the repository root.
+The vendor's list and URLs are the packaged ``vendor/rest.json.gz`` (``python -m ancha.vendor
+regenerate`` rebuilds it, and this ledger, from the vendor's descriptions).
 """
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
+from ancha.world.tools import vendor_data
 from ancha.world.tools.ledger import CoverageLedger, Extras, listed_operations, openapi_operations
-from ancha.world.tools.vendor import vendor_dir as vendor_folder
 
 
-def vendor_dir() -> Path:
-    """GitHub's folder of vendor descriptions."""
-    return vendor_folder("github")
-
-
-def vendor_endpoints(folder: Path | None = None) -> list[str]:
+def vendor_endpoints() -> list[str]:
     """GitHub's operations as ``METHOD /template``, sorted."""
-    return listed_operations(folder or vendor_dir())
+    return listed_operations(vendor_data.read("github", "rest")["endpoints"])
 
 
-def vendor_docs(folder: Path | None = None) -> dict[str, str]:
+def vendor_docs() -> dict[str, str]:
     """``METHOD /template`` -> the operation's documentation URL."""
-    folder = folder or vendor_dir()
-    spec = json.loads((folder / "api.github.com.json").read_text())
+    spec = vendor_data.read("github", "rest")["openapi"]
     docs: dict[str, str] = {}
     for key, operation in openapi_operations(spec["paths"]):
         url = operation.get("externalDocs", {}).get("url")

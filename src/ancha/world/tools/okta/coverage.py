@@ -8,50 +8,27 @@ the vendor's ``endpoints.txt`` (checked against ``management-minimal.yaml``'s pa
     python -m ancha.world.tools.okta.coverage --regenerate
 
 ``--check`` exits 1 when the committed ledger differs from what would be generated.
-The vendor folder is ``$ANCHA_VENDOR_DIR`` or ``../shared/vendor`` from the repository root.
+Both come from the packaged ``vendor/rest.json.gz`` (``python -m ancha.vendor regenerate``).
 """
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
-from ancha.world.tools.ledger import CoverageLedger, Extras, listed_operations
-from ancha.world.tools.vendor import vendor_dir as vendor_folder
+from ancha.world.tools import vendor_data
+from ancha.world.tools.ledger import CoverageLedger, Extras, listed_operations, openapi_operations
 
 
-def vendor_dir() -> Path:
-    """Okta's folder of vendor descriptions."""
-    return vendor_folder("okta")
-
-
-def vendor_endpoints(folder: Path | None = None) -> list[str]:
+def vendor_endpoints() -> list[str]:
     """Okta's operations as ``METHOD /template``, sorted."""
-    return listed_operations(folder or vendor_dir())
+    return listed_operations(vendor_data.read("okta", "rest")["endpoints"])
 
 
-def vendor_operation_ids(folder: Path | None = None) -> dict[str, str]:
-    """``METHOD /template`` -> operationId, read from the OpenAPI description's path items
-    without parsing the whole 3 MB document (a line scan of ``paths:``)."""
-    folder = folder or vendor_dir()
-    ids: dict[str, str] = {}
-    template = verb = None
-    in_paths = False
-    for line in (folder / "management-minimal.yaml").read_text().splitlines():
-        if line.startswith("paths:"):
-            in_paths = True
-            continue
-        if in_paths and line and not line.startswith(" "):
-            break
-        if not in_paths:
-            continue
-        if re.match(r"^  /", line):
-            template, verb = line.strip().rstrip(":").strip("'\""), None
-        elif re.match(r"^    (get|post|put|patch|delete):", line):
-            verb = line.strip().rstrip(":")
-        elif verb and template and line.startswith("      operationId:"):
-            ids[f"{verb.upper()} {template}"] = line.split(":", 1)[1].strip()
-    return ids
+def vendor_operation_ids() -> dict[str, str]:
+    """``METHOD /template`` -> operationId, from the OpenAPI description's paths."""
+    spec = vendor_data.read("okta", "rest")["openapi"]
+    return {key: operation["operationId"] for key, operation in openapi_operations(spec["paths"])
+            if operation.get("operationId")}
 
 
 def served() -> dict[str, str]:

@@ -2,8 +2,9 @@
 
 The ledger (``endpoints_ledger.py``) is derived, not copied: ``METHOD /template`` lines from
 the vendor's ``endpoints.txt`` (REST API v2 and the Events API v2's ``/v2/...`` paths),
-each operation's summary from the vendor's OpenAPI descriptions, and our status beside
-each: implemented, partial (with what is missing), not_implemented. Regenerate after
+each operation's ``operationId`` from the vendor's OpenAPI descriptions, and our status
+beside each: implemented, partial (with what is missing), not_implemented. Both come from the
+packaged ``vendor/rest.json.gz`` (``python -m ancha.vendor regenerate``). Regenerate after
 serving a new route:
 
     python -m ancha.world.tools.pagerduty.coverage --regenerate
@@ -13,36 +14,28 @@ serving a new route:
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
+from ancha.world.tools import vendor_data
 from ancha.world.tools.ledger import CoverageLedger, Extras, listed_operations, openapi_operations
-from ancha.world.tools.vendor import vendor_dir as vendor_folder
 
 EVENTS = {"POST /v2/enqueue": "", "POST /v2/change/enqueue": "change events are accepted, not stored"}
 """Served by ``events_api.py`` (outside the REST router)."""
 
 
-def vendor_dir() -> Path:
-    """PagerDuty's folder of vendor descriptions."""
-    return vendor_folder("pagerduty")
-
-
-def vendor_endpoints(folder: Path | None = None) -> list[str]:
+def vendor_endpoints() -> list[str]:
     """PagerDuty's operations as ``METHOD /template``, sorted."""
-    return listed_operations(folder or vendor_dir())
+    return listed_operations(vendor_data.read("pagerduty", "rest")["endpoints"])
 
 
-def vendor_summaries(folder: Path | None = None) -> dict[str, str]:
-    """``METHOD /template`` -> the operation's summary (REST and Events API descriptions)."""
-    folder = folder or vendor_dir()
+def vendor_operation_ids() -> dict[str, str]:
+    """``METHOD /template`` -> the operation's ``operationId`` (REST and Events API descriptions)."""
+    data = vendor_data.read("pagerduty", "rest")
     found: dict[str, str] = {}
-    for name, prefix in (("rest-openapiv3.json", ""), ("events-v2-openapiv3.json", "/v2")):
-        spec = json.loads((folder / name).read_text())
-        for key, operation in openapi_operations(spec["paths"], prefix):
-            summary = operation.get("summary")
-            if summary:
-                found[key] = summary
+    for name, prefix in (("openapi", ""), ("events_v2", "/v2")):
+        for key, operation in openapi_operations(data[name]["paths"], prefix):
+            if operation.get("operationId"):
+                found[key] = operation["operationId"]
     return found
 
 
@@ -59,7 +52,7 @@ COVERAGE = CoverageLedger(
     path=Path(__file__).with_name("endpoints_ledger.py"),
     operations=vendor_endpoints,
     served=served,
-    extras=Extras("SUMMARIES", vendor_summaries),
+    extras=Extras("OPERATION_IDS", vendor_operation_ids),
     listing="PagerDuty's list",
     about=__doc__,
 )

@@ -8,30 +8,23 @@ serving a new method:
     python -m ancha.world.tools.slack.coverage --regenerate
 
 ``--check`` exits 1 when the committed ledger differs from what would be generated.
-The vendor folder is ``$ANCHA_VENDOR_DIR`` or ``../shared/vendor`` from the repository root.
+Both lists come from the packaged ``vendor/`` data (``python -m ancha.vendor regenerate``).
 """
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
+from ancha.world.tools import vendor_data
 from ancha.world.tools.ledger import CoverageLedger
 from ancha.world.tools.slack.routes import APP_LEVEL, PARTIAL, ROUTES, UNAUTHENTICATED
-from ancha.world.tools.vendor import vendor_dir as vendor_folder
 
 
-def vendor_dir() -> Path:
-    """Slack's folder of vendor descriptions."""
-    return vendor_folder("slack")
-
-
-def vendor_methods(folder: Path | None = None) -> set[str]:
+def vendor_methods() -> set[str]:
     """Slack's method names: the SDK's rate-limit tiers (current) plus the OpenAPI list."""
-    folder = folder or vendor_dir()
-    tiers = json.loads((folder / "web_api_rate_limit_tiers.json").read_text())
-    listed = (folder / "endpoints.txt").read_text().split()
-    return set(tiers) | {line.strip() for line in listed if line.strip()}
+    tiers = vendor_data.read("slack", "rate_tiers")["tiers"]
+    listed = vendor_data.read("slack", "web_api")["methods"]
+    return set(tiers) | set(listed)
 
 
 def served_methods() -> set[str]:

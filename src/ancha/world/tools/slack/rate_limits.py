@@ -4,12 +4,8 @@ Slack limits each method per app per workspace (https://api.slack.com/docs/rate-
 Tier 1 allows 1+ calls a minute, Tier 2 20+, Tier 3 50+, Tier 4 100+, each with some
 burst; special tiers have their own rules, chat.postMessage "one message per second per
 channel" with short bursts. Which method has which tier comes from Slack's own SDK
-metadata (``web_api_rate_limit_tiers.json``), turned into the committed ``rate_tiers.py``
-because the vendor folder is not shipped:
-
-    python -m ancha.world.tools.slack.rate_limits --regenerate
-
-``--check`` exits 1 when the committed table differs from what would be generated.
+metadata (``web_api_rate_limit_tiers.json``), packaged as ``vendor/rate_tiers.json.gz`` by
+``python -m ancha.vendor regenerate``.
 
 Each agent token has one token bucket per method (per method and channel for the
 per-channel tiers) that holds ``burst`` calls and refills at the tier's per-minute rate,
@@ -22,18 +18,13 @@ needs. The scene's own people and rules are never limited: they are the script, 
 
 from __future__ import annotations
 
-import argparse
-import json
 import math
-import sys
 from dataclasses import dataclass
-from pathlib import Path
 
-from ancha.world.tools.slack.rate_tiers import TIERS
-from ancha.world.tools.vendor import vendor_dir
+from ancha.world.tools import vendor_data
 
-TIERS_PATH = Path(__file__).with_name("rate_tiers.py")
-MODULE = "ancha.world.tools.slack.rate_limits"
+TIERS: dict[str, str] = vendor_data.read("slack", "rate_tiers")["tiers"]
+"""Web API method -> its rate-limit tier name (``Tier3``, ``special``...)."""
 
 REAL = "real"
 OFF = "off"
@@ -114,53 +105,3 @@ def retry_after(wait: float, speed: float) -> int:
     """Retry-After for a simulated ``wait``: real seconds at ``speed``, rounded up, at least 1
     (Slack sends whole seconds; slack_sdk reads the header as an integer)."""
     return max(1, math.ceil(wait / speed - 1e-9))
-
-
-# --- the committed tier table -----------------------------------------------------------
-
-
-def read_tiers(folder: Path | None = None) -> dict[str, str]:
-    """Method -> tier name from the vendor's ``web_api_rate_limit_tiers.json``."""
-    folder = folder or vendor_dir("slack")
-    tiers: dict[str, str] = json.loads((folder / "web_api_rate_limit_tiers.json").read_text())
-    return dict(sorted(tiers.items()))
-
-
-def render(tiers: dict[str, str]) -> str:
-    """The text of ``rate_tiers.py`` for ``tiers``."""
-    lines = [
-        '"""Slack\'s rate-limit tier of each Web API method. Generated; do not edit.',
-        "",
-        "From Slack's SDK metadata (web_api_rate_limit_tiers.json, slackapi/java-slack-sdk).",
-        f"Regenerate with: python -m {MODULE} --regenerate",
-        f"{len(tiers)} methods.",
-        '"""',
-        "",
-        "TIERS: dict[str, str] = {",
-        *(f"    {method!r}: {tier!r}," for method, tier in tiers.items()),
-        "}",
-    ]
-    return "\n".join(lines) + "\n"
-
-
-def main(argv: list[str] | None = None) -> int:
-    """Print the tier table, ``--regenerate`` it, or ``--check`` it (1 if stale)."""
-    parser = argparse.ArgumentParser(description="Slack's rate-limit tiers, from the vendor's table")
-    parser.add_argument("--regenerate", action="store_true", help=f"rewrite {TIERS_PATH.name}")
-    parser.add_argument("--check", action="store_true", help=f"exit 1 if {TIERS_PATH.name} is stale")
-    args = parser.parse_args(argv)
-    text = render(read_tiers())
-    if args.regenerate:
-        TIERS_PATH.write_text(text)
-        print(f"wrote {TIERS_PATH}")
-        return 0
-    if args.check:
-        stale = TIERS_PATH.read_text() != text
-        print(f"{TIERS_PATH.name} is stale: run --regenerate" if stale else f"{TIERS_PATH.name} is current")
-        return 1 if stale else 0
-    sys.stdout.write(text)
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

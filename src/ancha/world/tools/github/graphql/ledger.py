@@ -1,7 +1,7 @@
 """The GraphQL coverage ledger: every root field GitHub has, and how far this replica serves it.
 
-Derived at run time, never stored: the vendor's root-field list
-(``graphql_root_fields.txt``: ``query repository``, ``mutation createIssue``, ...) against
+Derived at run time, never stored: the vendor's root-field list (packaged with the
+schema: ``query repository``, ``mutation createIssue``, ...) against
 the resolver map. A root field is ``implemented`` when served with all its arguments,
 ``partial`` (naming the arguments left out) when some are not honoured, and
 ``not_implemented`` otherwise. Below the roots, ``type_coverage`` counts served fields
@@ -13,11 +13,10 @@ per object type. Print both with::
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 
 from ancha.world.tools.github.graphql import resolvers  # noqa: F401  (registers the resolver map)
 from ancha.world.tools.github.graphql.registry import FIELDS
-from ancha.world.tools.github.graphql.schema import schema, sdl_path
+from ancha.world.tools.github.graphql.schema import root_fields, schema
 
 IMPLEMENTED = "implemented"
 PARTIAL = "partial"
@@ -25,22 +24,11 @@ NOT_IMPLEMENTED = "not_implemented"
 _ROOTS = {"query": "Query", "mutation": "Mutation"}
 
 
-def root_fields(path: Path | None = None) -> list[tuple[str, str]]:
-    """``(operation, field)`` pairs GitHub lists, in the file's order."""
-    path = path or sdl_path().with_name("graphql_root_fields.txt")
-    pairs: list[tuple[str, str]] = []
-    for line in path.read_text(encoding="utf-8").splitlines():
-        operation, _, name = line.strip().partition(" ")
-        if operation in _ROOTS and name:
-            pairs.append((operation, name))
-    return pairs
-
-
-def ledger(path: Path | None = None) -> dict[str, tuple[str, str]]:
+def ledger() -> dict[str, tuple[str, str]]:
     """``"query repository"`` -> (status, note) for every root field GitHub has."""
     built = schema()
     out: dict[str, tuple[str, str]] = {}
-    for operation, name in root_fields(path):
+    for operation, name in root_fields():
         type_name = _ROOTS[operation]
         spec = FIELDS.get(f"{type_name}.{name}")
         if spec is None:

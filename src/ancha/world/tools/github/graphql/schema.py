@@ -1,26 +1,22 @@
-"""GitHub's public GraphQL schema, built once per process from the vendor's SDL.
+"""GitHub's public GraphQL schema, built once per process from the packaged structure.
 
-The SDL (``schema.graphql``, ~1.2 MB) is read at run time from ``$ANCHA_VENDOR_DIR``
-or ``../shared/vendor`` beside the repository root; it is never copied into the
-project. Parsing and building it takes 0.55 s on a quiet machine (parse 0.4 s, build
-0.16 s; about 1 s under load), so it happens once per process, on first use or in the
-background via ``warm()``, and every environment shares the result (a schema is
+The schema ships with the product as ``github/vendor/graphql.json.gz`` (every type, field,
+argument and directive of GitHub's SDL, no descriptions; ``compact.py`` says how). Building
+from it makes the graphql-core types directly: about 45 ms in a new process, where parsing
+the vendor's 1.2 MB SDL took 0.55 s. It still happens once per process, on first use or in
+the background via ``warm()``, and every environment shares the result (a schema is
 immutable; resolvers are passed at execution, not attached).
-
-A serialized cache was measured and rejected: unpickling the built schema takes as long
-as building it (0.86 s vs 0.92 s, same machine and load), and unpickling the AST then
-building is slower still.
 """
 
 from __future__ import annotations
 
 import threading
 import time
-from pathlib import Path
 
-from graphql import GraphQLSchema, build_ast_schema, parse
+from graphql import GraphQLSchema
 
-from ancha.world.tools.vendor import vendor_dir
+from ancha.world.tools import vendor_data
+from ancha.world.tools.github.graphql.compact import decode
 
 _lock = threading.Lock()
 _schema: GraphQLSchema | None = None
@@ -28,27 +24,26 @@ _build_seconds: float | None = None
 
 
 class SchemaUnavailable(RuntimeError):
-    """The vendor SDL is missing: the replica cannot validate GraphQL queries."""
+    """The packaged schema is missing or damaged: the replica cannot validate GraphQL queries."""
 
 
-def sdl_path() -> Path:
-    """Where GitHub's SDL lives: ``$ANCHA_VENDOR_DIR[/github]/schema.graphql``."""
-    return vendor_dir("github") / "schema.graphql"
-
-
-def build_schema(path: Path | None = None) -> GraphQLSchema:
-    """Build a schema from an SDL file (uncached; ``schema()`` is the shared one)."""
-    path = path or sdl_path()
+def build_schema() -> GraphQLSchema:
+    """Build the schema from the packaged structure (uncached; ``schema()`` is the shared one)."""
     try:
-        source = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise SchemaUnavailable(f"GitHub GraphQL schema not found at {path}: {exc}") from exc
-    built = build_ast_schema(parse(source, no_location=True), assume_valid_sdl=True)
-    # GitHub's own schema breaks a strict spec rule (deprecated implementations of
-    # undeprecated interface fields); graphql-core would refuse every query over it.
-    # Mark it as already validated with no errors, as GitHub's server treats it.
-    built._validation_errors = []
-    return built
+        data = vendor_data.read("github", "graphql")
+        return decode(data["schema"])
+    except (vendor_data.VendorDataMissing, KeyError, ValueError, TypeError) as exc:
+        raise SchemaUnavailable(f"GitHub's GraphQL schema could not be loaded: {exc}") from exc
+
+
+def root_fields() -> list[tuple[str, str]]:
+    """``(operation, field)`` for every root field GitHub lists (``query repository``, ...)."""
+    pairs: list[tuple[str, str]] = []
+    for line in vendor_data.read("github", "graphql")["root_fields"]:
+        operation, _, name = line.partition(" ")
+        if operation in ("query", "mutation") and name:
+            pairs.append((operation, name))
+    return pairs
 
 
 def schema() -> GraphQLSchema:

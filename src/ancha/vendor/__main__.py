@@ -1,0 +1,59 @@
+"""``python -m ancha.vendor regenerate [--check] [--from DIR]``.
+
+Reads the vendors' descriptions from ``--from`` (else ``$ANCHA_VENDOR_DIR``, else
+``../shared/vendor`` from the current folder) and writes each tool's ``vendor/*.json.gz``
+and coverage ledger. ``--check`` writes nothing and exits 1 when anything committed is not
+what regeneration would write. Exit 2: the descriptions are not there.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+from ancha.vendor.products import Inputs, VendorFolderError
+from ancha.vendor.regenerate import Outcome, data_files, ledgers
+
+ENV_VARIABLE = "ANCHA_VENDOR_DIR"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m ancha.vendor",
+                                     description="Regenerate the vendor data Ancha ships, from the vendors' descriptions")
+    commands = parser.add_subparsers(dest="command", required=True)
+    regenerate = commands.add_parser("regenerate", help="write each tool's vendor/*.json.gz and coverage ledger")
+    regenerate.add_argument("--check", action="store_true",
+                            help="write nothing; exit 1 if anything committed is stale")
+    regenerate.add_argument("--from", dest="source", type=Path, default=None,
+                            help=f"the vendors' descriptions (default: ${ENV_VARIABLE}, else ../shared/vendor)")
+    args = parser.parse_args(argv)
+    folder = args.source or Path(os.environ.get(ENV_VARIABLE) or Path("..") / "shared" / "vendor")
+    if not folder.is_dir():
+        print(f"error: no vendor descriptions at {folder}: pass --from DIR (the folder holding slack/, "
+              f"github/, datadog/, pagerduty/, okta/) or set {ENV_VARIABLE}", file=sys.stderr)
+        return 2
+    try:
+        outcomes = data_files(Inputs(folder.resolve()), args.check)
+    except VendorFolderError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    outcomes += ledgers(args.check)
+    return report(outcomes, args.check)
+
+
+def report(outcomes: list[Outcome], check: bool) -> int:
+    root = Path.cwd()
+    for outcome in outcomes:
+        shown = outcome.path.relative_to(root) if outcome.path.is_relative_to(root) else outcome.path
+        print(f"{outcome.status:8} {shown}" + (f"  {outcome.detail}" if outcome.detail else ""))
+    stale = [o for o in outcomes if o.status == "stale"]
+    if check:
+        print(f"{len(outcomes) - len(stale)} of {len(outcomes)} generated files are current" +
+              ("; run `python -m ancha.vendor regenerate`" if stale else ""))
+    return 1 if stale else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
