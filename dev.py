@@ -15,6 +15,7 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 import venv
 from pathlib import Path
 
@@ -42,18 +43,70 @@ def _run_quiet(*cmd: str | Path, env: dict[str, str] | None = None, echo: bool =
         sys.exit(done.returncode)
 
 
+HEARTBEAT_S = 10.0
+"""How often a long install step says what it is doing when the output is not a terminal."""
+
+
+def _step(number: int, total: int, title: str, *cmd: str | Path) -> None:
+    """One install step: its title, then (on a terminal, as it goes; elsewhere every
+    HEARTBEAT_S) the package pip is at, then its time. Its whole output only if it fails."""
+    started = time.monotonic()
+    label = f"[{number}/{total}] {title}"
+    tty = sys.stdout.isatty()
+    print(label + (" ..." if not tty else ""), end="" if tty else "\n", flush=True)
+    process = subprocess.Popen([str(c) for c in cmd], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                               text=True, env={**os.environ, "PIP_PROGRESS_BAR": "off"})
+    assert process.stdout is not None
+    said_at, output = started, []
+    for line in process.stdout:
+        output.append(line)
+        doing = _pip_activity(line)
+        now = time.monotonic()
+        if doing and tty:
+            print(f"\r\033[K{label}: {doing} ({now - started:.0f} s)", end="", flush=True)
+        elif doing and now - said_at >= HEARTBEAT_S:
+            print(f"      {doing} ({now - started:.0f} s)", flush=True)
+            said_at = now
+    code = process.wait()
+    took = time.monotonic() - started
+    if tty:
+        print(f"\r\033[K{label}", end="")
+    print(f"{'' if tty else '     '} done in {took:.1f} s" if code == 0 else " FAILED", flush=True)
+    if code != 0:
+        sys.stdout.write("".join(output))
+        sys.exit(code)
+
+
+def _pip_activity(line: str) -> str | None:
+    """What a line of pip's output says it is doing, shortly: ``collecting ray``, ``installing 143 packages``."""
+    words = line.split()
+    if len(words) >= 2 and words[0] in ("Collecting", "Downloading", "Building"):
+        return f"{words[0].lower()} {words[1]}"
+    if line.startswith("Installing collected packages:"):
+        return f"installing {line.count(',') + 1} packages"
+    return None
+
+
 def setup() -> None:
     """Create .venv and install the project with its dev extras, once per pyproject change."""
-    if not (BIN / "python").exists():
-        print(f"creating virtual environment in {VENV}", flush=True)
-        venv.EnvBuilder(with_pip=True, clear=VENV.exists()).create(VENV)
     wanted = hashlib.sha256((ROOT / "pyproject.toml").read_bytes()).hexdigest()
-    if STAMP.exists() and STAMP.read_text() == wanted:
+    if (BIN / "python").exists() and STAMP.exists() and STAMP.read_text() == wanted:
         return
-    print("installing Ancha and its dependencies into .venv (a few minutes the first time)", flush=True)
-    _run_quiet(BIN / "python", "-m", "pip", "install", "-q", "--upgrade", "pip", echo=False)
-    _run_quiet(BIN / "python", "-m", "pip", "install", "-q", "-e", ".[dev]", echo=False)
+    started = time.monotonic()
+    print(f"setting up {VENV} (Ancha, its dependencies and the test tools; a few minutes the first time)",
+          flush=True)
+    if not (BIN / "python").exists():
+        made = time.monotonic()
+        venv.EnvBuilder(with_pip=True, clear=VENV.exists()).create(VENV)
+        print(f"[1/4] virtual environment: done in {time.monotonic() - made:.1f} s", flush=True)
+    else:
+        print("[1/4] virtual environment: already there", flush=True)
+    pip = (BIN / "python", "-m", "pip", "install", "--disable-pip-version-check")
+    _step(2, 4, "pip", *pip, "--upgrade", "pip")
+    _step(3, 4, "Ancha and what it needs to run", *pip, "-e", ".")
+    _step(4, 4, "the test tools (.[dev]: SDKs, Ray, Playwright, linters)", *pip, "-e", ".[dev]")
     STAMP.write_text(wanted)
+    print(f"set up in {time.monotonic() - started:.0f} s", flush=True)
 
 
 def examples() -> None:
@@ -67,6 +120,9 @@ def test() -> None:
     _run(BIN / "ruff", "check", "src", "tests", "bench", "examples", env=env)
     _run(BIN / "mypy", env=env)
     _run_quiet(BIN / "lint-imports", "--no-cache", env=env)
+    vendor = _vendor_descriptions()
+    if vendor is not None:  # the packaged vendor data is what regeneration would write from them
+        _run_quiet(BIN / "python", "-m", "ancha.vendor", "regenerate", "--check", "--from", vendor, env=env)
     docs_env = {**env, "NO_MKDOCS_2_WARNING": "1"}
     # not --quiet: it hides the warnings --strict fails on
     _run_quiet(BIN / "mkdocs", "build", "--strict", "--site-dir", ROOT / ".site", env=docs_env)
@@ -81,8 +137,16 @@ def test() -> None:
     _run(BIN / "python", "-m", "pytest", "-n", "2", "--dist", "loadfile", *sys.argv[2:], env=env)
 
 
+def _vendor_descriptions() -> Path | None:
+    """The vendors' descriptions, where this checkout has them (``$ANCHA_VENDOR_DIR``, else
+    ``../shared/vendor``); a stranger's clone has none and needs none."""
+    configured = os.environ.get("ANCHA_VENDOR_DIR")
+    folder = Path(configured) if configured else ROOT.parent / "shared" / "vendor"
+    return folder if folder.is_dir() else None
+
+
 def _venv_env() -> dict[str, str]:
-    env = dict(os.environ)
+    env = {k: v for k, v in os.environ.items() if k != "ANCHA_VENDOR_DIR"}  # regeneration's input, never the product's
     env["PATH"] = f"{BIN}{os.pathsep}{env.get('PATH', '')}"
     env["VIRTUAL_ENV"] = str(VENV)
     return env
