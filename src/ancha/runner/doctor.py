@@ -257,7 +257,9 @@ def engine_checks(environ: Mapping[str, str]) -> list[Check]:
     engine = used.engine
     notes = f" ({'; '.join(used.notes)})" if used.notes else ""
     checks.append(_ok("engine", f"{engine.name} {engine.version} is {engine.program}{notes}"))
-    if problem is not None:
+    if engine.limits_problem is not None:
+        checks.append(_fail("limits", engine.limits_problem, network_hint(engine)))
+    elif problem is not None:
         checks.append(_fail("network", problem, network_hint(engine)))
     else:
         checks.append(_ok("network", isolation_summary(engine)))

@@ -124,6 +124,8 @@ class ContainerExecution:
         if chosen is None or chosen.engine is None:
             raise no_engine_answers(probes)
         engine = chosen.engine
+        if engine.limits_problem is not None:
+            raise ContainerRefused(f"error[CONTAINER_ENGINE]: {problem}\nhint: {network_hint(engine)}")
         if problem is not None:
             raise NetworkUnavailable(f"error[CONTAINER_NETWORK]: {problem}\nhint: {network_hint(engine)}")
         remove_stale(engine, environ)

@@ -42,6 +42,8 @@ class Engine:
     remote: str | None = None
     """Why the engine's containers are not processes of this machine (Docker Desktop, a remote
     or rootless daemon), or None when they are."""
+    limits_problem: str | None = None
+    """Why the engine cannot hold a container to cpus, memoryMb and pids here, or None."""
 
     def command(self, *args: str) -> list[str]:
         return [self.program, *args]
@@ -86,6 +88,7 @@ def _probe(name: str, path: str, environ: Mapping[str, str]) -> EngineProbe:
     notes: list[str] = []
     rootless = False
     remote: str | None = None
+    limits: str | None = None
     if kind == "podman":
         runc = shutil.which("runc", path=path)
         if runc is not None:
@@ -96,10 +99,31 @@ def _probe(name: str, path: str, environ: Mapping[str, str]) -> EngineProbe:
         rootless = hasattr(os, "geteuid") and os.geteuid() != 0
         if rootless:
             notes.append("rootless")
+            limits = _rootless_limits_problem(program, environ)
     else:
         remote = _docker_elsewhere(program, environ)
-    engine = Engine(kind, program, version, tuple(flags), rootless=rootless, remote=remote)
+    engine = Engine(kind, program, version, tuple(flags), rootless=rootless, remote=remote, limits_problem=limits)
     return EngineProbe(shown, program, engine, notes=notes)
+
+
+def _rootless_limits_problem(program: str, environ: Mapping[str, str]) -> str | None:
+    """Rootless podman applies cpus, memoryMb and pids only on cgroup v2 with those controllers
+    delegated to the user; elsewhere it ignores them with a warning, so the run must not start."""
+    try:
+        answer = subprocess.run([program, "info", "--format", "{{.Host.CgroupsVersion}} {{json .Host.CgroupControllers}}"],
+                                capture_output=True, text=True, timeout=PROBE_TIMEOUT_S, stdin=subprocess.DEVNULL,
+                                env=dict(environ))
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return f"`podman info` did not answer: {exc}"
+    version, _, controllers = answer.stdout.strip().partition(" ")
+    if version != "v2":
+        return (f"rootless podman cannot hold a container to cpus, memoryMb and pids on cgroup {version or 'v1'} "
+                "(it ignores them)")
+    missing = [c for c in ("cpu", "memory", "pids") if f'"{c}"' not in controllers]
+    if missing:
+        return (f"rootless podman cannot hold a container to cpus, memoryMb and pids: the cgroup controllers "
+                f"{', '.join(missing)} are not delegated to this user")
+    return None
 
 
 def _docker_elsewhere(program: str, environ: Mapping[str, str]) -> str | None:

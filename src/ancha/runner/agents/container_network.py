@@ -92,6 +92,8 @@ def isolation_problem(path: str | None = None, engine: Engine | None = None) -> 
     if engine is not None and engine.remote is not None:
         return (f"{engine.name}: {engine.remote}, where ancha cannot make the agent's network (a namespace "
                 "with only Ancha's endpoints in it)")
+    if engine is not None and engine.limits_problem is not None:
+        return engine.limits_problem
     if engine is not None and engine.name == "podman" and engine.rootless:
         return None  # podman unshare makes it in podman's own user namespace
     if os.geteuid() != 0:
@@ -106,6 +108,10 @@ def isolation_problem(path: str | None = None, engine: Engine | None = None) -> 
 
 def network_hint(engine: Engine | None) -> str:
     """What to do when ``isolation_problem`` says no."""
+    if engine is not None and engine.limits_problem is not None:
+        return ("use cgroup v2 with the cpu, memory and pids controllers delegated to your user (systemd's "
+                "user@.service Delegate=), or run ancha as root, or use Docker Engine; agents never run without "
+                "their limits")
     if engine is not None and engine.name == "docker":
         return ("run ancha as root on the Linux machine of the Docker Engine, or use rootless podman "
                 "(ANCHA_CONTAINER_ENGINE=podman); the agent is never run with an open network")
