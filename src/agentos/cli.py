@@ -10,6 +10,8 @@ from agentos.db import describe, resolve_url
 
 
 @click.group()
+# AgentOS ships in the ancha distribution, so its version is that package's.
+@click.version_option(package_name="ancha", message="agentos %(version)s")
 def main() -> None:
     """AgentOS: agent workflows with evaluations."""
 

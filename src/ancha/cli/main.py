@@ -21,7 +21,7 @@ class AnchaGroup(click.Group):
 
 
 @click.group(cls=AnchaGroup)
-@click.version_option(package_name="ancha")
+@click.version_option(package_name="ancha", message="ancha %(version)s")
 def cli() -> None:
     """Test AI agents in simulated company worlds."""
 

@@ -2,7 +2,7 @@
 
 Config and scenes go through exactly the loading and validation ``ancha run`` does, so
 their problems read the same and exit 2. The rest checks what run would need next: the
-server, the agent's program, the container engine and image, the judge's key; such a
+server, the install's own data, the agent's program, the container engine and image, the judge's key; such a
 failure exits 3, as a run that could not be carried out does. Every failure has a fix.
 """
 
@@ -29,6 +29,7 @@ from ancha.runner.agents.program import find_agent_program
 from ancha.runner.agents.workspace_files import WorkspaceFilesInvalid, ancha_paths, select_files
 from ancha.runner.control import check_server
 from ancha.runner.preflight import check_templates_against_scenes
+from ancha.runner.product_data import REINSTALL, check_product_data
 from ancha.runner.run import agent_refusals
 from ancha.runner.trial import agent_cwd
 from ancha.scene.errors import SceneInvalid
@@ -107,6 +108,7 @@ def diagnose(config_path: Path | None, cwd: Path, overrides: ConfigOverrides,
     counts = f"{_count(len(scenes), 'scene')}, {trials} each" if scenes is not None else f"{trials} per scene"
     diagnosis.checks.insert(0, _ok("config", f"{shown}: {counts}"))
     diagnosis.checks.append(check_server_reachable(config, environ))
+    diagnosis.checks.append(check_data())
     diagnosis.checks.extend(check_agent(config, environ, diagnosis))
     diagnosis.checks.extend(check_container(config, environ))
     diagnosis.checks.append(check_judge_key(config, scenes, environ))
@@ -165,6 +167,15 @@ def check_server_reachable(config: AnchaConfig, environ: Mapping[str, str]) -> C
         return _fail("server", f"the embedded server did not start: {exc}",
                      "free a loopback port, or start `ancha serve` elsewhere and set server.url")
     return _ok("server", "embedded: started on a loopback port and answered GET /envs")
+
+
+def check_data() -> Check:
+    """The install's own data: every packaged vendor file reads and GitHub's GraphQL schema builds."""
+    found = check_product_data()
+    if found.problem is not None:
+        return _fail("data", found.problem, REINSTALL)
+    return _ok("data", f"{found.files} vendor data files intact; GitHub's GraphQL schema builds "
+                       f"({found.graphql_types:,} types, {found.seconds * 1000:.0f} ms)")
 
 
 def check_agent(config: AnchaConfig, environ: Mapping[str, str], diagnosis: Diagnosis) -> list[Check]:
