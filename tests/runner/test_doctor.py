@@ -89,11 +89,12 @@ def test_doctor__fresh_init_project_is_ready(tmp_path: Path) -> None:
     result = ancha("doctor", cwd=root)
     assert result.returncode == 0, result.stdout + result.stderr
     checks = lines(result)
-    assert list(checks) == ["config", "scenes", "server", "agent", "container", "judge"]
-    for name in ("config", "scenes", "server", "agent"):
+    assert list(checks) == ["config", "scenes", "server", "data", "agent", "container", "judge"]
+    for name in ("config", "scenes", "server", "data", "agent"):
         assert only(result, name)[0] == "ok", result.stdout
     assert only(result, "config")[1] == "ancha.yaml: 1 scene, 1 trial each"
     assert only(result, "agent")[1].startswith("python3 agent.py: python3 is ")
+    assert only(result, "data")[1].startswith("9 vendor data files intact; GitHub's GraphQL schema builds (")
     assert only(result, "container")[0] == "skip"
     assert only(result, "judge") == ("skip", "no judge checks")
     assert result.stderr == ""

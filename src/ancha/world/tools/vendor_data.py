@@ -20,6 +20,14 @@ HEADER = "$generated"
 """The key of each file's header: what generated it, from which sources, under which licences."""
 
 
+PACKAGED: tuple[tuple[str, str], ...] = (
+    ("slack", "web_api"), ("slack", "events"), ("slack", "rate_tiers"),
+    ("github", "rest"), ("github", "webhooks"), ("github", "graphql"),
+    ("datadog", "rest"), ("pagerduty", "rest"), ("okta", "rest"),
+)
+"""Every file the package ships, as (tool, name); regeneration writes exactly these."""
+
+
 class VendorDataMissing(RuntimeError):
     """A file of the product's own vendor data is missing or damaged: the install is broken."""
 
@@ -29,9 +37,8 @@ def location(tool: str, name: str) -> Traversable:
     return resources.files("ancha.world.tools").joinpath(tool, "vendor", f"{name}.json.gz")
 
 
-@cache
-def read(tool: str, name: str) -> dict[str, Any]:
-    """``tool``'s generated ``name`` data (header included), parsed once per process."""
+def load(tool: str, name: str) -> dict[str, Any]:
+    """``tool``'s generated ``name`` data (header included), read and parsed afresh."""
     path = location(tool, name)
     try:
         data = orjson.loads(gzip.decompress(path.read_bytes()))
@@ -43,3 +50,9 @@ def read(tool: str, name: str) -> dict[str, Any]:
     if not isinstance(data, dict) or HEADER not in data:
         raise VendorDataMissing(f"{path} is not Ancha's vendor data (no {HEADER} header): reinstall Ancha")
     return data
+
+
+@cache
+def read(tool: str, name: str) -> dict[str, Any]:
+    """``tool``'s generated ``name`` data, read once per process (callers must not change it)."""
+    return load(tool, name)

@@ -1,0 +1,33 @@
+"""``ancha doctor``'s data line: the install's own vendor data reads and GitHub's schema builds."""
+
+from __future__ import annotations
+
+import gzip
+from pathlib import Path
+
+import pytest
+
+from ancha.runner.product_data import check_product_data
+from ancha.world.tools import vendor_data
+
+
+def test_product_data__an_intact_install_reads_every_file_and_builds_the_schema():
+    found = check_product_data()
+    assert found.problem is None
+    assert found.files == len(vendor_data.PACKAGED) == 9
+    assert found.graphql_types > 1600
+
+
+def test_product_data__a_damaged_file_is_named_with_what_to_do(monkeypatch: pytest.MonkeyPatch, tmp_path: Path):
+    (tmp_path / "okta" / "vendor").mkdir(parents=True)
+    (tmp_path / "okta" / "vendor" / "rest.json.gz").write_bytes(gzip.compress(b"{not json")[:-4])
+    real = vendor_data.location
+
+    def damaged_okta(tool: str, name: str):
+        return tmp_path / tool / "vendor" / f"{name}.json.gz" if tool == "okta" else real(tool, name)
+
+    monkeypatch.setattr(vendor_data, "location", damaged_okta)
+    found = check_product_data()
+    assert found.problem is not None
+    assert "okta/vendor/rest.json.gz is missing or damaged" in found.problem
+    assert "reinstall Ancha" in found.problem
