@@ -1,7 +1,8 @@
 """A small agent image for the container tests, made without a registry.
 
 Its root file system is assembled from this machine's own Python (the interpreter, its
-standard library, the shared libraries ``ldd`` lists) plus slack_sdk, ``/bin/sh`` and a
+standard library, the shared libraries ``ldd`` lists) plus the SDKs the bundled example
+agents use (and what they require, with their extensions' libraries), ``/bin/sh`` and a
 passwd file, then loaded with ``docker import`` or ``podman import`` (never pulled). The tag is the
 content hash of those inputs, so a machine builds it once per engine and later runs find it
 in that engine's store.
@@ -10,8 +11,10 @@ in that engine's store.
 from __future__ import annotations
 
 import hashlib
+import importlib.metadata
 import io
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -20,13 +23,15 @@ import tarfile
 import tempfile
 from pathlib import Path
 
-import slack_sdk
+from packaging.requirements import Requirement
 
 REPOSITORY = "localhost/ancha-test-agent"
 SKIPPED_STDLIB = frozenset({"site-packages", "test", "idlelib", "tkinter", "turtledemo", "ensurepip", "lib2to3",
                             "unittest", "pydoc_data"})
 PASSWD = "root:x:0:0:root:/root:/bin/sh\nagent:x:1000:1000:agent:/tmp:/bin/sh\nnobody:x:65534:65534::/tmp:/bin/sh\n"
 GROUP = "root:x:0:\nagent:x:1000:\nnogroup:x:65534:\n"
+AGENT_DISTRIBUTIONS = ("slack_sdk", "PyGithub", "httpx", "pagerduty", "datadog-api-client", "okta")
+"""What the bundled example agents (examples/agents) import."""
 
 
 def _python() -> tuple[Path, Path, Path | None]:
@@ -69,12 +74,42 @@ def _members() -> list[tuple[str, Path]]:
         if relative.parts[0] in SKIPPED_STDLIB or not _wanted(path) or "tkinter" in path.name:
             continue
         members.append((f"usr/local/lib/{version}/{relative.as_posix()}", path))
-    package = Path(slack_sdk.__file__).parent
-    for path in sorted(package.rglob("*")):
+    extensions: list[Path] = []
+    for relative, path in _agent_packages():
         if _wanted(path):
-            members.append((f"usr/local/lib/{version}/site-packages/slack_sdk/"
-                            f"{path.relative_to(package).as_posix()}", path))
+            members.append((f"usr/local/lib/{version}/site-packages/{relative}", path))
+            if path.suffix == ".so":
+                extensions.append(path)
+    known = {inside for inside, _ in members}
+    for library in _libraries(extensions):
+        if str(library).lstrip("/") not in known and "libpython" not in library.name:
+            known.add(str(library).lstrip("/"))
+            members.append((str(library).lstrip("/"), library.resolve()))
     return members
+
+
+def _agent_packages() -> list[tuple[str, Path]]:
+    """(path under site-packages, path here) of the bundled agents' SDKs and what they require."""
+    seen: dict[str, importlib.metadata.Distribution] = {}
+    todo = list(AGENT_DISTRIBUTIONS)
+    while todo:
+        name = todo.pop()
+        key = re.sub(r"[-_.]+", "-", name).lower()
+        if key in seen:
+            continue
+        distribution = importlib.metadata.distribution(name)
+        seen[key] = distribution
+        for requirement in distribution.requires or []:
+            parsed = Requirement(requirement)
+            if parsed.marker is None or parsed.marker.evaluate({"extra": ""}):
+                todo.append(parsed.name)
+    found: list[tuple[str, Path]] = []
+    for distribution in seen.values():
+        for file in distribution.files or []:
+            if not file.parts or file.parts[0] == "..":
+                continue  # scripts and data outside site-packages
+            found.append((file.as_posix(), Path(str(distribution.locate_file(file)))))
+    return sorted(found)
 
 
 def _wanted(path: Path) -> bool:

@@ -88,14 +88,16 @@ def project(tmp_path: Path, image: str, command: str, *, scenes: list[str], extr
     return tmp_path
 
 
-def test_container_agent_passes_the_bundled_slack_scenes(tmp_path: Path, engine: str, image: str) -> None:
-    root = project(tmp_path, image, "python3 agents/acme_bot.py", scenes=["export-question", "alert-handoff"])
+def test_container_agent_passes_every_bundled_scene(tmp_path: Path, engine: str, image: str) -> None:
+    scenes = sorted(p.name for p in (EXAMPLES / "scenes").iterdir() if (p / "scene.yaml").is_file())
+    assert len(scenes) >= 6
+    root = project(tmp_path, image, "python3 agents/acme_bot.py", scenes=scenes)
     result = ancha("run", cwd=root, engine=engine)
     assert result.returncode == 0, result.stdout + result.stderr
     run = root / ".ancha" / "runs" / "latest"
-    for scene in ("export-question", "alert-handoff"):
+    for scene in scenes:
         checks = json.loads((run / scene / "1" / "checks.json").read_text())
-        assert checks["verdict"] == "passed", checks
+        assert checks["verdict"] == "passed", (scene, checks)
     assert "answered" in (run / "export-question" / "1" / "agent.log").read_text()
     summary = json.loads((run / "summary.json").read_text())
     assert summary["config"]["agent"]["execution"]["mode"] == "container"
