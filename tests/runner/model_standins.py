@@ -5,6 +5,10 @@ through the gateway can be compared byte for byte.
 
 The model ``hold`` streams its first chunk, then waits for ``release`` before the rest:
 a client that reads the first chunk before release proves nothing buffered the stream.
+
+A request with an ``x-standin-usage`` header gets that header's text, verbatim, as the
+answer's ``usage`` (every usage event of a stream): a hostile upstream's numbers exactly as
+it would write them (``1e309``, a 401-digit integer, ``NaN``), which ``json.dumps`` could not.
 """
 
 from __future__ import annotations
@@ -20,7 +24,7 @@ from typing import Any
 import uvicorn
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response, StreamingResponse
+from starlette.responses import Response, StreamingResponse
 from starlette.routing import Route
 
 INPUT_TOKENS = 1000
@@ -29,8 +33,18 @@ OPENROUTER_COST = 0.0123
 WORDS = ["Hello", " from", " the", " stand-in."]
 
 
-def _sse(data: dict[str, Any] | str, event: str | None = None) -> bytes:
-    text = data if isinstance(data, str) else json.dumps(data, separators=(",", ":"))
+USAGE_HEADER = "x-standin-usage"
+_USAGE = "__standin_usage__"
+
+
+def _json(data: dict[str, Any], usage: str | None) -> str:
+    """``data`` as JSON, with ``usage`` (raw JSON text) in place of the placeholder ``_USAGE``."""
+    text = json.dumps(data, separators=(",", ":"))
+    return text.replace(json.dumps(_USAGE), usage) if usage is not None else text
+
+
+def _sse(data: dict[str, Any] | str, event: str | None = None, usage: str | None = None) -> bytes:
+    text = data if isinstance(data, str) else _json(data, usage)
     return (f"event: {event}\n" if event else "").encode() + f"data: {text}\n\n".encode()
 
 
@@ -93,15 +107,18 @@ class ModelStandIn:
     async def _chat(self, request: Request, openrouter: bool) -> Response:
         body = await self._body(request)
         model = str(body.get("model"))
-        usage: dict[str, Any] = {"prompt_tokens": INPUT_TOKENS, "completion_tokens": OUTPUT_TOKENS,
-                                 "total_tokens": INPUT_TOKENS + OUTPUT_TOKENS}
+        counts: dict[str, Any] = {"prompt_tokens": INPUT_TOKENS, "completion_tokens": OUTPUT_TOKENS,
+                                  "total_tokens": INPUT_TOKENS + OUTPUT_TOKENS}
         if openrouter:
-            usage["cost"] = OPENROUTER_COST
+            counts["cost"] = OPENROUTER_COST
+        raw = request.headers.get(USAGE_HEADER)
+        usage = counts if raw is None else _USAGE
         base = {"id": "chatcmpl-standin", "created": 1700000000, "model": model}
         if not body.get("stream"):  # with a cookie, as providers behind a CDN set them
-            return JSONResponse({**base, "object": "chat.completion", "usage": usage, "choices": [
-                {"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": "".join(WORDS)}}]},
-                headers={"set-cookie": "edge=provider-set; Path=/"})
+            answer = {**base, "object": "chat.completion", "usage": usage, "choices": [
+                {"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": "".join(WORDS)}}]}
+            return Response(_json(answer, raw), media_type="application/json",
+                            headers={"set-cookie": "edge=provider-set; Path=/"})
         include_usage = openrouter or bool((body.get("stream_options") or {}).get("include_usage"))
 
         async def events() -> AsyncIterator[bytes]:
@@ -115,7 +132,7 @@ class ModelStandIn:
                     await self._held(model)
             yield _sse({**chunk, "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]})
             if include_usage:
-                yield _sse({**chunk, "choices": [], "usage": usage})
+                yield _sse({**chunk, "choices": [], "usage": usage}, usage=raw)
             yield _sse("[DONE]")
 
         return StreamingResponse(events(), media_type="text/event-stream")
@@ -127,16 +144,18 @@ class ModelStandIn:
         model = str(body.get("model"))
         message = {"id": "msg_standin", "type": "message", "role": "assistant", "model": model,
                    "stop_reason": None, "stop_sequence": None}
-        usage = {"input_tokens": INPUT_TOKENS, "output_tokens": OUTPUT_TOKENS,
-                 "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0}
+        usage: dict[str, Any] = {"input_tokens": INPUT_TOKENS, "output_tokens": OUTPUT_TOKENS,
+                                 "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0}
+        raw = request.headers.get(USAGE_HEADER)
         if not body.get("stream"):
-            return JSONResponse({**message, "stop_reason": "end_turn", "usage": usage,
-                                 "content": [{"type": "text", "text": "".join(WORDS)}]})
+            answer = {**message, "stop_reason": "end_turn", "usage": usage if raw is None else _USAGE,
+                      "content": [{"type": "text", "text": "".join(WORDS)}]}
+            return Response(_json(answer, raw), media_type="application/json")
 
         async def events() -> AsyncIterator[bytes]:
-            yield _sse({"type": "message_start", "message": {**message, "content": [],
-                                                             "usage": {**usage, "output_tokens": 1}}},
-                       "message_start")
+            start_usage = {**usage, "output_tokens": 1} if raw is None else _USAGE
+            yield _sse({"type": "message_start", "message": {**message, "content": [], "usage": start_usage}},
+                       "message_start", usage=raw)
             yield _sse({"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}},
                        "content_block_start")
             yield _sse({"type": "ping"}, "ping")
@@ -147,7 +166,8 @@ class ModelStandIn:
                     await self._held(model)
             yield _sse({"type": "content_block_stop", "index": 0}, "content_block_stop")
             yield _sse({"type": "message_delta", "delta": {"stop_reason": "end_turn", "stop_sequence": None},
-                        "usage": {"output_tokens": OUTPUT_TOKENS}}, "message_delta")
+                        "usage": {"output_tokens": OUTPUT_TOKENS} if raw is None else _USAGE}, "message_delta",
+                       usage=raw)
             yield _sse({"type": "message_stop"}, "message_stop")
 
         return StreamingResponse(events(), media_type="text/event-stream")

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any, TextIO
 
 from ancha.results.run_folder import TrialFolder
-from ancha.runner.gateway.prices import PRICES_AS_OF, cost_usd
+from ancha.runner.gateway.prices import CALL_USD_CEILING, PRICES_AS_OF, cost_usd, worst_case_usd
 from ancha.runner.gateway.usage import Usage
 
 PROVIDERS = {"api.openai.com": "openai", "api.anthropic.com": "anthropic", "openrouter.ai": "openrouter"}
@@ -68,14 +68,17 @@ class ModelCall:
 
     @property
     def cost(self) -> tuple[float | None, str]:
-        """The call's cost in US dollars and where it comes from (``provider``, ``price_table``),
-        or None and why there is none."""
+        """The call's cost in US dollars and where it comes from (``provider``, ``price_table``;
+        for a usage not trusted, ``worst_case`` or ``ceiling``), or None and why there is none."""
         u = self.usage
+        model = u.model or self.requested_model
+        if u.untrusted is not None:
+            worst = worst_case_usd(model)
+            return (worst, "worst_case") if worst is not None else (CALL_USD_CEILING, "ceiling")
         if u.provider_cost_usd is not None:
             return u.provider_cost_usd, "provider"
         if not u.known:
             return (0.0, "no_usage") if self.status >= 400 else (None, "no usage in the answer")
-        model = u.model or self.requested_model
         usd = cost_usd(model, u.input_tokens or 0, u.output_tokens or 0, u.cached_input_tokens,
                        u.cache_write_tokens)
         if usd is None:
@@ -85,18 +88,22 @@ class ModelCall:
     def to_dict(self) -> dict[str, Any]:
         usd, source = self.cost
         u = self.usage
+        trusted = u.untrusted is None
         body: dict[str, Any] = {
             "seq": self.seq, "provider": self.provider, "host": self.host, "method": self.method,
             "path": self.path, "status": self.status, "stream": self.stream,
-            "model": u.model or self.requested_model, "input_tokens": u.input_tokens,
-            "output_tokens": u.output_tokens, "latency_ms": round(self.latency_ms, 2), "cost_usd": usd,
+            "model": u.model or self.requested_model, "input_tokens": u.input_tokens if trusted else None,
+            "output_tokens": u.output_tokens if trusted else None, "latency_ms": round(self.latency_ms, 2),
+            "cost_usd": usd,
         }
-        if u.cached_input_tokens:
+        if u.cached_input_tokens and trusted:
             body["cached_input_tokens"] = u.cached_input_tokens
-        if u.cache_write_tokens:
+        if u.cache_write_tokens and trusted:
             body["cache_write_tokens"] = u.cache_write_tokens
         if usd is None or source != "no_usage":
             body["cost_source" if usd is not None else "cost_note"] = source
+        if not trusted:
+            body["usage_untrusted"] = u.untrusted
         if self.error:
             body["error"] = self.error
         return body
@@ -143,8 +150,9 @@ class GatewayTrial:
             if usd is not None:
                 self.usd += usd
                 self.priced_calls += 1
-            self.input_tokens += call.usage.input_tokens or 0
-            self.output_tokens += call.usage.output_tokens or 0
+            if call.usage.untrusted is None:
+                self.input_tokens += call.usage.input_tokens or 0
+                self.output_tokens += call.usage.output_tokens or 0
             if self.budget_usd is not None and self.usd > self.budget_usd:
                 self._over_budget.set()
             if self.folder is not None:
