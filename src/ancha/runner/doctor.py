@@ -175,7 +175,7 @@ def check_data() -> Check:
     if found.problem is not None:
         return _fail("data", found.problem, REINSTALL)
     return _ok("data", f"{found.files} vendor data files intact; GitHub's GraphQL schema builds "
-                       f"({found.graphql_types:,} types, {found.seconds * 1000:.0f} ms)")
+                       f"({found.graphql_types:,} types)")
 
 
 def check_agent(config: AnchaConfig, environ: Mapping[str, str], diagnosis: Diagnosis) -> list[Check]:
