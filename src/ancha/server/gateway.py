@@ -3,12 +3,16 @@
 Every agent call lands here (``/envs/ENV/TOOL/...``); it is the server's hot path, so it
 skips the router and the request/response objects of the control API and speaks ASGI
 directly. A WebSocket below a tool's URL goes to the tool's own ``websocket`` handler
-(a tool's own event socket). Anything else falls through to the control API.
+(a tool's own event socket). Anything else falls through to the control API. A body sent
+with a ``Content-Encoding`` is decoded by its tool's ``decode_body`` in a worker thread,
+never on the event loop, before the environment sees the request.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
+from collections.abc import Callable
 
 from starlette.applications import Starlette
 from starlette.types import ASGIApp, Receive, Scope, Send
@@ -67,11 +71,24 @@ class ToolGateway:
                 answer.headers = {**answer.headers, "connection": "close"}
             else:
                 request = ToolRequest(scope["method"], path, scope["query_string"].decode("latin-1"), headers, body)
-                answer = env.dispatch(tool, request)
+                decoded = await _decoded(spec.decode_body, request, spec.max_body)
+                answer = env.dispatch(tool, decoded) if isinstance(decoded, ToolRequest) else decoded
         finally:
             env.request_finished()
         await send({"type": "http.response.start", "status": answer.status, "headers": response_headers(answer)})
         await send({"type": "http.response.body", "body": b"" if scope["method"] == "HEAD" else answer.body})
+
+
+async def _decoded(decode: Callable[[ToolRequest, int], Callable[[], ToolRequest | ToolResponse] | None] | None,
+                   request: ToolRequest, limit: int) -> ToolRequest | ToolResponse:
+    """The request with its body decoded by its tool (``ToolSpec.decode_body``) in a worker
+    thread, or the tool's refusal; the request as sent when it has no ``Content-Encoding``."""
+    if decode is None or "content-encoding" not in request.headers:
+        return request
+    job = decode(request, limit)
+    if job is None:
+        return request
+    return await asyncio.to_thread(job)
 
 
 def response_headers(answer: ToolResponse) -> list[tuple[bytes, bytes]]:

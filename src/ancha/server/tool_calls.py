@@ -15,12 +15,12 @@ both halves run in one callback of the event loop; on one connection that took a
 off each call's round trip.
 
 Only the plain case goes this way: a tool's URL, a body with a declared length within the
-tool's limit (or none), no ``Expect: 100-continue``, no upgrade, no earlier request still
-being answered on the connection, and a transport that is not backed up. Everything else
-(chunked bodies, oversized ones, pipelined requests behind a slow one, WebSockets, the
-control API) takes the ASGI path through ``ToolGateway``, which answers the same calls the
-same way. The answer's bytes are those uvicorn would write: its status line, its default
-headers (``date``, ``server``), then the tool's.
+tool's limit (or none) and no ``Content-Encoding``, no ``Expect: 100-continue``, no upgrade,
+no earlier request still being answered on the connection, and a transport that is not
+backed up. Everything else (chunked bodies, oversized or compressed ones, pipelined requests
+behind a slow one, WebSockets, the control API) takes the ASGI path through ``ToolGateway``,
+which answers the same calls the same way. The answer's bytes are those uvicorn would
+write: its status line, its default headers (``date``, ``server``), then the tool's.
 """
 
 from __future__ import annotations
@@ -131,8 +131,8 @@ class ToolCallProtocol(DeadlineProtocol):
                 if not value.isdigit():
                     return None
                 length = int(value)
-            elif name == b"transfer-encoding":
-                return None
+            elif name in (b"transfer-encoding", b"content-encoding"):
+                return None  # (a compressed body is decoded off the loop, on the ASGI path)
         raw_path, _, query = url.partition(b"?")  # an origin-form URL: path, query (and no fragment)
         if not raw_path.isascii() or b"#" in url:
             return None

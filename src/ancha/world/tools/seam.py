@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ancha.scene.sections import BodyKind, WorldSection
-from ancha.world.tools.base import StateOutcome, Tool, ToolResponse
+from ancha.world.tools.base import StateOutcome, Tool, ToolRequest, ToolResponse
 
 if TYPE_CHECKING:
     from starlette.types import Receive, Scope, Send
@@ -134,5 +134,12 @@ class ToolSpec:
     ``body_too_large`` before the replica sees it (and is not traced)."""
     body_too_large: Callable[[int], ToolResponse] | None = None
     """The vendor's answer to a body over ``max_body`` (given that limit); None: a plain 413."""
+    decode_body: Callable[[ToolRequest, int], Callable[[], ToolRequest | ToolResponse] | None] | None = None
+    """For a request sent with a ``Content-Encoding`` (git's gzip requests to GitHub): given it
+    and ``max_body``, the job that decodes its body, or None to hand the tool the body as sent.
+    The server runs the job in a worker thread, since inflating up to ``max_body`` takes longer
+    than the event loop may be held; it sees only the request, never the world, and gives the
+    request the tool answers (its body decoded) or the tool's refusal (decoded past ``max_body``,
+    or not decodable), which is answered untraced, as an oversized body is."""
 
 

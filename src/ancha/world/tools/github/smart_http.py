@@ -17,13 +17,19 @@ anonymous is 401; a repository the caller cannot read is 404 ``Repository not fo
 a push without write access is 403. Pushes to a protected branch are refused per ref
 (``ng refs/heads/main protected branch hook declined``) with GitHub's ``GH006`` lines on
 the progress channel. Accepted ref moves reach ``RepoGit.on_ref_update`` with the actor.
+
+A request body may come gzipped (``Content-Encoding: gzip``, as git sends large fetch
+negotiations). It is inflated a MiB at a time against the same 100 MiB limit as any body,
+and refused as an oversized body is (413) as soon as it passes it, so a small bomb never
+inflates further. The server does that in a worker thread (``decode_request``, GitHub's
+``ToolSpec.decode_body``): 100 MiB take about half a second, too long to hold the event loop.
 """
 
 from __future__ import annotations
 
 import base64
 import binascii
-import gzip
+import json
 import re
 import zlib
 from collections.abc import Callable
@@ -45,7 +51,9 @@ from ancha.world.tools.github.git_store import RepoGit
 if TYPE_CHECKING:
     from ancha.world.tools.github.replica import GitHubReplica
 
-MAX_PUSH_BYTES = 256 * 1024 * 1024
+MAX_BODY = 100 * 1024 * 1024
+"""GitHub's limit on a request body, inflated or not: git pushes can be large."""
+INFLATE_STEP = 1024 * 1024
 TEXT = "text/plain; charset=utf-8"
 _PATH = re.compile(r"^/(?P<owner>[^/]+)/(?P<repo>[^/]+?)(?:\.git)?/(?P<endpoint>info/refs|git-upload-pack|"
                    r"git-receive-pack)/?$")
@@ -165,9 +173,9 @@ def handle_git(request: ToolRequest, route: GitRoute, access: GitAccess) -> Tool
         return _advertise(repo, service, actor)
     if request.headers.get("content-type", "") != f"application/x-{service}-request":
         return _text(415, "Unsupported Media Type\n", actor)
-    body = _request_body(request)
-    if body is None:
-        return _text(400, "Bad Request\n", actor)
+    body = _request_body(request, actor)
+    if isinstance(body, ToolResponse):
+        return body
     return _serve(repo, service, body, access)
 
 
@@ -180,16 +188,77 @@ def _service(request: ToolRequest, route: GitRoute) -> str | None:
     return route.endpoint if request.method == "POST" else None
 
 
-def _request_body(request: ToolRequest) -> bytes | None:
+def body_too_large(limit: int) -> ToolResponse:
+    """GitHub's answer to a body over its limit (given), as sent or once inflated."""
+    body = {"message": "Request body too large", "documentation_url": "https://docs.github.com/rest"}
+    return ToolResponse(413, json.dumps(body).encode(), "application/json; charset=utf-8")
+
+
+class InflatedTooLarge(Exception):
+    """A compressed body that inflates past the limit."""
+
+
+def inflate(data: bytes, limit: int) -> bytes | None:
+    """A gzip body inflated (one member or several), or None when it is not gzip. Raises
+    ``InflatedTooLarge`` as soon as more than ``limit`` bytes came out: it inflates
+    ``INFLATE_STEP`` bytes at a time, so no more than the limit and a step is ever held."""
+    out: list[bytes] = []
+    size = 0
+    rest = data
+    try:
+        while rest:
+            inflater = zlib.decompressobj(16 + zlib.MAX_WBITS)
+            pending = rest
+            while not inflater.eof:
+                chunk = inflater.decompress(pending, INFLATE_STEP)
+                pending = inflater.unconsumed_tail
+                if not chunk and not pending:
+                    return None  # the body ends before the stream does
+                size += len(chunk)
+                if size > limit:
+                    raise InflatedTooLarge(limit)
+                out.append(chunk)
+            rest = inflater.unused_data
+    except zlib.error:
+        return None
+    return b"".join(out)
+
+
+def decode_request(request: ToolRequest, limit: int) -> Callable[[], ToolRequest | ToolResponse] | None:
+    """``ToolSpec.decode_body`` for GitHub: the job that inflates a gzipped git request (the
+    request without its ``Content-Encoding``, 413 past ``limit``, 400 when it is not gzip);
+    None for anything else (REST bodies go to their routes as sent)."""
+    route = git_route(request)
+    encoding = request.headers.get("content-encoding", "").strip().lower()
+    if route is None or route.endpoint == "info/refs" or encoding not in ("gzip", "x-gzip"):
+        return None
+
+    def job() -> ToolRequest | ToolResponse:
+        try:
+            body = inflate(request.body, limit)
+        except InflatedTooLarge:
+            return body_too_large(limit)
+        if body is None:
+            return _text(400, "Bad Request\n", "agent")
+        headers = {k: v for k, v in request.headers.items() if k != "content-encoding"}
+        return ToolRequest(request.method, request.path, request.query, headers, body)
+
+    return job
+
+
+def _request_body(request: ToolRequest, actor: str) -> bytes | ToolResponse:
+    """The body, inflated (callers that skip the server's ``decode_request`` get the same limit)."""
     encoding = request.headers.get("content-encoding", "").strip().lower()
     if encoding in ("", "identity"):
         return request.body
     if encoding in ("gzip", "x-gzip"):
         try:
-            return gzip.decompress(request.body)
-        except (OSError, EOFError, zlib.error):
-            return None
-    return None
+            body = inflate(request.body, MAX_BODY)
+        except InflatedTooLarge:
+            return body_too_large(MAX_BODY)
+        if body is not None:
+            return body
+    return _text(400, "Bad Request\n", actor)
 
 
 class _Backend(Backend):
@@ -212,7 +281,7 @@ class _GitHubReceivePack(ReceivePackHandler):
         self.access = access
 
     def _receive_max_input_size(self) -> int | None:
-        return MAX_PUSH_BYTES
+        return MAX_BODY
 
     def _on_update(self, ref_name: Ref, old_sha: ObjectID, new_sha: ObjectID) -> bytes | None:
         deleting = new_sha == ZERO_SHA

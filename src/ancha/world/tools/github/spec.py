@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from ancha.scene.sections import BodyKind, WorldSection
-from ancha.world.tools.base import ToolResponse
 from ancha.world.tools.github import actions, checks, scene_actions
 from ancha.world.tools.github import check_bodies as bodies
 from ancha.world.tools.github.delivery import WEBHOOK, start_delivery
@@ -14,6 +12,7 @@ from ancha.world.tools.github.judge import judge_view
 from ancha.world.tools.github.reach import GitHubReach
 from ancha.world.tools.github.replica import GitHubReplica
 from ancha.world.tools.github.scene_file import GitHubFile, build_world
+from ancha.world.tools.github.smart_http import MAX_BODY, body_too_large, decode_request
 from ancha.world.tools.seam import ActionKind, PredicateKind, StateKind, ToolSpec
 
 
@@ -24,12 +23,6 @@ def _agent_accounts(seed: dict[str, Any]) -> list[str]:
 def _state(key: str, file_model: Any, resolve: Any, grade: Any, events: frozenset[str], about: str,
            siblings: dict[str, Any] | None = None) -> StateKind:
     return StateKind(BodyKind(key, "github", file_model, resolve, about, siblings or {}), grade, events)
-
-
-def _body_too_large(limit: int) -> ToolResponse:
-    """GitHub's error shape; git pushes (smart HTTP) can be large, so its limit is 100 MiB."""
-    body = {"message": "Request body too large", "documentation_url": "https://docs.github.com/rest"}
-    return ToolResponse(413, json.dumps(body).encode(), "application/json; charset=utf-8")
 
 
 TOOL = ToolSpec(
@@ -72,6 +65,7 @@ TOOL = ToolSpec(
     judge_view=judge_view,
     secret_patterns=(r"gh[pousr]_[A-Za-z0-9_]+", r"github_pat_[A-Za-z0-9_]+"),
     agent_accounts=_agent_accounts,
-    body_too_large=_body_too_large,
-    max_body=100 * 1024 * 1024,
+    body_too_large=body_too_large,
+    decode_body=decode_request,
+    max_body=MAX_BODY,
 )
