@@ -23,6 +23,10 @@ class Context:
         self.caller = caller
         self.state: GitHubState = replica.state
         self.coverage_gap = False
+        self.cost: Any = None
+        """The query's ``limits.Cost`` (node count and points), set before execution."""
+        self.resolutions = 0
+        """Fields resolved so far, against ``limits.MAX_RESOLUTIONS``."""
 
     @property
     def viewer(self) -> Account:

@@ -3,7 +3,10 @@
 Order, as GitHub's server answers: authentication (401 ``Bad credentials``), the
 body (400 ``Problems parsing JSON``), the query attribute, parsing, validation against
 the public schema (all HTTP 200 with ``errors`` only), the coverage walk (the same,
-with ``coverage_gap``), then execution with the resolver map. Resolvers reach state
+with ``coverage_gap``), then execution with the resolver map. GitHub's resource limits
+(``limits.py``) bound every stage before it starts: the document's size and depth with
+the parse, ``nodes(ids:)`` and the variables before coercion, the node limit and the
+rate-limit cost before execution, and the fields resolved during it. Resolvers reach state
 through ``info.context`` (a ``Context``); the shared schema never holds per-trial data.
 """
 
@@ -38,6 +41,20 @@ from ancha.world.tools.github.graphql.errors import (
     format_error,
     is_coverage_gap,
     syntax_error,
+)
+from ancha.world.tools.github.graphql.limits import (
+    MAX_DEPTH,
+    MAX_QUERY_BYTES,
+    MAX_RESOLUTIONS,
+    MAX_SELECTIONS,
+    MAX_TOKENS,
+    MAX_VARIABLE_VALUES,
+    cost,
+    depth_error,
+    node_id_errors,
+    shape,
+    too_large,
+    variable_values,
 )
 from ancha.world.tools.github.graphql.registry import FIELDS
 from ancha.world.tools.github.graphql.resolvers.meta import spend
@@ -83,6 +100,8 @@ def execute(replica: Any, request: ToolRequest, caller: Any) -> ToolResponse:
         the_schema = schema()
     except SchemaUnavailable as exc:
         return _answer(503, {"message": str(exc), "documentation_url": DOCS}, actor, ok=False)
+    if len(query) > MAX_QUERY_BYTES or len(query.encode("utf-8", "surrogatepass")) > MAX_QUERY_BYTES:
+        return _errors([too_large()], actor)
     document = checked(query)
     if isinstance(document, list):
         return _errors(document, actor)
@@ -91,33 +110,71 @@ def execute(replica: Any, request: ToolRequest, caller: Any) -> ToolResponse:
         return _errors([{"message": operation}], actor)
     if operation.operation == OperationType.SUBSCRIPTION:
         return _errors([{"message": "Subscriptions are not supported"}], actor)
+    refused = node_id_errors(document, operation, variables or {})
+    if refused:
+        return ToolResponse(200, _dumps({"data": None, "errors": refused}).encode(), JSON, actor=actor,
+                            vendor_ok=False)
+    if variable_values(variables or {}) > MAX_VARIABLE_VALUES:
+        return _errors([too_large()], actor)
     coerced = get_variable_values(the_schema, operation.variable_definitions or (), variables or {})
     if isinstance(coerced, list):
         return _errors([_variable_error(e) for e in coerced], actor)
+    priced = cost(the_schema, document, operation, coerced.coerced)  # GitHub's, so before ours
+    if priced.error is not None:
+        return _errors([priced.error], actor)
     gaps = coverage_gaps(the_schema, document, operation, coerced.coerced)
     if gaps:
         return _errors([format_error(e) for e in gaps], actor, gap=True)
     context = Context(replica, caller)
-    spend(context)
+    context.cost = priced
+    spend(context, priced.points)
     result = graphql_execute(the_schema, document, None, context, variables or {}, operation_name,
                              field_resolver=_resolve, type_resolver=_type_resolver)
     assert isinstance(result, ExecutionResult)  # every resolver is synchronous
+    if context.resolutions > MAX_RESOLUTIONS:  # stopped: GitHub's answer to a query that timed out
+        return ToolResponse(200, _dumps({"data": None, "errors": [{"message": INTERNAL}]}).encode(), JSON,
+                            actor=actor, vendor_ok=False)
     return _result(result, actor, context)
 
 
-@lru_cache(maxsize=512)
+_CACHED_QUERY = 8 * 1024
+"""Queries up to this size are remembered with their parse; larger ones are rare, and each
+parse of one can hold hundreds of KB."""
+
+
 def checked(query: str) -> DocumentNode | list[dict[str, Any]]:
     """The parsed and validated document, or its errors in GitHub's shapes.
 
     Both depend on the query text alone (the schema is fixed), and agents repeat their
-    queries (polling, paging), so the answer is cached by text; ASTs are never mutated.
+    queries (polling, paging), so the answer for a query of usual size is cached by text;
+    ASTs are never mutated.
     """
+    return _checked_cached(query) if len(query) <= _CACHED_QUERY else _checked(query)
+
+
+@lru_cache(maxsize=512)
+def _checked_cached(query: str) -> DocumentNode | list[dict[str, Any]]:
+    return _checked(query)
+
+
+def _checked(query: str) -> DocumentNode | list[dict[str, Any]]:
     try:
-        document = parse(query)
+        document = parse(query, max_tokens=MAX_TOKENS)
     except GraphQLSyntaxError as exc:
+        if "tokens. Parsing aborted." in exc.message:
+            location = exc.locations[0] if exc.locations else None
+            return [too_large(location.line, location.column) if location else too_large()]
         return [syntax_error(query, exc)]
     except RecursionError:
         return [{"message": "Query too deeply nested"}]
+    try:
+        measured = shape(document)
+    except RecursionError:  # a chain of fragments deeper than the interpreter's stack
+        return [too_large()]
+    if measured.selections > MAX_SELECTIONS:
+        return [too_large()]
+    if measured.depth > MAX_DEPTH:
+        return [depth_error(measured.depth)]
     invalid = validate(schema(), document, rules())
     return [format_error(e) for e in invalid] if invalid else document
 
@@ -135,6 +192,10 @@ def _operation(document: DocumentNode, name: str | None) -> OperationDefinitionN
 
 
 def _resolve(parent: Any, info: GraphQLResolveInfo, **args: Any) -> Any:
+    context: Context = info.context
+    context.resolutions += 1
+    if context.resolutions > MAX_RESOLUTIONS:
+        return None  # the query is over its budget: unwind quickly, answered as a timeout
     key = f"{info.parent_type.name}.{info.field_name}"
     spec = FIELDS.get(key)
     if spec is None:

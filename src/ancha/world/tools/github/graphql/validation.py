@@ -55,6 +55,7 @@ from graphql.validation import (
     NoUndefinedVariablesRule,
     NoUnusedFragmentsRule,
     NoUnusedVariablesRule,
+    OverlappingFieldsCanBeMergedRule,
     ProvidedRequiredArgumentsRule,
     ScalarLeafsRule,
     ValidationContext,
@@ -65,10 +66,12 @@ from graphql.validation import (
 )
 from graphql.validation.rules.variables_in_allowed_position import allowed_variable_usage
 
+from ancha.world.tools.github.graphql.merging import FieldsWillMerge
+
 _REPLACED = {FieldsOnCorrectTypeRule, KnownArgumentNamesRule, ProvidedRequiredArgumentsRule, ScalarLeafsRule,
              ValuesOfCorrectTypeRule, NoUndefinedVariablesRule, NoUnusedVariablesRule, KnownTypeNamesRule,
              VariablesAreInputTypesRule, KnownDirectivesRule, NoUnusedFragmentsRule, KnownFragmentNamesRule,
-             VariablesInAllowedPositionRule}
+             VariablesInAllowedPositionRule, OverlappingFieldsCanBeMergedRule}
 
 
 def operation_label(node: OperationDefinitionNode) -> str:
@@ -270,7 +273,7 @@ class GitHubVariableRules(PathRule):
 def rules() -> list[type[ASTValidationRule]]:
     """GitHub-worded rules first, then graphql-core's spec rules they do not replace."""
     kept = [rule for rule in specified_rules if rule not in _REPLACED]
-    return [GitHubVariableRules, GitHubFieldRules, *kept]
+    return [GitHubVariableRules, GitHubFieldRules, *kept, FieldsWillMerge]
 
 
 def _has_variable(value: ValueNode) -> bool:

@@ -1,7 +1,9 @@
-"""``Query.rateLimit``: GitHub's GraphQL budget of 5,000 points an hour, one point a query.
+"""``Query.rateLimit``: GitHub's GraphQL budget of 5,000 points an hour.
 
-Points are counted per replica and per viewer from the first query of the hour, as
-GitHub's primary limit counts them; the replica never refuses a query for it.
+A query costs what GitHub's formula says (``limits.Cost.points``: connection pages / 100,
+at least 1), and ``nodeCount`` is its node count. Points are counted per replica and per
+viewer from the first query of the hour, as GitHub's primary limit counts them; the
+replica never refuses a query for it.
 """
 
 from __future__ import annotations
@@ -42,10 +44,13 @@ def spend(context: Context, points: int = 1) -> tuple[float, int]:
 
 @resolver("Query.rateLimit", args=("dryRun",))
 def rate_limit(_: Any, info: GraphQLResolveInfo, dryRun: bool = False) -> dict[str, Any]:  # noqa: N803
-    start, used = spend(ctx(info), 0)  # the executor counted this query already
+    context = ctx(info)
+    priced = context.cost
+    points = priced.points if priced is not None else 1
+    start, used = spend(context, 0)  # the executor counted this query already
     reset = datetime.fromtimestamp(int(start + WINDOW), UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-    return {"cost": 1, "limit": LIMIT, "nodeCount": 0, "remaining": max(LIMIT - used, 0), "used": used,
-            "resetAt": reset}
+    return {"cost": points, "limit": LIMIT, "nodeCount": priced.nodes if priced is not None else 0,
+            "remaining": max(LIMIT - used, 0), "used": used, "resetAt": reset}
 
 
 plain("RateLimit", cost="cost", limit="limit", nodeCount="nodeCount", remaining="remaining", used="used",
