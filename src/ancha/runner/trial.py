@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
+import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -31,6 +33,7 @@ from ancha.runner.agents.endpoint import EndpointAgent, free_port
 from ancha.runner.agents.environment import (
     ancha_variables,
     base_environment,
+    event_variables,
     template_values,
     trust_variables,
 )
@@ -157,7 +160,7 @@ class TrialRunner:
                     code, status, started_any = await self._endpoint(values, cwd, env, log, context)
                 elif agent_cfg.input == "per_event":
                     code, status, started_any = await self._per_event(agent_cfg.command or "", cwd, env, log,
-                                                                      context, make)
+                                                                      context, make, trial_dir)
                 else:
                     code, status, started_any = await self._once(agent_cfg.command or "", cwd, env, log, context,
                                                                  make)
@@ -239,9 +242,13 @@ class TrialRunner:
             await agent.stop()
 
     async def _per_event(self, command: str, cwd: Path, env: dict[str, str], log: LogSink,
-                         context: dict[str, Any], make: AgentMaker = CommandAgent) -> tuple[int | None, str, bool]:
+                         context: dict[str, Any], make: AgentMaker = CommandAgent,
+                         trial_dir: Path | None = None) -> tuple[int | None, str, bool]:
         """input: per_event — one process per event addressed to the agent. Between two
-        invocations the runner waits on the event feed, which lets the world's clock jump."""
+        invocations the runner waits on the event feed, which lets the world's clock jump.
+        Each event is in a file of the trial's folder that only the agent's user can read
+        (``ANCHA_EVENT_FILE``), removed when its run ends, and also in ``ANCHA_EVENT_JSON``
+        when it fits there (``event_variables``)."""
         cursor, worst, started_any = "0", None, False
         while True:
             if self._over_budget(str(context["env_id"])):  # spent past agent.budget_usd: no more events
@@ -257,8 +264,16 @@ class TrialRunner:
                     return worst, "over_budget", started_any
                 log.write(f"ancha: event {event.get('id')} {event.get('service')} {event.get('type')}\n".encode())
                 summary = str(context["task"]) if event.get("type") == "task" else event_summary(event)
-                per_event = {**env, "ANCHA_EVENT_JSON": json.dumps(event), "ANCHA_TASK": summary}
-                code, status, started = await self._once(command, cwd, per_event, log, context, make)
+                event_json = json.dumps(event)
+                fd, name = tempfile.mkstemp(prefix=".event-", suffix=".json", dir=trial_dir)  # 0600, ours
+                try:
+                    with os.fdopen(fd, "w", encoding="utf-8") as out:
+                        out.write(event_json)
+                    per_event = {**env, **event_variables(event_json, Path(name), env), "ANCHA_TASK": summary}
+                    code, status, started = await self._once(command, cwd, per_event, log, context, make)
+                finally:
+                    with contextlib.suppress(OSError):
+                        os.unlink(name)
                 started_any = started_any or started
                 if not started:
                     return None, status, False

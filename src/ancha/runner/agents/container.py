@@ -63,10 +63,12 @@ from ancha.runner.agents.container_network import (
     remove_stale_namespaces,
     rewrite_url,
 )
-from ancha.runner.agents.environment import ancha_variables, template_values
+from ancha.runner.agents.environment import EVENT_FILE, ancha_variables, template_values
 from ancha.runner.agents.workspace_files import ancha_paths, select_files
 
 CA_FILE = f"{TRUST}/ca.pem"
+EVENT_INSIDE = f"{TRUST}/event.json"
+"""A per-event agent's ``ANCHA_EVENT_FILE`` inside: a copy of the host's, in the container's own volume."""
 RUNNER_LABEL = "ancha.runner-pid"
 STOP_GRACE_S = 2
 ENGINE_OWN_VARIABLES = frozenset({"PATH", "HOME", "TMPDIR", "XDG_RUNTIME_DIR", "XDG_CONFIG_HOME", "XDG_DATA_HOME",
@@ -187,7 +189,9 @@ class ContainerAgent:
     def __init__(self, trial: ContainerTrial, command: str, env: dict[str, str], log: LogSink) -> None:
         self.trial = trial
         self.command = command
-        self.env = env
+        self.event_file = env.get(EVENT_FILE)
+        """The host's event file of a per-event agent, copied in at ``EVENT_INSIDE``."""
+        self.env = env if self.event_file is None else {**env, EVENT_FILE: EVENT_INSIDE}
         self.log = log
         self.name = f"ancha-{secrets.token_hex(6)}"
         self.process: asyncio.subprocess.Process | None = None
@@ -220,7 +224,8 @@ class ContainerAgent:
                 "--cpus", f"{limits.cpus:g}", "--memory", f"{limits.memory_mb}m", "--pids-limit", str(limits.pids)]
         if self.docker:
             args.append("--interactive")  # the runner's go-ahead comes on stdin (WAIT_FOR_NETWORK)
-        if self.ca_pem:  # Docker refuses a read-only anonymous volume: there, root owning it keeps the agent out
+        # Docker refuses a read-only anonymous volume: there, root owning it keeps the agent out
+        if self.ca_pem or self.event_file:
             args += ["--mount", f"type=volume,destination={TRUST}" + ("" if self.docker else ",ro=true")]
         for host, address in add_hosts(self.trial.plan):
             args += ["--add-host", f"{host}:{address}"]
@@ -337,6 +342,10 @@ class ContainerAgent:
         trust = self.volumes.get(TRUST)
         if self.ca_pem and trust is not None:
             (trust / Path(CA_FILE).name).write_text(self.ca_pem, encoding="utf-8")
+        if self.event_file and trust is not None:  # in this container's volume only; the agent's user reads it
+            event = trust / Path(EVENT_INSIDE).name
+            shutil.copyfile(self.event_file, event)
+            os.chmod(event, 0o644)
 
     async def _copy(self, output: asyncio.StreamReader, transport: asyncio.BaseTransport) -> None:
         try:

@@ -22,7 +22,13 @@ BASE_VARIABLES = (
     "PATH", "HOME", "USER", "LOGNAME", "SHELL", "LANG", "TERM", "TMPDIR", "TZ",
     "NODE_EXTRA_CA_CERTS", "SSL_CERT_FILE", "VIRTUAL_ENV", "CONDA_PREFIX", "PYTHONPATH",
 )
-
+EVENT_FILE = "ANCHA_EVENT_FILE"
+EVENT_JSON = "ANCHA_EVENT_JSON"
+EVENT_VARIABLE_MAX = 32 * 1024
+"""Bytes of event JSON that still go in ``ANCHA_EVENT_JSON``: a quarter of what Linux takes in
+one variable (MAX_ARG_STRLEN, 128 KiB), and what a container engine's env file holds in a line."""
+POINTER = 8
+"""The kernel counts a pointer for each variable, besides its ``NAME=value`` and NUL."""
 
 
 def template_values(context: Mapping[str, Any]) -> dict[str, str]:
@@ -68,6 +74,31 @@ def ancha_variables(context: Mapping[str, Any], state_dir: str) -> dict[str, str
         if spec is not None:
             env.update(spec.agent_env)
     return env
+
+
+def event_variables(event_json: str, file: Path, env: Mapping[str, str]) -> dict[str, str]:
+    """How a per-event agent gets its event: always in a file (``ANCHA_EVENT_FILE``), and also in
+    ``ANCHA_EVENT_JSON`` when that is at most ``EVENT_VARIABLE_MAX`` bytes and keeps the whole
+    environment within half of what the kernel takes for a program's arguments and variables
+    (the rest is the command line's). A larger event has no ``ANCHA_EVENT_JSON`` at all: an
+    agent that reads only the variable fails loudly instead of reading a cut event."""
+    variables = {EVENT_FILE: str(file)}
+    value = f"{EVENT_JSON}={event_json}".encode()
+    if len(event_json.encode()) <= EVENT_VARIABLE_MAX and \
+            _block_size({**env, **variables}) + len(value) + 1 + POINTER <= _arg_max() // 2:
+        variables[EVENT_JSON] = event_json
+    return variables
+
+
+def _block_size(env: Mapping[str, str]) -> int:
+    return sum(len(k.encode()) + len(v.encode()) + 2 + POINTER for k, v in env.items())
+
+
+def _arg_max() -> int:
+    try:
+        return max(int(os.sysconf("SC_ARG_MAX")), 128 * 1024)
+    except (ValueError, OSError):
+        return 128 * 1024
 
 
 def trust_variables(context: Mapping[str, Any], bundle: Path | None, shell: Mapping[str, str]) -> dict[str, str]:
