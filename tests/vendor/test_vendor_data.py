@@ -223,6 +223,12 @@ def test_regenerate__without_the_descriptions_exits_2_and_says_where_to_point(tm
     assert "pass --from DIR" in capsys.readouterr().err
 
 
+def test_regenerate__without_a_folder_says_how_to_name_one(monkeypatch: pytest.MonkeyPatch, capsys):
+    monkeypatch.delenv("ANCHA_VENDOR_DIR", raising=False)
+    assert main(["regenerate", "--check"]) == 2
+    assert "--from DIR" in capsys.readouterr().err
+
+
 def test_regenerate__a_folder_missing_a_file_names_it(tmp_path: Path, capsys):
     (tmp_path / "slack").mkdir()
     assert main(["regenerate", "--check", "--from", str(tmp_path)]) == 2
