@@ -25,6 +25,8 @@ from datetime import UTC, datetime
 from typing import Any
 from urllib.parse import parse_qsl
 
+from ancha.world import bounded_json
+
 
 class TraceClosed(RuntimeError):
     """The trace's bodies were asked for after its environment was torn down."""
@@ -186,8 +188,8 @@ def _decode_body(body: bytes, content_type: str) -> Any:
     if "x-www-form-urlencoded" in content_type:
         return dict(parse_qsl(text, keep_blank_values=True))
     try:
-        return json.loads(text)
-    except (ValueError, RecursionError):  # not JSON, or nested deeper than Python decodes
+        return bounded_json.loads(text)
+    except ValueError:  # not JSON, nested too deep, or holding a lone surrogate (which no encoder takes back)
         return text
 
 

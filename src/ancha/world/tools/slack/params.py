@@ -169,9 +169,11 @@ def _multipart(body: bytes, content_type: str) -> dict[str, str | bytes]:
             fields[name] = payload
         else:
             try:
-                fields[name] = payload.decode(part.get_content_charset() or "utf-8")
-            except (UnicodeDecodeError, LookupError) as exc:
+                text = payload.decode(part.get_content_charset() or "utf-8")
+                text.encode("utf-8")  # a charset such as utf-7 can decode to lone surrogates
+            except (UnicodeError, LookupError) as exc:
                 raise errors.InvalidFormData() from exc
+            fields[name] = text
     return fields
 
 

@@ -7,10 +7,10 @@ member's, but not another admin's. A bot token cannot set profiles (Slack grants
 
 from __future__ import annotations
 
-import json
 import re
 from typing import Any
 
+from ancha.world import bounded_json
 from ancha.world.bus import DomainEvent
 from ancha.world.tools.slack import errors
 from ancha.world.tools.slack.call import Call, Handler
@@ -67,7 +67,7 @@ def _changes(call: Call) -> dict[str, str]:
     if raw is not None and raw != "":
         if isinstance(raw, str):
             try:
-                raw = json.loads(raw)
+                raw = bounded_json.loads(raw)
             except ValueError as exc:
                 raise errors.InvalidProfile() from exc
         if not isinstance(raw, dict):
