@@ -52,6 +52,30 @@ class RunRow:
         return sum(s.invalid for s in self.scenes)
 
 
+NAME_MAX = 255
+"""The longest file name, in bytes, that Linux and macOS file systems take."""
+
+
+def is_folder_name(name: str) -> bool:
+    """Whether ``name`` (a run id, scene or trial from a URL) can name one folder inside
+    another: at most ``NAME_MAX`` bytes of UTF-8, no NUL or separator, not ``.`` or ``..``.
+    Anything else names no item, whatever is on disk."""
+    if name in ("", ".", "..") or "/" in name or "\\" in name or "\0" in name:
+        return False
+    try:
+        return len(name.encode("utf-8")) <= NAME_MAX
+    except UnicodeEncodeError:  # a lone surrogate: no file has that name
+        return False
+
+
+def is_dir(path: Path) -> bool:
+    """``path.is_dir()``, False for a path the system refuses to look at (too long, NUL)."""
+    try:
+        return path.is_dir()
+    except (OSError, ValueError):
+        return False
+
+
 class RunsFolder:
     """``.ancha/runs``: the run folders in it (``latest`` is a pointer, not a run)."""
 
@@ -63,10 +87,10 @@ class RunsFolder:
         if run_id == "latest":
             ids = self.run_ids()
             run_id = ids[0] if ids else ""
-        if run_id in ("", ".", "..", "latest") or "/" in run_id or "\\" in run_id or "\0" in run_id:
+        if run_id == "latest" or not is_folder_name(run_id):
             return None
         folder = RunFolder(self.path / run_id)
-        return folder if folder.path.is_dir() else None
+        return folder if is_dir(folder.path) else None
 
     def run_ids(self) -> list[str]:
         """Newest first: run ids start with their UTC start time."""
