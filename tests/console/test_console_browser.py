@@ -127,6 +127,8 @@ def test_console__running_trial_updates_live(tmp_path: Path, page: Page) -> None
     try:
         live = _wait_for(lambda: next(iter(runs.glob("*/live/1/live.json")), None), "the trial to start")
         run_id = live.resolve().parent.parent.parent.name
+        refused: list[str] = []  # what the page's Content-Security-Policy blocked, across its reload
+        page.on("console", lambda m: refused.append(m.text) if "Content Security Policy" in m.text else None)
         page.goto(f"{console.url}/runs/{run_id}/live/1")
         assert page.locator("#verdict").inner_text() == "running"
         rows = page.locator("#call-rows tr")
@@ -135,9 +137,11 @@ def test_console__running_trial_updates_live(tmp_path: Path, page: Page) -> None
         assert page.locator(".lane[data-lane='tool:slack'] .mark").count() >= 2
         go.write_text("go")
         # the second hello arrives live, then the trial ends and the page shows its grade
-        page.wait_for_function("document.querySelector('#verdict').textContent === 'passed'", timeout=60_000)
+        # a function, not an expression: a string expression is eval()ed in the page, which its policy refuses
+        page.wait_for_function("() => document.querySelector('#verdict').textContent === 'passed'", timeout=60_000)
         assert page.locator("#call-rows tr").filter(has_text="chat.postMessage").count() == 2
         assert page.locator("#check-posted .tag").inner_text() == "passed"
+        assert refused == []
         assert run.wait(60) == 0
     finally:
         go.write_text("go")

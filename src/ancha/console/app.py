@@ -30,11 +30,12 @@ from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from ancha.console import links
-from ancha.console.runs import RunsFolder, run_row
+from ancha.console.headers import SecurityHeaders, raw_file_headers
+from ancha.console.runs import RunsFolder, is_dir, is_folder_name, run_row
 from ancha.console.timeline import build_timeline, format_offset
 from ancha.console.trial_data import TrialCache, TrialData
 from ancha.console.world_diff import SeedUnavailable, diff_worlds, read_world, seed_world
-from ancha.results.run_folder import WORLD, TrialFolder, failed_checks
+from ancha.results.run_folder import AGENT_LOG, WORLD, TrialFolder, failed_checks
 from ancha.world.tools import registry
 
 WINDOW = 200
@@ -91,14 +92,14 @@ class Console:
     # --- a trial ------------------------------------------------------------------------
 
     def _trial(self, request: Request) -> TrialFolder | None:
+        scene, trial = request.path_params["scene"], request.path_params["trial"]
+        if not (is_folder_name(scene) and is_folder_name(trial)):
+            return None
         folder = self.runs.run(request.path_params["run_id"])
         if folder is None:
             return None
-        try:
-            trial = folder.trial(request.path_params["scene"], request.path_params["trial"])
-        except ValueError:
-            return None
-        return trial if trial.path.is_dir() else None
+        found = folder.trial(scene, trial)
+        return found if is_dir(found.path) else None
 
     def trial_page(self, request: Request) -> Response:
         folder = self._trial(request)
@@ -160,7 +161,8 @@ class Console:
         folder = self._trial(request)
         if folder is None:
             return PlainTextResponse("no such trial", 404)
-        return PlainTextResponse(folder.read_log())
+        # Plain text, never sniffed as HTML: the agent wrote every byte of it.
+        return PlainTextResponse(folder.read_log(), headers=raw_file_headers(folder.scene, folder.trial, AGENT_LOG))
 
     async def live(self, request: Request) -> Response:
         """The running trial's world, relayed from its server's ``/envs/ENV/live``."""
@@ -275,7 +277,7 @@ def console_app(runs_dir: Path, server_key: str | None = None, page_key: str | N
         Route(trial + "/live", console.live),
         Mount("/static", static, name="static"),
     ])
-    return app if page_key is None else KeyedConsole(app, page_key)
+    return SecurityHeaders(app if page_key is None else KeyedConsole(app, page_key))
 
 
 class KeyedConsole:

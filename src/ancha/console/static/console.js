@@ -1,6 +1,15 @@
-// The console's only script: open a call's bodies on demand, load the world diff, and
-// follow a running trial over Server-Sent Events. Pages work without it.
+// The console's only script: place the timeline's marks and the pass-rate bars, open a
+// call's bodies on demand, load the world diff, and follow a running trial over Server-Sent
+// Events. The pages' policy (Content-Security-Policy) allows no inline style, so positions
+// travel as data-left, data-width and data-height (percentages) and are set here; without
+// the script, every page still reads, with the timeline's marks at its left edge.
 "use strict";
+
+function placeAll(root) {
+  for (const el of root.querySelectorAll("[data-left]")) el.style.left = `${Number(el.dataset.left)}%`;
+  for (const el of root.querySelectorAll("[data-width]")) el.style.width = `${Number(el.dataset.width)}%`;
+  for (const el of root.querySelectorAll("[data-height]")) el.style.height = `${Number(el.dataset.height)}%`;
+}
 
 function esc(text) {
   return String(text).replace(/[&<>"']/g, (c) => ({"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;"}[c]));
@@ -121,6 +130,7 @@ function followLive(panel) {
 }
 
 document.addEventListener("DOMContentLoaded", () => {
+  placeAll(document);
   loadFragments();
   showFocus();
   const live = document.querySelector("[data-live]");
