@@ -6,10 +6,12 @@ from __future__ import annotations
 
 import socket
 from pathlib import Path
-from urllib.parse import urlsplit
+from urllib.parse import quote, urlsplit
 
 import pytest
 from console_helpers import ConsoleServer
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from starlette.testclient import TestClient
 
 from ancha.console.app import console_app
@@ -60,6 +62,29 @@ def test_console_routes__anything_not_a_real_item_is_404_never_500(tmp_path: Pat
             assert "event: end" in answer.text, path
             continue
         assert answer.status_code == 404, (path, answer.status_code, answer.text[:200])
+
+
+# Any segment: text of any code point (surrogates too, sent as their UTF-8-like bytes), raw
+# bytes, and the names above; long ones included.
+SEGMENTS = st.one_of(
+    st.text(max_size=300).map(lambda t: quote(t.encode("utf-8", "surrogatepass"), safe="")),
+    st.binary(max_size=300).map(lambda b: quote(b, safe="")),
+    st.sampled_from(list(NOT_A_NAME.values())),
+    st.integers(min_value=256, max_value=5000).map(lambda n: "x" * n))
+
+
+@pytest.fixture(scope="module")
+def shared_client(tmp_path_factory: pytest.TempPathFactory) -> TestClient:
+    """One console for every example of the property: a runs folder per example would spend its budget on mkdir."""
+    return TestClient(console_app(_runs(tmp_path_factory.mktemp("names"))), raise_server_exceptions=False)
+
+
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(route=st.sampled_from(ROUTES), segment=SEGMENTS)
+def test_console_routes__any_segment_is_answered_never_with_a_500(shared_client: TestClient, route: str,
+                                                                  segment: str) -> None:
+    answer = shared_client.get(route.format(x=segment), follow_redirects=False)
+    assert answer.status_code in (200, 307, 404), (route, segment[:80], answer.status_code)
 
 
 def test_console_routes__real_items_still_answer(tmp_path: Path) -> None:
