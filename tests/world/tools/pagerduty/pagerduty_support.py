@@ -20,8 +20,6 @@ from ancha.world.tools import vendor_data
 from ancha.world.tools.base import ToolRequest, ToolResponse
 
 START = "2026-03-02T09:00:00Z"
-ORDERS_KEY = "0123456789abcdef0123456789abcdef"
-BILLING_KEY = "fedcba9876543210fedcba9876543210"
 
 SEED: dict[str, Any] = {
     "agent": {"ref": "pagerduty_agent", "name": "Ancha Agent", "email": "ancha-agent@acme.test"},
@@ -41,10 +39,8 @@ SEED: dict[str, Any] = {
         ]},
     ],
     "services": [
-        {"ref": "pagerduty_orders", "name": "Orders API", "escalation_policy": "pd_orders_policy",
-         "integration_key": ORDERS_KEY},
-        {"ref": "pagerduty_billing", "name": "Billing", "escalation_policy": "pd_orders_policy",
-         "integration_key": BILLING_KEY},
+        {"ref": "pagerduty_orders", "name": "Orders API", "escalation_policy": "pd_orders_policy"},
+        {"ref": "pagerduty_billing", "name": "Billing", "escalation_policy": "pd_orders_policy"},
     ],
     "incidents": [
         {"ref": "pd_old", "service": "pagerduty_orders", "title": "Disk full on db-1", "status": "resolved",
@@ -74,11 +70,17 @@ class PD:
             headers.setdefault("Authorization", f"Token token={token or self.token}")
         return httpx.request(method, f"{self.url}{path}", headers=headers, timeout=10, **kwargs)
 
-    def events(self, routing_key: str = ORDERS_KEY) -> pagerduty.EventsApiV2Client:
-        return pagerduty.EventsApiV2Client(routing_key, base_url=self.url)
+    def events(self, service_ref: str = "pagerduty_orders") -> pagerduty.EventsApiV2Client:
+        """The Events API client of a service, by its scene ref."""
+        return pagerduty.EventsApiV2Client(routing_key(self.env, service_ref), base_url=self.url)
 
     def ref(self, name: str) -> str:
         return self.env.refs[name].id
+
+
+def routing_key(env: Environment, service_ref: str = "pagerduty_orders") -> str:
+    """A service's integration key in this environment (made per environment, never in the scene)."""
+    return str(env.tools["pagerduty"].state.services[env.refs[service_ref].id].integration_key)  # type: ignore[attr-defined]
 
 
 def rest_client(url: str, token: str, from_email: str | None) -> pagerduty.RestApiV2Client:

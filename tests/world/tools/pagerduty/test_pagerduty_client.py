@@ -6,7 +6,7 @@ from typing import Any
 
 import pagerduty
 import pytest
-from pagerduty_support import ORDERS_KEY, PD, rest_client
+from pagerduty_support import PD, rest_client, routing_key
 
 
 def test_list_incidents__the_official_client_pages_through_them(pd: PD) -> None:
@@ -86,7 +86,7 @@ def test_oncalls__follow_the_rotation_on_the_simulated_clock(pd: PD) -> None:
 
 
 def test_events_api__trigger_dedup_acknowledge_resolve(pd: PD) -> None:
-    events = pd.events(ORDERS_KEY)
+    events = pd.events()
     key = events.trigger("Orders 5xx above 5%", "orders-api", dedup_key="orders-5xx")
     assert key == "orders-5xx"
     assert events.trigger("Orders 5xx above 5%", "orders-api", dedup_key="orders-5xx") == "orders-5xx"
@@ -99,8 +99,8 @@ def test_events_api__trigger_dedup_acknowledge_resolve(pd: PD) -> None:
 
 
 def test_events_api__invalid_event_gets_the_events_api_400(pd: PD) -> None:
-    answer = pd.raw("POST", "/v2/enqueue", token=None, json={"routing_key": ORDERS_KEY, "event_action": "trigger",
-                                                              "payload": {"summary": "x", "source": "y"}})
+    answer = pd.raw("POST", "/v2/enqueue", token=None, json={
+        "routing_key": routing_key(pd.env), "event_action": "trigger", "payload": {"summary": "x", "source": "y"}})
     assert answer.status_code == 400
     assert answer.json()["status"] == "invalid event"
 

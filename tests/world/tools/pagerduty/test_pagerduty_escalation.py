@@ -7,7 +7,7 @@ import copy
 import json
 from typing import Any
 
-from pagerduty_support import SEED, advance, build_env, call
+from pagerduty_support import SEED, advance, build_env, call, routing_key
 
 from ancha.world.bus import DomainEvent
 from ancha.world.environment import Environment
@@ -131,7 +131,7 @@ def test_domain_events_and_webhooks__escalation_reaches_the_feed_but_own_writes_
 def test_events_api_trigger__by_a_monitor_delivers_incident_triggered_webhook(env: Environment) -> None:
     from ancha.world.tools.base import ToolRequest
 
-    body = {"routing_key": SEED["services"][0]["integration_key"], "event_action": "trigger",
+    body = {"routing_key": routing_key(env), "event_action": "trigger",
             "payload": {"summary": "CPU high", "source": "web-1", "severity": "critical"}}
     raw = json.dumps(body).encode()
     answer = env.dispatch("pagerduty", ToolRequest("POST", "/v2/enqueue", body=raw))

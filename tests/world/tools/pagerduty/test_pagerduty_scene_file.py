@@ -95,6 +95,15 @@ def test_pagerduty_seed__service_of_wrong_kind_and_duplicate_email(tmp_path: Pat
     assert any("users[1].email" in p for p in found)
 
 
+def test_pagerduty_seed__integration_key_is_refused_with_the_template_to_use(tmp_path: Path) -> None:
+    bad = GOOD.replace("escalation_policy: $pd_policy }",
+                       "escalation_policy: $pd_policy, integration_key: 0123456789abcdef0123456789abcdef }")
+    with pytest.raises(SceneInvalid) as info:
+        load_scene(_write(tmp_path, bad), catalog())
+    [problem] = [p for p in info.value.problems if p.path.endswith("services[0].integration_key")]
+    assert "per environment" in problem.message and "{{pagerduty.routing_keys}}" in (problem.hint or "")
+
+
 def test_pagerduty_incident_check__needs_a_property(tmp_path: Path) -> None:
     bad = GOOD.replace("    state: { pagerduty.incident: { ref: $pd_old }, assigned_to: [$pd_laura] }",
                        "    state: { pagerduty.incident: { ref: $pd_old } }")

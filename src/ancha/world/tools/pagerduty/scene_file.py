@@ -92,7 +92,8 @@ class ServiceFile(_File):
     name: str
     description: str | None = None
     escalation_policy: Ref | None = None
-    integration_key: Annotated[str, Expect("32 hex digits, the Events API v2 routing key")] | None = None
+    integration_key: Annotated[str, Expect("nothing: integration keys are made per environment")] | None = None
+    """Refused with a hint (keys are per environment); kept so that the problem says why."""
 
 
 class NoteFile(_File):
@@ -218,7 +219,6 @@ def build_world(clean: dict[str, Any], ctx: SectionContext) -> PagerDutyWorld | 
                                       for k, t in enumerate(rule.get("targets") or [])]})
         policies.append({**policy, "rules": rules})
     services = []
-    keys: dict[str, str] = {}
     for i, service in _items(clean, "services"):
         path = f"{base}.services[{i}]"
         data = dict(service)
@@ -228,15 +228,12 @@ def build_world(clean: dict[str, Any], ctx: SectionContext) -> PagerDutyWorld | 
         elif not policies:
             run.problem(f"{path}.escalation_policy", "a service needs an escalation policy, and the seed has none",
                         "declare one under escalation_policies and name it here")
-        key = service.get("integration_key")
-        if key is not None:
-            if not re.fullmatch(r"[0-9A-Za-z]{32}", key):
-                run.problem(f"{path}.integration_key", f"expected 32 hex digits, got {key!r}",
-                            "for example 0123456789abcdef0123456789abcdef, or leave it out to have one made")
-            elif key in keys:
-                run.problem(f"{path}.integration_key", f"{key} is already the key of {keys[key]}",
-                            "integration keys are unique")
-            keys[key] = path
+        if data.pop("integration_key", None) is not None:
+            # A key written in the scene would be the same in every trial: one trial's key
+            # would then open incidents in another's world.
+            run.problem(f"{path}.integration_key", "integration keys are made per environment, not set by the scene",
+                        "leave it out; the agent gets each service's key as {{pagerduty.routing_keys}} "
+                        "(the first as {{pagerduty.routing_key}})")
         services.append(data)
     incidents = []
     for i, incident in _items(clean, "incidents"):

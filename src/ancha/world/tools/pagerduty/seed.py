@@ -1,6 +1,8 @@
 """Build an account from a scene's ``world.pagerduty``: ids, rotations, policies, history.
 
-Ids come from the trial's RNG, so the same scene and trial give the same account.
+Ids come from the trial's RNG, so the same scene and trial give the same account. The
+services' integration keys do not: they are credentials, random per environment, so that
+one trial's key opens nothing in another's world.
 Seeded incidents without ``at`` are spaced an hour apart before clock.start; their
 assignees default to whoever the service's policy pages first at that time. Seeded
 incidents are history: they are not paged or escalated during the trial (their
@@ -9,6 +11,7 @@ incidents are history: they are not paged or escalated during the trial (their
 
 from __future__ import annotations
 
+import secrets
 from typing import TYPE_CHECKING
 
 from ancha.world.tools.pagerduty.lifecycle import IncidentDesk
@@ -86,7 +89,7 @@ def seed_state(env: Environment, world: PagerDutyWorld, desk: IncidentDesk) -> t
             chosen = first_policy = EscalationPolicy(desk.new_id(), "Default", [Rule(desk.new_id(), 1800, [agent])])
             state.policies[chosen.id] = chosen
         service = Service(desk.new_id(), seeded_service.name, chosen,
-                          seeded_service.integration_key or env.random_hex(32), desk.new_id(),
+                          secrets.token_hex(16), desk.new_id(),
                           start - 90 * 86400, seeded_service.description or "", seeded_service.ref)
         state.add_service(service)
         if seeded_service.ref:

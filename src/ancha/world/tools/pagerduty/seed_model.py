@@ -73,8 +73,6 @@ class PagerDutyService(_Model):
     description: str | None = None
     escalation_policy: str | None = None
     """Escalation policy ref; None: the first policy of the seed."""
-    integration_key: str | None = None
-    """The Events API v2 routing key; None: 32 hex digits from the trial's RNG."""
 
 
 class PagerDutyNote(_Model):
