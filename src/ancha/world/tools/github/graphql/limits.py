@@ -4,6 +4,8 @@ up every other environment of the server.
 A request is answered on the event loop that serves every environment, so each stage of
 its work is bounded before it starts, in the order the executor runs them:
 
+- the request: at most ``MAX_REQUEST_BYTES`` of JSON (413, as GitHub answers a body too
+  large), read before anything else;
 - the document: at most ``MAX_QUERY_BYTES`` of text and ``MAX_TOKENS`` tokens (the parser
   stops at the limit), at most ``MAX_SELECTIONS`` selections once fragments are spread in,
   and at most ``MAX_DEPTH`` fields deep. Past the first three graphql-ruby (GitHub's
@@ -47,15 +49,16 @@ from graphql import (
     is_object_type,
 )
 
-MAX_QUERY_BYTES = 64 * 1024
-MAX_TOKENS = 5_000
-MAX_SELECTIONS = 10_000
+MAX_REQUEST_BYTES = 1024 * 1024
+MAX_QUERY_BYTES = 32 * 1024
+MAX_TOKENS = 2_500
+MAX_SELECTIONS = 5_000
 MAX_DEPTH = 25
 MAX_NODE_IDS = 100
 MAX_VARIABLE_VALUES = 5_000
 NODE_LIMIT = 500_000
 MAX_PAGE = 100
-MAX_RESOLUTIONS = 20_000
+MAX_RESOLUTIONS = 5_000
 
 TOO_LARGE = "This query is too large to execute."
 
