@@ -7,7 +7,8 @@ the feed carries and the vendor's headers and signature. An attempt that is not 
 so a retry minutes later is a due item the clock can jump to). Every attempt, the
 handshake included, is a trace entry of actor ``world``: ``method`` POST, ``path`` the URL,
 ``query`` ``delivery=ID&attempt=N`` (and ``reason=`` on a retry), ``status`` the agent's
-answer (0 when there was none) and both bodies.
+answer (0 when there was none) and both bodies. Of any answer, only its first
+``ANSWER_READ_MAX`` bytes are read (``read_answer``), within the vendor's deadline.
 
 The clock: while an attempt is in flight, or an event waits to be sent, the agent is busy;
 when none is and the agent has no request open to a tool, it waits and the clock may jump.
@@ -18,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import zlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -30,8 +32,58 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-RESPONSE_KEPT = 64 * 1024
+ANSWER_READ_MAX = 64 * 1024
+"""Bytes read of any answer of an endpoint agent (readiness, setup, handshake, each delivery).
+What the caller needs of an answer is its status, its headers and a short body; the rest is
+never read, and the connection is closed, so a server answering 100 MB costs 64 KiB."""
+RESPONSE_KEPT = ANSWER_READ_MAX
 """Bytes of an agent's answer kept in the trace."""
+
+
+@dataclass(frozen=True, slots=True)
+class Answer:
+    """An endpoint agent's answer, read up to a cap."""
+
+    status: int
+    headers: httpx.Headers
+    body: bytes
+    """At most the cap's bytes (inflated, at most as many, when the server compressed them)."""
+
+    @property
+    def text(self) -> str:
+        return self.body.decode("utf-8", "replace")
+
+
+async def read_answer(http: httpx.AsyncClient, method: str, url: str, *, timeout: float,
+                      limit: int = ANSWER_READ_MAX, **request: Any) -> Answer:
+    """One request to an endpoint agent, its answer read to ``limit`` bytes at most, the whole
+    exchange within ``timeout`` seconds (an answer that trickles in is a timeout too). Raises
+    ``httpx.HTTPError`` (``httpx.TimeoutException`` for the deadline)."""
+
+    async def exchange() -> Answer:
+        async with http.stream(method, url, timeout=timeout, **request) as response:
+            raw = bytearray()
+            async for chunk in response.aiter_raw():
+                raw += chunk[:limit - len(raw)]
+                if len(raw) >= limit:
+                    break  # leaving the stream unread closes its connection
+            body = _inflated(bytes(raw), response.headers.get("content-encoding", ""), limit)
+            return Answer(response.status_code, response.headers, body)
+
+    try:
+        return await asyncio.wait_for(exchange(), timeout)
+    except TimeoutError as exc:
+        raise httpx.ReadTimeout(f"no whole answer within {timeout:g}s") from exc
+
+
+def _inflated(raw: bytes, encoding: str, limit: int) -> bytes:
+    """A compressed answer's first ``limit`` bytes, never more however well it compresses."""
+    if encoding.strip().lower() not in ("gzip", "x-gzip", "deflate"):
+        return raw
+    try:
+        return zlib.decompressobj(wbits=47).decompress(raw, limit)  # 47: a gzip or a zlib header
+    except zlib.error:
+        return raw
 
 
 @dataclass(frozen=True, slots=True)
@@ -243,8 +295,9 @@ class EndpointDelivery:
         url = self.url_for(service)
         status, answer, failure = 0, b"", None
         try:
-            response = await self._http.post(url, content=body, headers=headers, timeout=timeout)
-            status, answer = response.status_code, response.content[:RESPONSE_KEPT]
+            response = await read_answer(self._http, "POST", url, timeout=timeout, content=body, headers=headers,
+                                         limit=RESPONSE_KEPT)
+            status, answer = response.status, response.body
             form = getattr(self.env.registry.tools.get(service), "webhook", None)
             if (not 200 <= status < 300 and form is not None and form.no_retry_header
                     and response.headers.get(form.no_retry_header) == "1"):

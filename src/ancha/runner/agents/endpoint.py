@@ -2,7 +2,7 @@
 
 With ``agent.start``, Ancha starts the server once per trial as it starts a command agent
 (the same environment plus ``ANCHA_AGENT_PORT``, the same contained process tree, the same
-``agent.log``), polls ``agent.ready_url`` with GET until it answers 2xx with
+``agent.log``), polls ``agent.ready_url`` with GET (reading at most 64 KiB of any answer) until it answers 2xx with
 ``x-ancha-env-id`` equal to the trial's ``ANCHA_ENV_ID`` (so that a server left over from
 another trial, or another program on the port, is never taken for this trial's), and
 stops it when the trial ends. Without ``start``, the server is the user's own: Ancha POSTs
@@ -22,6 +22,7 @@ from typing import Any
 import httpx
 
 from ancha.runner.agents.command import AgentNotStarted, CommandAgent, LogSink
+from ancha.world.endpoint import read_answer
 
 READY_POLL_S = 0.05
 ENV_ID_HEADER = "x-ancha-env-id"
@@ -88,8 +89,9 @@ class EndpointAgent:
                 raise AgentNotStarted(f"the agent's server (agent.start) exited with code {self._exited.result()} "
                                       f"before {self.ready_url} was ready")
             try:
-                answer = await http.get(self.ready_url, timeout=max(0.1, min(5.0, deadline - loop.time())))
-                if 200 <= answer.status_code < 300:
+                answer = await read_answer(http, "GET", self.ready_url,
+                                           timeout=max(0.1, min(5.0, deadline - loop.time())))
+                if 200 <= answer.status < 300:
                     if self.start_command is None:
                         return
                     echoed = answer.headers.get(ENV_ID_HEADER)
@@ -97,10 +99,10 @@ class EndpointAgent:
                         return
                     said = "without the header" if echoed is None else f"with {ENV_ID_HEADER}: {echoed}"
                     raise AgentNotStarted(
-                        f"agent.ready_url {self.ready_url} answered {answer.status_code} {said}, but this trial's "
+                        f"agent.ready_url {self.ready_url} answered {answer.status} {said}, but this trial's "
                         f"server must answer with {ENV_ID_HEADER}: {self.env_id} (the value of ANCHA_ENV_ID); "
                         "is another program listening on $ANCHA_AGENT_PORT?")
-                last = f"it answered {answer.status_code}"
+                last = f"it answered {answer.status}"
             except httpx.HTTPError as exc:
                 last = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
             if loop.time() >= deadline:
@@ -112,13 +114,13 @@ class EndpointAgent:
         assert self.setup_url is not None
         loop = asyncio.get_running_loop()
         try:
-            answer = await http.post(self.setup_url, json=setup_body(context, self.env),
-                                     timeout=max(0.1, deadline - loop.time()))
+            answer = await read_answer(http, "POST", self.setup_url, json=setup_body(context, self.env),
+                                       timeout=max(0.1, deadline - loop.time()))
         except httpx.HTTPError as exc:
             raise AgentNotStarted(f"POST agent.setup_url {self.setup_url} failed: {type(exc).__name__}: {exc}") \
                 from exc
-        if not 200 <= answer.status_code < 300:
-            raise AgentNotStarted(f"POST agent.setup_url {self.setup_url} answered {answer.status_code}: "
+        if not 200 <= answer.status < 300:
+            raise AgentNotStarted(f"POST agent.setup_url {self.setup_url} answered {answer.status}: "
                                   f"{answer.text[:300]}")
 
     @property
