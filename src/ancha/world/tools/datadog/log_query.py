@@ -12,6 +12,11 @@ each a tuple of exact (field, value) pairs (``service``, ``status``, ``host``) o
 match has at least one: a term is a clause of one pair, an OR of branches that all have
 clauses is the clause joining their first ones, a negated term is a negative clause. A search starts from the clause with the
 fewest lines in the index and skips lines outside the other clauses before testing any.
+
+A query longer than ``MAX_QUERY_LENGTH`` characters or nested deeper than ``MAX_QUERY_DEPTH``
+(each parenthesis, ``NOT`` and ``-`` is a level) is a ``QuerySyntaxError`` (the shared bound
+of ``ancha.world.tools.query_limits``), so parsing and matching never recurse past it and
+stay linear in the query.
 """
 
 from __future__ import annotations
@@ -20,6 +25,8 @@ import fnmatch
 import re
 from collections.abc import Callable
 from typing import Any
+
+from ancha.world.tools.query_limits import MAX_QUERY_DEPTH, TOO_DEEP, TOO_LONG, too_long
 
 INDEXED = ("service", "status", "host")
 STATUS_ALIASES = {"warning": "warn", "err": "error", "information": "info", "success": "ok"}
@@ -66,6 +73,8 @@ NOT = "!"
 WORD = "word"
 """The field of a hint on a word of the message (free text)."""
 _WORD = re.compile(r"\w+")
+_SHORT_PHRASE = 4
+"""Phrases of up to this many words match by one regex search (fast on short lines)."""
 Hints = list[Clause]
 """Clauses every match satisfies (all of them)."""
 _TOKEN = re.compile(r'\s*(?:(\()|(\))|("(?:[^"\\]|\\.)*")|((?:[^\s()"\\]|\\.)+(?:"(?:[^"\\]|\\.)*")?))')
@@ -203,6 +212,11 @@ def _text_match(raw: str, quoted: bool) -> Match:
     words = words_of(needle)
     if not words:  # only punctuation: nothing to split, look for it as written
         return lambda line: needle in line.lower
+    if len(words) > _SHORT_PHRASE:
+        # The regex tries the whole sequence at every word of the line (line x words); as
+        # words joined by one space, it is a substring search, linear in both.
+        joined = f" {' '.join(words)} "
+        return lambda line: joined in f" {' '.join(words_of(line.lower))} "
     sequence = re.compile(r"(?<!\w)" + r"\W+".join(map(re.escape, words)) + r"(?!\w)")
     return lambda line: sequence.search(line.lower) is not None
 
@@ -218,6 +232,7 @@ class _Parser:
     def __init__(self, tokens: list[str]) -> None:
         self.tokens = tokens
         self.pos = 0
+        self.depth = 0
 
     def peek(self) -> str | None:
         return self.tokens[self.pos] if self.pos < len(self.tokens) else None
@@ -250,8 +265,14 @@ class _Parser:
         if len(parts) == 1:
             return parts[0]
         tests = [p[0] for p in parts]
-        hints = [h for p in parts for h in p[1]]
+        hints = list(dict.fromkeys(h for p in parts for h in p[1]))  # a repeated term narrows nothing more
         return (lambda line: all(t(line) for t in tests)), hints
+
+    def nested(self) -> None:
+        """One level deeper (a parenthesis or a negation); past the shared bound, refused."""
+        self.depth += 1
+        if self.depth > MAX_QUERY_DEPTH:
+            raise QuerySyntaxError(TOO_DEEP)
 
     def unary(self) -> tuple[Match, Hints]:
         token = self.peek()
@@ -262,14 +283,18 @@ class _Parser:
                 self.take()
             else:
                 self.tokens[self.pos] = token[1:]
+            self.nested()
             inner, inner_hints = self.unary()
+            self.depth -= 1
             # NOT of one exact indexed value: lines in its posting list can be skipped unseen.
             negated: Hints = [((NOT + inner_hints[0][0][0], inner_hints[0][0][1]),)] \
                 if len(inner_hints) == 1 and len(inner_hints[0]) == 1 else []
             return (lambda line: not inner(line)), negated
         if token == "(":
             self.take()
+            self.nested()
             found = self.expr()
+            self.depth -= 1
             if self.peek() != ")":
                 raise QuerySyntaxError("missing )")
             self.take()
@@ -311,6 +336,8 @@ class _Parser:
 
 def compile_query(text: str | None) -> tuple[Match, Hints]:
     """The query's predicate and its exact-value index hints; ``QuerySyntaxError`` if invalid."""
+    if text is not None and too_long(text):
+        raise QuerySyntaxError(TOO_LONG)
     if text is None or not text.strip() or text.strip() == "*":
         return (lambda line: True), []
     parser = _Parser(_tokens(text))

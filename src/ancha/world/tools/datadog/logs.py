@@ -124,7 +124,9 @@ class SeededLogs:
     def _members(self, pair: tuple[str, str]) -> frozenset[int]:
         found = self._sets.get(pair)
         if found is None:
-            found = self._sets[pair] = frozenset(self._posting(pair))
+            found = frozenset(self._posting(pair))
+            if found:  # only values the index has: queries for absent words would grow it forever
+                self._sets[pair] = found
         return found
 
     def _posting(self, pair: tuple[str, str]) -> list[int]:

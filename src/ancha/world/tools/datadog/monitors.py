@@ -9,12 +9,14 @@ the state the seed gave it (OK by default). Every change is kept as a ``Transiti
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from ancha.world.tools.datadog.metrics import MonitorQuery, parse_monitor_query
+import re2
+
+from ancha.world.tools.datadog.metrics import RE2_OPTIONS, MonitorQuery, parse_monitor_query, re2_text
 from ancha.world.tools.datadog.wire import iso_micro, iso_seconds
+from ancha.world.tools.query_limits import too_long
 
 ORG_ID = 321813
 STATES = ("OK", "Warn", "Alert", "No Data")
@@ -23,7 +25,7 @@ MONITOR_TYPES = ("composite", "event alert", "log alert", "metric alert", "proce
                  "event-v2 alert", "audit alert", "ci-pipelines alert", "ci-tests alert", "error-tracking alert",
                  "database-monitoring alert", "network-performance alert", "cost alert", "data-quality alert",
                  "network-path alert", "data-jobs alert")
-_THRESHOLD_QUERY = re.compile(r"^.+\(last_\d+[smhdw]\)\s*:.+(?:>=|<=|>|<|==)\s*-?\d+(?:\.\d+)?\s*$", re.S)
+_THRESHOLD_QUERY = re2.compile(r"(?s)^.+\(last_\d+[smhdw]\)\s*:.+(?:>=|<=|>|<|==)\s*-?\d+(?:\.\d+)?\s*$", RE2_OPTIONS)
 CREATOR = {"email": "ops@acme.test", "handle": "ops@acme.test", "name": "Acme Ops"}
 
 
@@ -133,11 +135,12 @@ def validate_monitor(data: dict[str, Any], partial: bool = False) -> str | None:
             return "Invalid monitor type" if kind is not None else "The value provided for parameter 'type' is invalid"
     if not partial or "query" in data:
         query = data.get("query")
-        if not isinstance(query, str) or not query.strip():
+        if not isinstance(query, str) or not query.strip() or too_long(query):
             return "The value provided for parameter 'query' is invalid"
     kind = data.get("type")
     query = data.get("query")
-    if isinstance(query, str) and kind in ("metric alert", "query alert") and not _THRESHOLD_QUERY.match(query):
+    if isinstance(query, str) and kind in ("metric alert", "query alert") \
+            and not _THRESHOLD_QUERY.match(re2_text(query)):
         return "The value provided for parameter 'query' is invalid"
     for key in ("name", "message"):
         if key in data and not isinstance(data[key], str):

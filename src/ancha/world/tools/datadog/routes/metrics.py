@@ -8,6 +8,7 @@ from ancha.world.tools.datadog.call import Call, Reply
 from ancha.world.tools.datadog.errors import ApiError, bad_request
 from ancha.world.tools.datadog.metrics import parse_metric_query
 from ancha.world.tools.datadog.router import route
+from ancha.world.tools.query_limits import TOO_LONG, too_long
 
 
 @route("GET", "/api/v1/query", partial="one metric per query: space aggregation avg/sum/min/max with a tag scope; "
@@ -19,6 +20,8 @@ def query_metrics(call: Call) -> Reply:
         raise bad_request("Missing required parameters: from, to and query")
     if end < start:
         raise bad_request("Invalid time range: 'to' is before 'from'")
+    if too_long(text):
+        raise bad_request(f"Error parsing query: {TOO_LONG}")
     state = call.state
     query = parse_metric_query(text)
     if query is None:

@@ -12,6 +12,7 @@ from ancha.world.tools.datadog.errors import ApiError, bad_request, not_found
 from ancha.world.tools.datadog.events import domain_event
 from ancha.world.tools.datadog.monitors import Monitor, default_options, validate_monitor
 from ancha.world.tools.datadog.router import route
+from ancha.world.tools.query_limits import TOO_LONG, too_long
 
 _GROUP_STATES = {"all", "alert", "warn", "no data", "ok"}
 
@@ -218,6 +219,8 @@ def search_monitors(call: Call) -> Reply:
     page = call.q_int("page", 0, low=0) or 0
     per_page = call.q_int("per_page", 30, low=1, high=1000) or 30
     text = call.q("query") or ""
+    if too_long(text):
+        raise bad_request(f"Invalid query: {TOO_LONG}")
     found = []
     for monitor in state.live_monitors():
         muted = state.silenced(monitor, now)
