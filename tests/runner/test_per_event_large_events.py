@@ -100,6 +100,7 @@ def test_per_event__a_25000_character_cjk_message_reaches_the_agent_whole_in_a_f
     assert long["variable"] is None  # too large for one variable: only in the file
     for seen in (short, long):
         assert seen["mode"] == 0o600 and seen["mine"] is True
+        assert Path(str(seen["file"])).is_absolute()  # whatever agent.cwd is
         assert not Path(str(seen["file"])).exists()  # removed once the agent's run ended
         assert Path(str(seen["file"])).parent.resolve() == (tmp_path / ".ancha" / "runs" / "latest" /
                                                              "long-message" / "1").resolve()

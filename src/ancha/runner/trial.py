@@ -269,7 +269,8 @@ class TrialRunner:
                 try:
                     with os.fdopen(fd, "w", encoding="utf-8") as out:
                         out.write(event_json)
-                    per_event = {**env, **event_variables(event_json, Path(name), env), "ANCHA_TASK": summary}
+                    handed = event_variables(event_json, Path(name).absolute(), env)  # the agent's cwd is its own
+                    per_event = {**env, **handed, "ANCHA_TASK": summary}
                     code, status, started = await self._once(command, cwd, per_event, log, context, make)
                 finally:
                     with contextlib.suppress(OSError):
