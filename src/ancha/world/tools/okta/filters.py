@@ -6,7 +6,9 @@ and parentheses; values are double-quoted strings, numbers, ``true``/``false``/`
 String comparisons ignore case as Okta's do. ``filter`` allows only the attributes and
 operators Okta's filter does (``eq`` on ids, statuses, logins..., ranges on timestamps);
 ``search`` allows any attribute. A malformed or refused expression raises
-``InvalidSearch`` (Okta's ``E0000031``).
+``InvalidSearch`` (Okta's ``E0000031``), and so does one past the shared query bound
+(``ancha.world.tools.query_limits``: its length, or parentheses and ``not`` nested deeper
+than its depth).
 """
 
 from __future__ import annotations
@@ -18,10 +20,10 @@ from datetime import datetime
 from typing import Any
 
 from ancha.world.tools.okta.errors import InvalidSearch
+from ancha.world.tools.query_limits import MAX_QUERY_DEPTH, too_long
 
 _TOKEN = re.compile(r'\s*(?:(\()|(\))|"((?:[^"\\]|\\.)*)"|([A-Za-z_][A-Za-z0-9_.]*)|(-?\d+(?:\.\d+)?))')
 _OPERATORS = {"eq", "ne", "gt", "ge", "lt", "le", "sw", "co", "ew", "pr"}
-MAX_LENGTH = 2048
 
 Getter = Callable[[str], Any]
 """Resolves an attribute path (``profile.login``) on one record; None when absent."""
@@ -116,10 +118,11 @@ def _compare(op: str, actual: Any, expected: Any) -> bool:
 
 class _Parser:
     def __init__(self, text: str, allowed: Allowed | None) -> None:
-        if not text.strip() or len(text) > MAX_LENGTH:
+        if not text.strip() or too_long(text):
             raise InvalidSearch()
         self.tokens = _tokens(text)
         self.at = 0
+        self.depth = 0
         self.allowed = allowed
 
     def peek(self) -> tuple[str, str] | None:
@@ -157,13 +160,23 @@ class _Parser:
             parts.append(self.unary())
         return parts[0] if len(parts) == 1 else (lambda get: all(p(get) for p in parts))
 
+    def nested(self) -> None:
+        """One level deeper (a parenthesis or a ``not``); past the shared bound, refused."""
+        self.depth += 1
+        if self.depth > MAX_QUERY_DEPTH:
+            raise InvalidSearch()
+
     def unary(self) -> Matcher:
         if self.allowed is None and self.keyword("not"):
+            self.nested()
             inner = self.unary()
+            self.depth -= 1
             return lambda get: not inner(get)
         token = self.take()
         if token[0] == "(":
+            self.nested()
             inner = self.disjunction()
+            self.depth -= 1
             if self.take()[0] != ")":
                 raise InvalidSearch()
             return inner
