@@ -9,7 +9,8 @@ For each document it reports A's answer, A's slowest round trip, the longest and
 wait B saw (target <= 100 ms), and the server's peak RSS (``VmHWM``) after it; at the
 end, B's longest wait over a while with no attack at all (the machine's own noise).
 
-Prints a markdown table. Usage: .venv/bin/python bench/graphql_limits.py [--repeat 5]
+Prints a markdown table. Usage: .venv/bin/python bench/graphql_limits.py [--repeat 5] [--issue-only]
+(``--issue-only``: the three reproductions of issue 26, for a run against older code).
 """
 
 from __future__ import annotations
@@ -111,6 +112,7 @@ def summary(status: int, raw: bytes) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--issue-only", action="store_true", help="only the three documents of issue 26")
     args = parser.parse_args()
     port, key = free_port("127.0.0.1"), secrets.token_hex(16)
     ancha = str(Path(sys.executable).with_name("ancha"))
@@ -126,7 +128,7 @@ def main() -> None:
                       {"Authorization": f"bearer {target_token}", "Content-Type": "application/json"})
         issue_id = json.loads(setup.getresponse().read())["data"]["repository"]["issue"]["id"]
         before_peak = status_kb(server.pid, "VmHWM") / 1024
-        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=600)
 
         def ping() -> float:
             started = time.perf_counter()
@@ -138,14 +140,16 @@ def main() -> None:
 
         for _ in range(50):
             ping()
-        for label, request in documents(issue_id):
+        chosen = documents(issue_id)
+        chosen = [chosen[0], chosen[1], chosen[2]] if args.issue_only else chosen
+        for label, request in chosen:
             payload = json.dumps(request).encode()
             done = threading.Event()
             answers: list[tuple[int, bytes, float]] = []
 
             def attack(payload: bytes = payload, done: threading.Event = done,
                        answers: list[tuple[int, bytes, float]] = answers) -> None:
-                attacker = http.client.HTTPConnection("127.0.0.1", port, timeout=120)
+                attacker = http.client.HTTPConnection("127.0.0.1", port, timeout=600)
                 for _ in range(args.repeat):
                     started = time.perf_counter()
                     attacker.request("POST", f"{target}/graphql", payload,

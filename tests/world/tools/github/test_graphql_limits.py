@@ -13,6 +13,8 @@ import time
 from typing import Any
 
 import httpx
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from ancha.world.tools.github.graphql.limits import MAX_QUERY_BYTES, MAX_TOKENS
 
@@ -127,6 +129,42 @@ def test_rate_limit__cost_and_node_count_follow_githubs_formula(gh):
     assert second["used"] == first["used"] + 2 and second["remaining"] == 5000 - second["used"]
     cheap = post(gh, "{ rateLimit { cost nodeCount } viewer { login } }")["data"]["rateLimit"]
     assert cheap == {"cost": 1, "nodeCount": 0}
+
+
+# --- any document: a GraphQL answer, never a 500 ---------------------------------------------
+
+_LEAVES = ["login", "name", "number", "title", "body", "id", "__typename", "cost", "nope", "who: login", "who: name",
+           "n: number", "n: title"]
+_PARENTS = ["viewer", 'repository(owner: "acme", name: "orders")', "issues(first: 100)", "issues(first: $n)",
+            "issues(last: 101)", "comments(first: 3)", "nodes", "edges", "node", "labels(first: 2)", "owner",
+            'search(query: "is:issue", type: ISSUE, first: 100)', 'node(id: "x")', 'nodes(ids: ["x", "y"])',
+            "rateLimit", "who: viewer", "x: repository(owner: \"acme\", name: \"many\")", "... on Issue",
+            "... on User", "...", "repositories(first: 100)", 'organization(login: "acme")']
+
+
+def _selection(children: Any) -> Any:
+    return st.tuples(st.sampled_from(_PARENTS), st.lists(children, min_size=1, max_size=4)).map(
+        lambda pair: pair[0] + " { " + " ".join(pair[1]) + " }")
+
+
+_SELECTIONS = st.recursive(st.sampled_from([*_LEAVES, "...F0", "...F1"]), _selection, max_leaves=40)
+_DOCUMENTS = st.builds(
+    lambda body, f0, f1, head: f"{head} {{ {' '.join(body)} }} fragment F0 on Query {{ {f0} }} "
+                               f"fragment F1 on Issue {{ {f1} }}",
+    st.lists(_SELECTIONS, min_size=1, max_size=5), _SELECTIONS, _SELECTIONS,
+    st.sampled_from(["query", "query($n: Int = 5)", "query Q($n: Int!)", "mutation", "{ viewer { id } } query"]))
+
+
+@settings(max_examples=60, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(document=_DOCUMENTS, n=st.sampled_from([1, 100, 101, -1, 2**40]))
+def test_any_document__answers_in_githubs_shape_and_never_500(gh, document, n):
+    answer = httpx.post(f"{gh.url}/graphql", json={"query": document, "variables": {"n": n}},
+                        headers={"Authorization": f"bearer {gh.token}"}, timeout=60)
+    assert answer.status_code == 200, (answer.status_code, answer.text[:300])
+    body = answer.json()
+    assert "errors" in body or "data" in body
+    assert all(isinstance(error.get("message"), str) for error in body.get("errors", []))
 
 
 # --- other environments are never held up --------------------------------------------------------

@@ -140,9 +140,9 @@ def execute(replica: Any, request: ToolRequest, caller: Any) -> ToolResponse:
     return _result(result, actor, context)
 
 
-_CACHED_QUERY = 8 * 1024
-"""Queries up to this size are remembered with their parse; larger ones are rare, and each
-parse of one can hold hundreds of KB."""
+_CACHED_QUERY = 4 * 1024
+"""Queries up to this size are remembered with their parse (512 of them: at most ~25 MB);
+larger ones are rare, and each parse of one holds hundreds of KB."""
 
 
 def checked(query: str) -> DocumentNode | list[dict[str, Any]]:
