@@ -58,12 +58,11 @@ def _form(pairs: dict[str, str]) -> bytes:
                     for k, v in pairs.items()).encode()
 
 
-@pytest.fixture(scope="module")
-def world(ancha_server: str) -> Any:
-    """One environment of SCENE, with the ids the writes need."""
+def _world(ancha_server: str) -> dict[str, Any]:
+    """An environment of SCENE, with the ids the writes need."""
     answer = httpx.post(ancha_server + "/envs", json={"scene": SCENE}, timeout=30)
     assert answer.status_code == 201, answer.text
-    context = answer.json()
+    context: dict[str, Any] = answer.json()
     tools = context["tools"]
     with httpx.Client(timeout=30, verify=False) as client:
         slack = tools["slack"]
@@ -77,6 +76,21 @@ def world(ancha_server: str) -> Any:
                          "service": {"id": context["service"], "type": "service_reference"}}})
         assert incident.status_code == 201, incident.text
         context["incident"] = incident.json()["incident"]["id"]
+    return context
+
+
+@pytest.fixture(scope="module")
+def world(ancha_server: str) -> Any:
+    """One environment for the module's single calls."""
+    context = _world(ancha_server)
+    yield context
+    httpx.delete(f"{ancha_server}/envs/{context['env_id']}", timeout=30)
+
+
+@pytest.fixture
+def own_world(ancha_server: str) -> Any:
+    """An environment of its own (a property's many reads stay within GitHub's search rate limit)."""
+    context = _world(ancha_server)
     yield context
     httpx.delete(f"{ancha_server}/envs/{context['env_id']}", timeout=30)
 
@@ -220,7 +234,8 @@ def test_percent_escaped_surrogate_in_a_form__stored_as_replacement_characters(
 
 @pytest.mark.parametrize("tool", list(WRITES))
 def test_hostile_text__after_any_accepted_write_every_read_trace_and_state_answer(
-        ancha_server: str, world: dict[str, Any], client: httpx.Client, tool: str) -> None:
+        ancha_server: str, own_world: dict[str, Any], client: httpx.Client, tool: str) -> None:
+    world = own_world
     credentials = world["tools"][tool]
 
     @settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
@@ -250,4 +265,59 @@ def test_multipart_part_whose_charset_decodes_to_a_lone_surrogate__slack_refuses
     answer = client.post(slack["url"] + "/api/chat.postMessage", content=body, headers={
         **auth_headers("slack", slack), "content-type": f"multipart/form-data; boundary={boundary}"})
     assert answer.json() == {"ok": False, "error": "invalid_form_data"}, answer.text
+    _world_still_reads(client, ancha_server, world, "slack")
+
+
+SURROGATE_BYTES = "%ED%A0%80"
+"""A lone surrogate's UTF-8 bytes, percent-escaped: not UTF-8, so read as three U+FFFD."""
+
+
+@pytest.mark.parametrize("tool", list(READS))
+def test_surrogate_bytes_in_a_path_query_or_header__no_5xx_and_the_world_still_reads(
+        ancha_server: str, world: dict[str, Any], client: httpx.Client, tool: str) -> None:
+    credentials = world["tools"][tool]
+    for path in READS[tool]:
+        base, _, query = _fill(path, world).partition("?")
+        segments = base.split("/")
+        hostile_path = "/".join([*segments[:-1], segments[-1] + SURROGATE_BYTES])
+        hostile_query = "&".join([query, f"q={SURROGATE_BYTES}", f"cursor={SURROGATE_BYTES}"]).strip("&")
+        for url in (f"{credentials['url']}{hostile_path}?{query}", f"{credentials['url']}{base}?{hostile_query}"):
+            answer = client.get(url, headers=auth_headers(tool, credentials))
+            assert answer.status_code < 500, (url, answer.text[:300])
+        headers = {**auth_headers(tool, credentials), "user-agent": "a\xed\xa0\x80b", "x-request-id": "\xed\xa0\x80"}
+        answer = client.get(credentials["url"] + _fill(path, world),
+                            headers={k: v.encode("latin-1") for k, v in headers.items()})  # type: ignore[misc]
+        assert answer.status_code == 200, (path, answer.text[:300])
+    if tool == "slack":  # Slack takes a write's arguments from the query string too
+        answer = client.post(f"{credentials['url']}/api/chat.postMessage?channel={world['channel']}"
+                             f"&text=a{SURROGATE_BYTES}b", headers=auth_headers(tool, credentials))
+        assert answer.json()["ok"] is True and answer.json()["message"]["text"] == "a\ufffd\ufffd\ufffdb"
+    _world_still_reads(client, ancha_server, world, tool)
+
+
+MULTIPART_PARTS = {
+    "name-rfc2231-utf7": b"Content-Disposition: form-data; name*=utf-7''+2AA-\r\n\r\nv",
+    "name-raw-bytes": b'Content-Disposition: form-data; name="te\xffxt"\r\n\r\nv',
+    "value-surrogate-bytes": b'Content-Disposition: form-data; name="text"\r\n\r\n\xed\xa0\x80',
+    "charset-raw-bytes": b'Content-Disposition: form-data; name="text"\r\nContent-Type: text/plain; charset="\xff"'
+                         b"\r\n\r\nabc",
+    "filename-raw-bytes": b'Content-Disposition: form-data; name="file"; filename="\xed\xa0\x80.txt"\r\n\r\nabc',
+    "filename-rfc2231-utf7": b"Content-Disposition: form-data; name=\"file\"; filename*=utf-7''+2AA-\r\n\r\nabc",
+}
+"""Multipart parts whose headers or text are not Unicode once read (``email`` keeps raw header
+bytes as surrogate escapes, and decodes RFC 2231 parameters in any charset)."""
+
+
+@pytest.mark.parametrize("method", ["api.test", "chat.postMessage", "files.upload"])
+@pytest.mark.parametrize("part", list(MULTIPART_PARTS))
+def test_multipart_part_not_unicode_once_read__slack_answers_no_5xx(
+        ancha_server: str, world: dict[str, Any], client: httpx.Client, part: str, method: str) -> None:
+    slack = world["tools"]["slack"]
+    body = (b"--b\r\nContent-Disposition: form-data; name=\"channel\"\r\n\r\n" + world["channel"].encode()
+            + b"\r\n--b\r\n" + MULTIPART_PARTS[part] + b"\r\n--b--\r\n")
+    answer = client.post(f"{slack['url']}/api/{method}", content=body, headers={
+        **auth_headers("slack", slack), "content-type": "multipart/form-data; boundary=b"})
+    assert answer.status_code == 200, answer.text[:300]
+    if not answer.json()["ok"]:
+        assert answer.json()["error"] in ("invalid_form_data", "no_text", "method_deprecated"), answer.text
     _world_still_reads(client, ancha_server, world, "slack")

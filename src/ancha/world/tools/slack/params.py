@@ -161,19 +161,28 @@ def _multipart(body: bytes, content_type: str) -> dict[str, str | bytes]:
         raise errors.InvalidFormData()
     fields: dict[str, str | bytes] = {}
     for part in form.iter_parts():
-        name = part.get_param("name", header="content-disposition")
+        # ``email`` keeps a header's raw bytes as surrogate escapes and decodes RFC 2231
+        # parameters (``name*=utf-7''+2AA-``) in any charset: a name, a filename or a text
+        # that is not Unicode once read is refused, never stored.
+        try:
+            name = part.get_param("name", header="content-disposition")
+            is_file = part.get_filename() is not None
+            charset = part.get_content_charset() or "utf-8"
+        except (UnicodeError, ValueError) as exc:
+            raise errors.InvalidFormData() from exc
         payload = part.get_payload(decode=True)
         if not isinstance(name, str) or not isinstance(payload, bytes):
             continue
-        if part.get_filename() is not None:
-            fields[name] = payload
-        else:
-            try:
-                text = payload.decode(part.get_content_charset() or "utf-8")
-                text.encode("utf-8")  # a charset such as utf-7 can decode to lone surrogates
-            except (UnicodeError, LookupError) as exc:
-                raise errors.InvalidFormData() from exc
-            fields[name] = text
+        try:
+            name.encode("utf-8")
+            if is_file:
+                fields[name] = payload
+                continue
+            text = payload.decode(charset)
+            text.encode("utf-8")  # a charset such as utf-7 can decode to lone surrogates
+        except (UnicodeError, LookupError) as exc:
+            raise errors.InvalidFormData() from exc
+        fields[name] = text
     return fields
 
 

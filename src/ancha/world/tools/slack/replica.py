@@ -341,7 +341,8 @@ class SlackReplica:
             params = Params.from_request(request)
         except errors.SlackError as exc:
             return self._fail(exc, "agent")
-        args = {k: v for k, v in params.values.items() if k != "token"}
+        # Text arguments only: a multipart file part's bytes are no JSON.
+        args = {k: v for k, v in params.values.items() if k != "token" and not isinstance(v, bytes)}
         body: dict[str, Any] = {"ok": "error" not in args}
         if "error" in args:
             body["error"] = str(args["error"])
