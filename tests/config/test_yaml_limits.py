@@ -55,3 +55,18 @@ def test_alias_of_itself__is_a_problem_not_a_loop() -> None:
 def test_deep_nesting__is_a_problem_not_a_recursion_error(tmp_path: Path) -> None:
     problems = problems_of(tmp_path, "name: deep\ndescription: " + "[" * 5000 + "]" * 5000 + "\n")
     assert [p.message for p in problems] == ["nested more than 100 deep"]
+
+
+@pytest.mark.parametrize("escape", ["\\ud800", "\\uDFFF", "\\ud83d\\ude00", "\\U0000D800"])
+def test_scene__a_surrogate_escape_is_refused_with_its_line(tmp_path: Path, escape: str) -> None:
+    text = ("name: broken\nworld:\n  slack:\n    users: [{ ref: slack_laura, name: laura }]\n"
+            "    channels: [{ ref: slack_general, name: general }]\n    messages:\n"
+            f'      - {{ channel: $slack_general, from: $slack_laura, text: "half an emoji {escape}" }}\n')
+    problems = problems_of(tmp_path, text)
+    assert [p.message for p in problems] == ["not Unicode text: a surrogate escape (U+D800 to U+DFFF)"]
+    assert problems[0].line == 7 and "\\U0001F600" in (problems[0].hint or "")
+
+
+def test_yaml__surrogate_escapes_outside_double_quotes_are_plain_text() -> None:
+    value, problems = read_yaml("a: C:\\ud800\nb: 'x\\ud800'\nc: \"\\U0001F600 \\u00e9\"\n")
+    assert problems == [] and value == {"a": "C:\\ud800", "b": "x\\ud800", "c": "\U0001f600 \u00e9"}

@@ -4,18 +4,24 @@ Aliases are bounded: a file whose aliases would expand into more than
 ``MAX_ALIAS_NODES`` extra nodes (a "billion laughs" file), or that nests deeper than
 ``MAX_DEPTH``, is refused before anything walks the tree, since every later step
 (validation, ``plain``) expands each alias in full.
+
+A double-quoted scalar may escape any code point, surrogates included (``"\\ud800"``; ruamel
+does not even join a ``"\\ud83d\\ude00"`` pair). Such a string is no Unicode text: nothing
+that holds it can be written out as UTF-8 (a world's state, a run's files), so it is refused
+with its line.
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import re
 from typing import Any
 
 from ruamel.yaml import YAML
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
 from ruamel.yaml.composer import MaxDepthExceededError
 from ruamel.yaml.error import MarkedYAMLError, YAMLError
-from ruamel.yaml.nodes import MappingNode, Node, SequenceNode
+from ruamel.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from ancha.errors import Problem
 
@@ -23,6 +29,10 @@ MAX_ALIAS_NODES = 10_000
 """Nodes that aliases may add to a file by expansion (``*name`` repeats its anchor's whole value)."""
 MAX_DEPTH = 100
 """Nesting of mappings and lists a file may have."""
+
+_SURROGATE_ESCAPE = re.compile(r"\\(?:u|U0000)[dD][89a-fA-F]")
+"""What may escape a surrogate: only a file holding one has its scalars checked."""
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def read_yaml(text: str, file: str | None = None) -> tuple[Any, list[Problem]]:
@@ -37,6 +47,8 @@ def read_yaml(text: str, file: str | None = None) -> tuple[Any, list[Problem]]:
             if node is None:
                 return None, []
             problem = _alias_problem(node, file)
+            if problem is None and _SURROGATE_ESCAPE.search(text) is not None:
+                problem = _surrogate_problem(node, file)
             if problem is not None:
                 return None, [problem]
             return constructor.construct_document(node), []
@@ -82,6 +94,23 @@ def _alias_problem(root: Node, file: str | None) -> Problem | None:
         open_nodes.add(key)
         stack.append((node, True))
         stack.extend((child, False) for child in children if id(child) not in expanded)
+    return None
+
+
+def _surrogate_problem(root: Node, file: str | None) -> Problem | None:
+    """A Problem at the first scalar (key or value) holding a surrogate code point."""
+    seen: set[int] = set()
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        if isinstance(node, ScalarNode) and isinstance(node.value, str) and _SURROGATE.search(node.value):
+            return Problem("", "not Unicode text: a surrogate escape (U+D800 to U+DFFF)",
+                           "write the character itself, or escape it by its code point: \\U0001F600, "
+                           "not the UTF-16 pair \\ud83d\\ude00", node.start_mark.line + 1, file)
+        stack.extend(reversed(_children(node)))
     return None
 
 
