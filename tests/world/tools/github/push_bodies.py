@@ -3,14 +3,14 @@ tools refuse to write, ref names git refuses locally), and their answers read ba
 
 from __future__ import annotations
 
+import hashlib
+import struct
 import zlib
 from collections.abc import Iterable
 from dataclasses import dataclass
 from io import BytesIO
 
-from dulwich.object_format import SHA1
 from dulwich.objects import ShaFile
-from dulwich.pack import write_pack_objects
 
 ZERO = b"0" * 40
 RECEIVE_PACK = "/acme/orders.git/git-receive-pack"
@@ -21,23 +21,46 @@ def pkt(line: bytes) -> bytes:
     return b"%04x" % (len(line) + 4) + line
 
 
-def push_body(commands: Iterable[tuple[bytes, bytes, bytes]], objects: Iterable[ShaFile] = (),
+@dataclass(frozen=True)
+class RawObject:
+    """A git object as exact bytes, however odd (dulwich would refuse to parse some)."""
+
+    type_num: int
+    raw: bytes
+
+    @property
+    def id(self) -> bytes:
+        name = {1: b"commit", 2: b"tree", 3: b"blob", 4: b"tag"}[self.type_num]
+        return hashlib.sha1(name + b" %d\0" % len(self.raw) + self.raw).hexdigest().encode()
+
+
+def pack_of(objects: Iterable[ShaFile | RawObject]) -> bytes:
+    """A version 2 pack of whole objects (no deltas), their bytes as given."""
+    items = [o if isinstance(o, RawObject) else RawObject(o.type_num, o.as_raw_string()) for o in objects]
+    out = [b"PACK" + struct.pack(">II", 2, len(items))]
+    for item in items:
+        size = len(item.raw)
+        head = bytearray([(item.type_num << 4) | (size & 0x0F)])
+        size >>= 4
+        while size:
+            head[-1] |= 0x80
+            head.append(size & 0x7F)
+            size >>= 7
+        out.append(bytes(head) + zlib.compress(item.raw))
+    data = b"".join(out)
+    return data + hashlib.sha1(data).digest()
+
+
+def push_body(commands: Iterable[tuple[bytes, bytes, bytes]], objects: Iterable[ShaFile | RawObject] = (),
               capabilities: bytes = b"report-status side-band-64k") -> bytes:
-    """A receive-pack request: ``(old, new, ref)`` commands, then a pack of ``objects``
-    (sent as is: their raw bytes, however odd)."""
+    """A receive-pack request: ``(old, new, ref)`` commands, then a pack of ``objects``."""
     lines = []
+    commands = list(commands)
     for i, (old, new, ref) in enumerate(commands):
         lines.append(pkt(old + b" " + new + b" " + ref + (b"\0" + capabilities if i == 0 else b"") + b"\n"))
-    pack = BytesIO()
     objects = list(objects)
-    if objects or any(new != ZERO for _, new, _ in commands):
-        write_pack_objects(pack.write, [(obj, None) for obj in objects], SHA1)
-    return b"".join(lines) + b"0000" + pack.getvalue()
-
-
-def raw_object(type_num: int, raw: bytes) -> ShaFile:
-    """An object from its exact bytes (dulwich keeps them as given, odd or not)."""
-    return ShaFile.from_raw_string(type_num, raw)
+    pack = pack_of(objects) if objects or any(new != ZERO for _, new, _ in commands) else b""
+    return b"".join(lines) + b"0000" + pack
 
 
 @dataclass
@@ -71,7 +94,7 @@ def read_answer(body: bytes) -> PushAnswer:
         length = int(size, 16)
         if length:
             report.append(inner.read(length - 4).rstrip(b"\n"))
-    return PushAnswer(report, progress.decode("utf-8", "replace"))
+    return PushAnswer(report, progress.decode("utf-8", "surrogateescape"))
 
 
 def gzip_of_zeros(size: int, level: int = 1) -> bytes:

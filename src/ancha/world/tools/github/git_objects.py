@@ -8,21 +8,64 @@ pushes into it unchanged.
 
 Objects it returns may be the shared instances: callers must not mutate them (build a
 new ``Tree``/``Commit`` instead, as ``git_trees`` does).
+
+A pack (only pushes bring one) is taken whole or not at all: every object in it is
+checked as GitHub's fsck checks it (``git_fsck``) before any is stored, and the first
+one refused raises ``PackRefused`` with git's reasons.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+import hashlib
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta, timezone
 from itertools import chain
-from typing import Any
+from tempfile import SpooledTemporaryFile
+from typing import Any, BinaryIO
 
 from dulwich.object_store import MemoryObjectStore
-from dulwich.objects import Commit, ObjectID, RawObjectID, ShaFile
+from dulwich.objects import Commit, ObjectID, RawObjectID, ShaFile, object_class
+from dulwich.pack import PACK_SPOOL_FILE_MAX_SIZE, PackData, PackInflater, UnpackedObject
 from dulwich.refs import DictRefsContainer, Ref
 
+from ancha.world.tools.github.git_fsck import fsck_problems
 from ancha.world.tools.github.git_seed import Identity
+
+UNPACK_LIMIT = 100
+"""git's ``transfer.unpackLimit``: a pack of fewer objects goes to ``unpack-objects``,
+a larger one to ``index-pack`` (which names the failure a push reports)."""
+
+
+class PackRefused(Exception):
+    """A pushed pack holding an object git's strict fsck refuses: nothing of it was stored."""
+
+    def __init__(self, sha: str, problems: list[str], count: int = 0) -> None:
+        super().__init__("fsck error in packed object")
+        self.sha = sha
+        self.problems = problems
+        self.count = count
+        """Objects in the pack."""
+
+    @property
+    def unpacker(self) -> str:
+        """The git program whose failure the push reports (by the pack's size)."""
+        return "unpack-objects" if self.count < UNPACK_LIMIT else "index-pack"
+
+
+class _CheckedInflater(PackInflater):
+    """dulwich's inflater, which checks each object's exact bytes (``git_fsck``) before it
+    parses them, so that an object dulwich could not even read is refused in git's words."""
+
+    def _result(self, unpacked: UnpackedObject) -> ShaFile:
+        assert unpacked.obj_type_num is not None and unpacked.obj_chunks is not None
+        raw = b"".join(unpacked.obj_chunks)
+        problems = fsck_problems(unpacked.obj_type_num, raw)
+        if problems:
+            kind = object_class(unpacked.obj_type_num)
+            header = (kind.type_name if kind is not None else b"unknown") + b" %d\0" % len(raw)
+            raise PackRefused(hashlib.sha1(header + raw).hexdigest(), problems)
+        return super()._result(unpacked)
 
 
 class OverlayObjectStore(MemoryObjectStore):
@@ -49,6 +92,35 @@ class OverlayObjectStore(MemoryObjectStore):
         if obj.id not in self.shared and obj.id not in self._data:
             self._data[obj.id] = obj
 
+    def add_pack(self) -> tuple[BinaryIO, Callable[[], None], Callable[[], None]]:
+        """dulwich's, but all or nothing: the objects are inflated and checked (``git_fsck``)
+        before any is stored."""
+        # closed by commit or abort, as dulwich's own add_pack does
+        spool: BinaryIO = SpooledTemporaryFile(  # type: ignore[assignment]  # noqa: SIM115
+            max_size=PACK_SPOOL_FILE_MAX_SIZE, prefix="incoming-")
+
+        def commit() -> None:
+            try:
+                size = spool.tell()
+                if size == 0:
+                    return
+                spool.seek(0)
+                pack = PackData.from_file(spool, self.object_format, size)  # type: ignore[arg-type]
+                try:
+                    pack.check()
+                    objects = list(_CheckedInflater.for_pack_data(pack, self.get_raw))
+                except PackRefused as refused:
+                    refused.count = len(pack)
+                    raise
+                finally:
+                    pack.close()
+                for obj in objects:
+                    self.add_object(obj)
+            finally:
+                spool.close()
+
+        return spool, commit, spool.close
+
     def own_count(self) -> int:
         """How many objects this trial added."""
         return len(self._data)
@@ -59,6 +131,24 @@ class OverlayObjectStore(MemoryObjectStore):
             return self[sha]  # type: ignore[index]
         except (KeyError, ValueError):
             return None
+
+
+_EARLIEST, _LATEST = -62135596800, 253402300799
+"""0001-01-01 and 9999-12-31T23:59:59, in epoch seconds: the range a ``datetime`` holds."""
+_MAX_OFFSET = 24 * 3600 - 60
+
+
+def moment(seconds: int, offset: int = 0) -> datetime:
+    """A git timestamp as a datetime in its own offset (UTC by default). git takes any date
+    up to 2**63 and offsets up to 99:59 (``git_fsck``): past what a datetime holds, the
+    nearest moment it does hold, in UTC."""
+    at = datetime.fromtimestamp(min(max(seconds, _EARLIEST), _LATEST), UTC)
+    if offset == 0:
+        return at
+    try:
+        return at.astimezone(timezone(timedelta(seconds=max(-_MAX_OFFSET, min(offset, _MAX_OFFSET)))))
+    except OverflowError:
+        return at
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,7 +162,7 @@ class Signature:
 
     @property
     def date(self) -> datetime:
-        return datetime.fromtimestamp(self.time, UTC)
+        return moment(self.time)
 
     @property
     def iso(self) -> str:

@@ -32,19 +32,27 @@ import binascii
 import json
 import re
 import zlib
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from io import BytesIO
 from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qs
 
-from dulwich.errors import GitProtocolError, HangupException
+from dulwich.errors import (
+    ApplyDeltaError,
+    ChecksumMismatch,
+    GitProtocolError,
+    HangupException,
+    ObjectFormatException,
+)
 from dulwich.objects import ObjectID
-from dulwich.protocol import SIDE_BAND_CHANNEL_PROGRESS, ReceivableProtocol
+from dulwich.protocol import CAPABILITY_ATOMIC, SIDE_BAND_CHANNEL_PROGRESS, ReceivableProtocol
 from dulwich.refs import ZERO_SHA, Ref
 from dulwich.server import Backend, BackendRepo, ReceivePackHandler, UploadPackHandler
 
 from ancha.world.tools.base import ToolRequest, ToolResponse
+from ancha.world.tools.github.git_fsck import funny_ref
+from ancha.world.tools.github.git_objects import PackRefused
 from ancha.world.tools.github.git_protection import BranchRule, protection_of
 from ancha.world.tools.github.git_store import RepoGit
 
@@ -271,8 +279,13 @@ class _Backend(Backend):
         return self.repo
 
 
+_UNPACK_ERRORS = (OSError, ChecksumMismatch, ApplyDeltaError, AssertionError, zlib.error, ObjectFormatException)
+
+
 class _GitHubReceivePack(ReceivePackHandler):
-    """Receive-pack with GitHub's branch protection and checks on what a push names."""
+    """Receive-pack as GitHub's: git's own checks on what a push names and carries (funny
+    ref names, fsck of the pack, all or nothing), branch protection, and git's report
+    lines for each (``unpack ...``, ``ok REF``, ``ng REF REASON``)."""
 
     def __init__(self, backend: Backend, proto: ReceivableProtocol, repo_git: RepoGit, access: GitAccess,
                  advertise_refs: bool = False) -> None:
@@ -282,6 +295,51 @@ class _GitHubReceivePack(ReceivePackHandler):
 
     def _receive_max_input_size(self) -> int | None:
         return MAX_BODY
+
+    def _apply_pack(self, refs: list[tuple[ObjectID, ObjectID, Ref]]) -> Iterator[tuple[bytes, bytes]]:
+        """git-receive-pack's order: unpack (a refused pack refuses every ref as ``unpacker
+        error``), then each ref's checks, then the moves (none at all when an ``atomic``
+        push has a refused ref)."""
+        for _, new, ref in refs:
+            if funny_ref(ref, new == ZERO_SHA):
+                self._remote(b"error: refusing to update funny ref '" + ref + b"' remotely\n")
+        if any(new != ZERO_SHA for _, new, _ in refs):
+            failure = self._unpack()
+            if failure is not None:
+                yield b"unpack", failure
+                for _, _, ref in refs:
+                    yield ref, b"unpacker error"
+                return
+        yield b"unpack", b"ok"
+        reasons = [b"funny refname" if funny_ref(ref, new == ZERO_SHA) else self._on_update(ref, old, new)
+                   for old, new, ref in refs]
+        if self.has_capability(CAPABILITY_ATOMIC) and any(reasons):
+            for (_, _, ref), reason in zip(refs, reasons, strict=True):
+                yield ref, reason or b"atomic push failed"
+            return
+        for (old, new, ref), reason in zip(refs, reasons, strict=True):
+            yield ref, reason or self._move(ref, old, new)
+
+    def _unpack(self) -> bytes | None:
+        """Take the pushed pack (None), or git's unpack status for why not, with git's
+        lines on the progress channel (``remote: error: object SHA: hasDotgit: ...``)."""
+        try:
+            self.repo_git.store.add_thin_pack(self.proto.read, getattr(self.proto, "recv", None),
+                                              max_input_size=MAX_BODY)
+        except PackRefused as refused:
+            self._remote("".join(f"error: object {refused.sha}: {problem}\n" for problem in refused.problems)
+                         + "fatal: fsck error in packed object\n")
+            return f"{refused.unpacker} abnormal exit".encode()
+        except _UNPACK_ERRORS as exc:
+            self._remote(f"fatal: {exc}\n".replace("\n", " ").rstrip() + "\n")
+            return b"unpack-objects abnormal exit"
+        return None
+
+    def _move(self, ref: Ref, old: ObjectID, new: ObjectID) -> bytes:
+        refs = self.repo_git.repo.refs
+        if new == ZERO_SHA:
+            return b"ok" if refs.remove_if_equals(ref, old) else b"failed to delete"
+        return b"ok" if refs.set_if_equals(ref, old, new) else b"failed to update ref"
 
     def _on_update(self, ref_name: Ref, old_sha: ObjectID, new_sha: ObjectID) -> bytes | None:
         deleting = new_sha == ZERO_SHA
@@ -308,10 +366,10 @@ class _GitHubReceivePack(ReceivePackHandler):
         self._remote(f"error: GH006: Protected branch update failed for {name}.\nerror: {reason}\n")
         return b"protected branch hook declined"
 
-    def _remote(self, text: str) -> None:
+    def _remote(self, text: str | bytes) -> None:
         """Lines git prints as ``remote: ...`` (when the client listens on the progress channel)."""
         if self._client_capabilities is not None and self.has_capability(b"side-band-64k"):
-            self.proto.write_sideband(SIDE_BAND_CHANNEL_PROGRESS, text.encode())
+            self.proto.write_sideband(SIDE_BAND_CHANNEL_PROGRESS, text.encode() if isinstance(text, str) else text)
 
 
 def _protocol(body: bytes, out: list[bytes]) -> ReceivableProtocol:

@@ -10,9 +10,9 @@ organization's repository, ``organization`` as its login.
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta, timezone
 from typing import Any
 
+from ancha.world.tools.github.git_objects import moment
 from ancha.world.tools.github.models import Account, GitHubState, Org, Repo
 from ancha.world.tools.github.models.wire import HTML, JSONDict
 from ancha.world.tools.github.webhooks import Webhook, envelope, pull_request, repository
@@ -137,6 +137,5 @@ def _person(state: GitHubState, signature: Any) -> JSONDict:
 
 def _timestamp(seconds: int, offset: int) -> str:
     """ISO 8601 in the committer's own offset, as GitHub writes it (``...T10:00:00+02:00``)."""
-    moment = datetime.fromtimestamp(seconds, UTC).astimezone(timezone(timedelta(seconds=offset)))
-    text = moment.isoformat()
-    return text.replace("+00:00", "Z") if offset == 0 else text
+    text = moment(seconds, offset).isoformat()
+    return text.replace("+00:00", "Z")
