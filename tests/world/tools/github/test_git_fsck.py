@@ -310,3 +310,24 @@ def test_create_ref_through_rest_with_a_name_git_refuses__422_and_the_world_stay
                     headers={"Content-Type": "application/json"})
     assert answer.status_code in (400, 422), answer.text
     _readable(gh)
+
+
+TAGS_GIT_ACCEPTS = {
+    "odd_bytes": b"tag \xff\xfe\ntagger \xff <\xfe@x> 1770000000 +0000\n\n\xff message\n",
+    "no_tagger": b"tag v1\n\nOld style\n",
+    "far_date": b"tag v1\ntagger T <t@x> 9223372036854775807 +9959\n\nLate\n",
+}
+
+
+@pytest.mark.parametrize("case", sorted(TAGS_GIT_ACCEPTS))
+def test_push_of_a_tag_git_accepts__served_by_the_git_data_api(gh: GH, case: str) -> None:
+    head, _ = _main(gh)
+    tag = RawObject(Tag.type_num, b"object %s\ntype commit\n" % head.encode() + TAGS_GIT_ACCEPTS[case])
+    answer = _push(gh, [(ZERO, tag.id, b"refs/tags/t1")], [tag])
+    assert answer.report == [b"unpack ok", b"ok refs/tags/t1"]
+    served = gh.raw("GET", f"/repos/acme/orders/git/tags/{tag.id.decode()}")
+    assert served.status_code == 200, served.text
+    assert served.json()["object"]["sha"] == head
+    for path in ("/repos/acme/orders/tags", "/repos/acme/orders/git/refs/tags/t1", "/repos/acme/orders/commits/t1"):
+        assert gh.raw("GET", path).status_code == 200, path
+    _readable(gh)

@@ -22,7 +22,7 @@ from ancha.world.tools.github.git_calls import (
     repo_git,
     required_str,
 )
-from ancha.world.tools.github.git_objects import parse_identity
+from ancha.world.tools.github.git_objects import moment, parse_identity
 from ancha.world.tools.github.git_store import (
     InvalidPath,
     InvalidRef,
@@ -34,7 +34,6 @@ from ancha.world.tools.github.git_store import (
 from ancha.world.tools.github.git_trees import DIR_MODE, Entry, apply_changes
 from ancha.world.tools.github.git_wire import encode64, git_commit, git_ref, git_tree_entry, sha_node_id
 from ancha.world.tools.github.models import Repo
-from ancha.world.tools.github.models.wire import iso
 from ancha.world.tools.github.router import route
 
 MAX_TREE_ENTRIES = 100_000
@@ -318,11 +317,13 @@ def _tag_body(call: Call, repo: Repo, tag: Tag) -> dict[str, Any]:
     sha = tag.id.decode()
     kind_class, target = tag.object
     kind = {Commit: "commit", Tree: "tree", Blob: "blob", Tag: "tag"}.get(kind_class, "commit")
-    name, email = parse_identity(tag.tagger)
+    # A pushed tag may lack a tagger, or name itself in any bytes, at any date git takes (git_fsck).
+    name, email = parse_identity(tag.tagger or b"")
+    when = moment(tag.tag_time or 0).strftime("%Y-%m-%dT%H:%M:%SZ") if tag.tagger else None
     full = repo.full_name
     return {"node_id": sha_node_id("Tag", sha), "sha": sha, "url": f"{call.base}/repos/{full}/git/tags/{sha}",
-            "tag": tag.name.decode(), "message": tag.message.decode("utf-8", "replace"),
-            "tagger": {"name": name, "email": email, "date": iso(tag.tag_time)},
+            "tag": tag.name.decode("utf-8", "replace"), "message": (tag.message or b"").decode("utf-8", "replace"),
+            "tagger": {"name": name, "email": email, "date": when},
             "object": {"sha": target.decode(), "type": kind,
                        "url": f"{call.base}/repos/{full}/git/{kind}s/{target.decode()}"},
             "verification": {"verified": False, "reason": "unsigned", "signature": None, "payload": None,
