@@ -6,16 +6,25 @@ A query is words (each must appear, as a word; ``deploy*`` matches a prefix),
 ``before:``/``after:``/``on:`` a ``YYYY-MM-DD`` date. Several ``in:`` (or ``from:``) mean
 any of them. Searching reads seeded history where the scene left it, a column of texts
 (``history.py``): no ``Message`` is built for a message that does not match.
+
+A query longer than the shared bound (``ancha.world.tools.query_limits``) is Slack's
+``invalid_arguments``. Within it, matching stays linear in the message and the terms: a
+message's words are counted once, and each term (deduplicated) is a look-up in them; only
+terms holding punctuation run a regex, compiled once per query.
 """
 
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from functools import cached_property
 from typing import TYPE_CHECKING
 
+from ancha.world.tools.query_limits import TOO_LONG, too_long
+from ancha.world.tools.slack import errors
 from ancha.world.tools.slack.models import MICROS, Channel, ts_str
 
 if TYPE_CHECKING:
@@ -26,9 +35,48 @@ _PUNCTUATION = ".,;:!?()[]{}'`"
 _TOKEN = re.compile(r'"([^"]*)"|(\S+)')
 _CHANNEL_LINK = re.compile(r"<#([CDG][A-Z0-9]+)(?:\|[^>]*)?>")
 _USER_LINK = re.compile(r"<@([UW][A-Z0-9]+)(?:\|[^>]*)?>")
+_WORD = re.compile(r"\w+")
+
+
+def _is_word(term: str) -> bool:
+    """A term of word characters only: its whole-word occurrences are the message's equal words."""
+    return _WORD.fullmatch(term) is not None
 
 
 @dataclass(slots=True)
+class _Term:
+    """One distinct term: how often the query names it, and how a message is searched for it."""
+
+    text: str
+    times: int
+    pattern: re.Pattern[str] | None
+    """None for a term of word characters only: its whole-word occurrences (or, as a
+    prefix, its occurrences at a word's start) are the message's words equal to it (or
+    starting with it), so it is looked up among them instead."""
+    parts: tuple[str, ...] = ()
+    """The term's words, for a term with punctuation."""
+
+    def count(self, lower: str, words: Counter[str], prefix: bool = False) -> int:
+        if self.pattern is not None:
+            # Cheap refusals first: each word inside a term with punctuation is a whole word
+            # of any message it occurs in (the last one only begins one, for a prefix).
+            parts = self.parts[:-1] if prefix else self.parts
+            if self.text not in lower or any(part not in words for part in parts):
+                return 0
+            return len(self.pattern.findall(lower))
+        if prefix:
+            return sum(n for word, n in words.items() if word.startswith(self.text))
+        return words[self.text]
+
+
+def _terms(texts: list[str], pattern: str) -> list[_Term]:
+    counted = Counter(texts)
+    return [_Term(text, times, None) if _is_word(text) else
+            _Term(text, times, re.compile(pattern.format(re.escape(text))), tuple(_WORD.findall(text)))
+            for text, times in counted.items()]
+
+
+@dataclass
 class Query:
     words: list[str] = field(default_factory=list)
     prefixes: list[str] = field(default_factory=list)
@@ -48,28 +96,41 @@ class Query:
         """What a match must contain, lower-cased (for the score and highlights)."""
         return [*self.words, *self.prefixes, *self.phrases]
 
+    @cached_property
+    def highlighters(self) -> list[re.Pattern[str]]:
+        """One pattern per distinct term, longest first (compiled once per query)."""
+        terms = sorted(dict.fromkeys(self.terms), key=len, reverse=True)
+        return [re.compile(f"({re.escape(term)})", re.IGNORECASE) for term in terms]
+
+    @cached_property
+    def _compiled(self) -> tuple[list[_Term], list[_Term], frozenset[str], list[_Term], Counter[str]]:
+        excluded = _terms(self.excluded, r"(?<!\w){}(?!\w)")
+        return (_terms(self.words, r"(?<!\w){}(?!\w)"), _terms(self.prefixes, r"(?<!\w){}"),
+                frozenset(t.text for t in excluded if t.pattern is None),
+                [t for t in excluded if t.pattern is not None], Counter(self.phrases))
+
     def matches_text(self, text: str) -> int:
         """How many times the text's terms occur (0: the text does not match). A query of
         modifiers only matches every text once."""
         lower = text.lower()
+        words, prefixes, excluded_words, excluded, phrases = self._compiled
+        counts = Counter(_WORD.findall(lower)) if words or prefixes or excluded_words or excluded else Counter()
         score = 1
-        for word in self.words:
-            found = len(re.findall(rf"(?<!\w){re.escape(word)}(?!\w)", lower))
-            if not found:
-                return 0
-            score += found
-        for prefix in self.prefixes:
-            found = len(re.findall(rf"(?<!\w){re.escape(prefix)}", lower))
-            if not found:
-                return 0
-            score += found
-        for phrase in self.phrases:
+        for terms, prefix in ((words, False), (prefixes, True)):
+            for term in terms:
+                found = term.count(lower, counts, prefix)
+                if not found:
+                    return 0
+                score += found * term.times
+        for phrase, times in phrases.items():
             found = lower.count(phrase)
             if not found:
                 return 0
-            score += found
-        for word in self.excluded:
-            if re.search(rf"(?<!\w){re.escape(word)}(?!\w)", lower):
+            score += found * times
+        if not excluded_words.isdisjoint(counts):
+            return 0
+        for term in excluded:
+            if term.count(lower, counts):
                 return 0
         return score
 
@@ -78,7 +139,10 @@ class Query:
 
 
 def parse(text: str) -> Query:
-    """A ``Query`` from what the caller typed; what it cannot read is searched as words."""
+    """A ``Query`` from what the caller typed; what it cannot read is searched as words. A
+    text past the shared query bound is Slack's ``invalid_arguments``."""
+    if too_long(text):
+        raise errors.InvalidArguments(f"[ERROR] {TOO_LONG} [json-pointer:/query]")
     query = Query()
     for phrase, token in _TOKEN.findall(text):
         if phrase:
@@ -138,7 +202,8 @@ def channels_for(replica: SlackReplica, query: Query, user_id: str) -> list[Chan
         return None
     state = replica.state
     found: list[Channel] = []
-    for value in query.channels:
+    names = _UserNames(replica)
+    for value in dict.fromkeys(query.channels):
         link = _CHANNEL_LINK.fullmatch(value)
         user_link = _USER_LINK.fullmatch(value.removeprefix("@"))
         channel: Channel | None
@@ -146,8 +211,8 @@ def channels_for(replica: SlackReplica, query: Query, user_id: str) -> list[Chan
             channel = state.channels.get(link.group(1))
         elif value in state.channels:
             channel = state.channels[value]
-        elif user_link or _user_id(replica, value) is not None:
-            other = user_link.group(1) if user_link else _user_id(replica, value)
+        elif user_link or names.find(value) is not None:
+            other = user_link.group(1) if user_link else names.find(value)
             dm_id = state.dms.get(frozenset({user_id, other or ""}))
             channel = state.channels.get(dm_id) if dm_id else None
         else:
@@ -162,26 +227,36 @@ def users_for(replica: SlackReplica, query: Query, user_id: str) -> set[str] | N
     if not query.users:
         return None
     found: set[str] = set()
-    for value in query.users:
+    names = _UserNames(replica)
+    for value in dict.fromkeys(query.users):
         if value.lower() == "me":
             found.add(user_id)
             continue
         link = _USER_LINK.fullmatch(value)
-        found_id = link.group(1) if link else _user_id(replica, value)
+        found_id = link.group(1) if link else names.find(value)
         if found_id is not None:
             found.add(found_id)
     return found
 
 
-def _user_id(replica: SlackReplica, value: str) -> str | None:
-    users = replica.state.users
-    if value in users:
-        return value
-    lower = value.lower()
-    for user in users.values():
-        if lower in (user.name.lower(), user.display_name.lower(), user.real_name.lower()):
-            return user.id
-    return None
+class _UserNames:
+    """A user id by id, name, display name or real name (case-insensitive): the first user
+    holding the name wins. The index is made on the first look-up of a search, so a query
+    of many ``in:``/``from:`` values reads the users once, not once per value."""
+
+    def __init__(self, replica: SlackReplica) -> None:
+        self.users = replica.state.users
+        self.by_name: dict[str, str] | None = None
+
+    def find(self, value: str) -> str | None:
+        if value in self.users:
+            return value
+        if self.by_name is None:
+            self.by_name = {}
+            for user in self.users.values():
+                for name in (user.name, user.display_name, user.real_name):
+                    self.by_name.setdefault(name.lower(), user.id)
+        return self.by_name.get(value.lower())
 
 
 def hits(replica: SlackReplica, channel: Channel, query: Query, users: set[str] | None) -> Iterator[Hit]:
@@ -217,6 +292,6 @@ def hits(replica: SlackReplica, channel: Channel, query: Query, users: set[str] 
 
 def highlight(text: str, query: Query) -> str:
     """The text with each matched term wrapped in Slack's highlight markers (U+E000, U+E001)."""
-    for term in sorted(query.terms, key=len, reverse=True):
-        text = re.sub(f"({re.escape(term)})", "\ue000\\1\ue001", text, flags=re.IGNORECASE)
+    for pattern in query.highlighters:
+        text = pattern.sub("\ue000\\1\ue001", text)
     return text
