@@ -246,7 +246,7 @@ def requests(draw: st.DrawFn, operation: Operation, pool: list[str]) -> tuple[st
 
     def fill(match: re.Match[str]) -> str:
         name = match.group(1)
-        spec_of = next((p for p in parameters if p.get("in") == "path" and p.get("name") == name), {})
+        spec_of: dict[str, Any] = next((p for p in parameters if p.get("in") == "path" and p.get("name") == name), {})
         value = draw(st.one_of(aimed, aimed, values(document, spec_of.get("schema", {}), url=True), hostile_in_url))
         return quote(str(value).encode("utf-8", "surrogatepass"), safe="")
 
