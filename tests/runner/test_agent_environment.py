@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from ancha.config.templates import available_names
-from ancha.runner.agents.environment import ancha_variables, template_values
+from ancha.runner.agents.environment import ancha_variables, base_environment, template_values
 
 EVERY_TOOL = {"world": {"slack": {}, "github": {}, "datadog": {}, "okta": {},
                         "pagerduty": {"services": [{"ref": "pd_orders", "name": "orders"}]}}}
@@ -28,3 +28,9 @@ def test_ancha_variables__world_md_names_for_every_tool(make_env: Any) -> None:
         assert variables[f"ANCHA_{tool}_URL"].startswith(("http://127.0.0.1:", "https://127.0.0.1:"))
     assert variables["ANCHA_PAGERDUTY_URL"].startswith("https://")
     assert variables["OKTA_TESTING_TESTINGDISABLEHTTPSCHECK"] == "true"  # the okta SDK's plain-http switch
+
+
+def test_base_environment__never_holds_the_server_key() -> None:
+    shell = {"PATH": "/bin", "ANCHA_SERVER_KEY": "k", "OTHER": "x"}
+    assert "ANCHA_SERVER_KEY" not in base_environment(["ANCHA_SERVER_KEY"], False, shell)
+    assert base_environment([], True, shell) == {"PATH": "/bin", "OTHER": "x"}

@@ -10,7 +10,10 @@ import sys
 import textwrap
 from pathlib import Path
 
+import pytest
+
 from ancha.server.embedded import EmbeddedServer, free_port
+from ancha.server.keys import save_key
 
 ANCHA = [sys.executable, "-m", "ancha.cli"]
 PYTHON_DIR = str(Path(sys.executable).parent)
@@ -195,13 +198,21 @@ def test_doctor__server_url_is_checked_with_the_control_key(tmp_path: Path) -> N
     root = initialised(tmp_path)
     with EmbeddedServer(key="doctor-key") as server:
         set_config(root, f"agent: {{ command: python3 agent.py }}\nserver: {{ url: \"{server.url}\" }}\n")
-        keyed = ancha("doctor", cwd=root, env={"ANCHA_SERVER_KEY": "doctor-key"})
-        keyless = ancha("doctor", cwd=root, without=("ANCHA_SERVER_KEY",))
+        state = {"XDG_STATE_HOME": str(tmp_path / "xdg-state")}
+        keyed = ancha("doctor", cwd=root, env={"ANCHA_SERVER_KEY": "doctor-key", **state})
+        keyless = ancha("doctor", cwd=root, env=state, without=("ANCHA_SERVER_KEY",))
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setenv("XDG_STATE_HOME", state["XDG_STATE_HOME"])
+            save_key(server.url, "doctor-key")  # as `ancha serve` keeps its key
+        kept = ancha("doctor", cwd=root, env=state, without=("ANCHA_SERVER_KEY",))
     assert keyed.returncode == 0, keyed.stdout
     assert only(keyed, "server") == ("ok", f"{server.url} answered GET /envs with ANCHA_SERVER_KEY")
     assert keyless.returncode == 3
     assert only(keyless, "server") == ("FAIL", f"{server.url} answered 401 to GET /envs — is it an Ancha server? "
-                                               "Set ANCHA_SERVER_KEY if it needs a key")
+                                               "If it needs a key, set ANCHA_SERVER_KEY to the one `ancha serve` "
+                                               "printed (on its machine, the CLI finds it by itself)")
+    assert kept.returncode == 0, kept.stdout
+    assert only(kept, "server") == ("ok", f"{server.url} answered GET /envs with its kept key")
 
 
 def test_doctor__judge_checks_without_a_key_fail(tmp_path: Path) -> None:

@@ -14,6 +14,7 @@ import httpx
 import pytest
 
 from ancha.server.embedded import free_port
+from ancha.server.keys import server_key
 from ancha.world.tools import catalog
 
 ANCHA = [sys.executable, "-m", "ancha.cli"]
@@ -39,15 +40,24 @@ print(json.load(urllib.request.urlopen(req)))
 """
 
 
+def keyed(url: str) -> dict[str, str]:
+    """The key `ancha serve` kept for ``url`` (the CLI's own lookup), as a header."""
+    key = server_key(url)
+    return {"authorization": f"Bearer {key}"} if key else {}
+
+
 @pytest.fixture
-def served(tmp_path: Path) -> Iterator[str]:
+def served(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+    """`ancha serve` with the key it makes; the CLI processes of the test find it where serve keeps it."""
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "xdg-state"))
+    monkeypatch.delenv("ANCHA_SERVER_KEY", raising=False)
     port = free_port()
     proc = subprocess.Popen([*ANCHA, "serve", "--port", str(port)], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     url = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
         try:
-            if httpx.get(url + "/envs").status_code == 200:
+            if httpx.get(url + "/envs", headers=keyed(url)).status_code == 200:
                 break
         except httpx.HTTPError:
             time.sleep(0.1)
@@ -68,7 +78,7 @@ def test_run__uses_the_server_named_by_server_url(tmp_path: Path, served: str) -
     assert summary["server"] == served
     assert summary["scenes"][0]["passed"] == 2
     # Every trial's world was torn down on the remote server afterwards.
-    assert httpx.get(served + "/envs").json()["envs"] == []
+    assert httpx.get(served + "/envs", headers=keyed(served)).json()["envs"] == []
 
 
 def test_run__unreachable_server_url_exits_3_with_a_hint(tmp_path: Path) -> None:
@@ -85,7 +95,8 @@ def test_check__prints_every_result_of_a_live_world(tmp_path: Path, served: str)
 
     (tmp_path / "scene.yaml").write_text(SCENE)
     scene = load_scene(tmp_path / "scene.yaml", catalog())
-    context = httpx.post(served + "/envs", json={"scene": scene.model_dump(mode="json", by_alias=True)}).json()
+    context = httpx.post(served + "/envs", json={"scene": scene.model_dump(mode="json", by_alias=True)},
+                         headers=keyed(served)).json()
     env_id = context["env_id"]
     before = subprocess.run([*ANCHA, "check", "--json", "--env", env_id, "--server", served],
                             capture_output=True, text=True, timeout=60)

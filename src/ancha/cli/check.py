@@ -22,6 +22,7 @@ from ancha.checks.judge import (
 from ancha.checks.task import TaskInvalid, read_task, task_rule_problems
 from ancha.errors import Problem
 from ancha.scene.model import CheckSpec
+from ancha.server.keys import server_key
 
 
 @click.command()
@@ -45,7 +46,7 @@ def check(env_id: str, server_url: str, task_path: Path | None, as_json: bool) -
         problems = task_rule_problems(task, str(task_path), lines)
         if problems:
             raise TaskInvalid(problems, task_path)
-    key = os.environ.get("ANCHA_SERVER_KEY")
+    key = server_key(server_url)  # ANCHA_SERVER_KEY, else the key `ancha serve` kept for that server
     headers = {"authorization": f"Bearer {key}"} if key else {}
     try:
         answer = httpx.post(f"{server_url.rstrip('/')}/envs/{env_id}/checks", headers=headers, timeout=30,

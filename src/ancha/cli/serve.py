@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import signal
 from pathlib import Path
 
 import click
@@ -13,6 +15,7 @@ from ancha.console.links import PREFIX
 from ancha.server.app import SecureListener, create_app
 from ancha.server.connections import ConnectionLimits
 from ancha.server.embedded import free_port, listeners
+from ancha.server.keys import LOOPBACK, forget_key, new_key, save_key
 from ancha.server.listener import run_on_fast_loop, serve_all
 from ancha.server.tls import local_tls
 
@@ -25,7 +28,12 @@ _DEFAULTS = ConnectionLimits()
 @click.option("--tls-port", default=0, type=click.IntRange(0, 65535),
               help="Where tools whose official SDK needs https are served, with a local CA's certificate "
                    "(default: a free port; agents get the URLs from their context).")
-@click.option("--key", envvar="ANCHA_SERVER_KEY", help="Bearer key the control API requires (ANCHA_SERVER_KEY).")
+@click.option("--key", envvar="ANCHA_SERVER_KEY",
+              help="Bearer key the control API requires (ANCHA_SERVER_KEY); default: a new random key, "
+                   "printed and kept for the CLI in a file only you can read.")
+@click.option("--no-key", is_flag=True,
+              help="Serve the control API without a key (loopback only): anyone on this machine, an agent "
+                   "under test included, can then read, grade and delete every environment.")
 @click.option("--keep-alive", default=_DEFAULTS.keep_alive, show_default=True,
               type=click.FloatRange(0.1, 3600), help="Seconds an idle connection stays open after a response.")
 @click.option("--read-timeout", default=_DEFAULTS.read_timeout, show_default=True,
@@ -33,26 +41,58 @@ _DEFAULTS = ConnectionLimits()
               help="Seconds a client has to send a whole request (head and body); slower connections are closed.")
 @click.option("--runs-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Runs the console at /ui shows (default: .ancha/runs here, on a loopback host).")
-def serve(host: str, port: int, tls_port: int, key: str | None, keep_alive: float, read_timeout: float,
-          runs_dir: Path | None) -> None:
+def serve(host: str, port: int, tls_port: int, key: str | None, no_key: bool, keep_alive: float,
+          read_timeout: float, runs_dir: Path | None) -> None:
     """Serve environments for `ancha run` (set server.url in ancha.yaml to use it).
+
+    The control API needs a key: --key (ANCHA_SERVER_KEY), or else a new one, printed and
+    kept where the CLI on this machine finds it (ancha run, doctor, check, ui). Agents get
+    only their trial's tokens, which open their own tools, events, done and context.
 
     At start the server raises its soft limit on open files to the hard limit, and it
     closes idle and slow connections, so that many idle sockets do not starve others."""
-    loopback = host in ("127.0.0.1", "localhost", "::1")
-    if not loopback and not key:
-        raise click.UsageError(f"--host {host} is reachable from other machines: set --key (or ANCHA_SERVER_KEY) "
-                               "so that only you can create environments")
+    loopback = host in LOOPBACK
+    if no_key and key:
+        raise click.UsageError("--no-key and --key (or ANCHA_SERVER_KEY) cannot be combined")
+    if no_key and not loopback:
+        raise click.UsageError(f"--host {host} is reachable from other machines: --no-key is for loopback only")
+    url = f"http://{host}:{port}"
+    if no_key:
+        click.echo("warning: --no-key: the control API is open to anyone on this machine, an agent under test "
+                   "included: it can read the checks it is graded by, grade or end its own trial and others'",
+                   err=True)
+    else:
+        key = key or new_key()
+        kept = save_key(url, key)
+        click.echo(f"server key: {key}  (kept for the CLI in {kept}; elsewhere set ANCHA_SERVER_KEY)")
     tls_port = tls_port or free_port(host)
-    click.echo(f"ancha server on http://{host}:{port}  (ancha.yaml: server: {{url: http://{host}:{port}}}); "
+    click.echo(f"ancha server on {url}  (ancha.yaml: server: {{url: {url}}}); "
                f"https for tools that need it on port {tls_port}")
     tls = local_tls((host, "localhost"))
     # The console shows local files: on a reachable host only when asked for by name.
     runs = runs_dir or (RUNS_DIR if loopback else None)
-    page_key = None if loopback else key  # reachable from elsewhere: the pages need the key too
-    mounts: dict[str, ASGIApp] = {PREFIX: console_app(runs.resolve(), key, page_key)} if runs is not None else {}
+    # Its pages show runs' checks and follow live trials: with a key, they need it too.
+    mounts: dict[str, ASGIApp] = {PREFIX: console_app(runs.resolve(), key, key)} if runs is not None else {}
     if mounts:
-        click.echo(f"console on http://{host}:{port}{PREFIX}/  (runs: {runs})")
+        where = f"{url}{PREFIX}/" + (f"?key={key}" if key else "")
+        click.echo(f"console on {where}  (runs: {runs})")
     app = create_app(key=key, tls=SecureListener(f"https://{host}:{tls_port}", tls.ca_pem), mounts=mounts)
     limits = ConnectionLimits(keep_alive=keep_alive, read_timeout=read_timeout)
-    run_on_fast_loop(serve_all(listeners(app, host, port, tls_port, tls, limits)))
+    if key:
+        _forget_on_terminate(url, key)
+    try:
+        run_on_fast_loop(serve_all(listeners(app, host, port, tls_port, tls, limits)))
+    finally:
+        if key:
+            forget_key(url, key)
+
+
+def _forget_on_terminate(url: str, key: str) -> None:
+    """Remove the kept key when SIGTERM stops the server too: uvicorn raises the signal again
+    once it has shut down, and this handler is the one it then reaches."""
+    def forget_and_end(signum: int, frame: object) -> None:
+        forget_key(url, key)
+        signal.signal(signum, signal.SIG_DFL)
+        os.kill(os.getpid(), signum)
+
+    signal.signal(signal.SIGTERM, forget_and_end)

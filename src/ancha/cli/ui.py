@@ -25,8 +25,8 @@ def ui(runs_dir: Path | None, host: str, port: int, open_browser: bool) -> None:
     """Serve the console: runs, trials (timeline, checks and their evidence, agent log,
     world diff) and trials running now, live.
 
-    Trials of an `ancha run` going on at the same time show live; set ANCHA_SERVER_KEY as
-    that run has it, if its server needs a key."""
+    Trials of an `ancha run` going on at the same time show live, with the key that run's
+    server keeps for this machine's CLI (or ANCHA_SERVER_KEY)."""
     runs = runs_dir or _nearest_runs_dir() or Path.cwd() / RUNS_DIR
     if host not in ("127.0.0.1", "localhost", "::1"):
         raise click.UsageError(f"--host {host} would show your runs to other machines: the console serves "

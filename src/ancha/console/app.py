@@ -36,6 +36,7 @@ from ancha.console.timeline import build_timeline, format_offset
 from ancha.console.trial_data import TrialCache, TrialData
 from ancha.console.world_diff import SeedUnavailable, diff_worlds, read_world, seed_world
 from ancha.results.run_folder import AGENT_LOG, WORLD, TrialFolder, failed_checks
+from ancha.server.keys import server_key
 from ancha.world.tools import registry
 
 WINDOW = 200
@@ -170,7 +171,9 @@ class Console:
         where = folder.read_live() if folder is not None else None
         if where is None:
             return StreamingResponse(_one_event("end", {"status": "finished"}), media_type="text/event-stream")
-        headers = {"authorization": f"Bearer {self.server_key}"} if self.server_key else {}
+        # ANCHA_SERVER_KEY, else the key kept for that server (an `ancha run`'s own, an `ancha serve`'s).
+        key = server_key(where["server_url"]) or self.server_key
+        headers = {"authorization": f"Bearer {key}"} if key else {}
         if last := request.headers.get("last-event-id"):
             headers["last-event-id"] = last
         url = f"{where['server_url'].rstrip('/')}/envs/{where['env_id']}/live"

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -13,6 +12,7 @@ from ancha.config.model import AnchaConfig
 from ancha.errors import RunFailed
 from ancha.scene.model import Scene
 from ancha.server.embedded import EmbeddedServer
+from ancha.server.keys import new_key, server_key
 
 TRACE_PAGE = 500
 """Trace entries fetched per ``GET /trace`` page."""
@@ -172,17 +172,19 @@ async def check_server(base_url: str, key: str | None) -> None:
                         "hint: start one with `ancha serve`, or remove server.url to use the embedded one") from exc
     if answer.status_code != 200:
         raise RunFailed(f"error[SERVER_UNREACHABLE]: {base_url} answered {answer.status_code} to GET /envs\n"
-                        "hint: is it an Ancha server? Set ANCHA_SERVER_KEY if it needs a key")
+                        "hint: is it an Ancha server? If it needs a key, set ANCHA_SERVER_KEY to the one "
+                        "`ancha serve` printed (on its machine, the CLI finds it by itself)")
 
 
 async def connect(config: AnchaConfig, client: type[ControlClient] = ControlClient) -> \
         tuple[EmbeddedServer | None, ControlClient]:
     """The server trials run on (``server.url``, checked first, or an embedded server started
     here, which the caller stops) and a ``client`` for it."""
-    key = os.environ.get("ANCHA_SERVER_KEY")
     if config.server.url:
         base_url = str(config.server.url)
+        key = server_key(base_url)
         await check_server(base_url, key)
         return None, client(base_url, key)
-    server = EmbeddedServer().start()
-    return server, client(server.url, key, share=server.share, transport=server.transport())
+    # The run's own key: the runner holds it, no agent is given it, so no agent reaches the control API.
+    server = EmbeddedServer(key=new_key()).start().keep_key()
+    return server, client(server.url, server.key, share=server.share, transport=server.transport())

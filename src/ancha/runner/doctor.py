@@ -36,12 +36,13 @@ from ancha.scene.errors import SceneInvalid
 from ancha.scene.loading import load_scenes
 from ancha.scene.model import Scene
 from ancha.server.embedded import EmbeddedServer
+from ancha.server.keys import KEY_VAR as SERVER_KEY_VAR
+from ancha.server.keys import new_key, server_key
 from ancha.world.tools import catalog
 
 EXIT_READY, EXIT_INVALID, EXIT_NOT_READY = 0, 2, 3
 """0: run could start; 2: config or scene problems (as run); 3: run could not be carried out here."""
 IMAGE_INSPECT_TIMEOUT_S = 30.0
-SERVER_KEY_VAR = "ANCHA_SERVER_KEY"
 
 Status = Literal["ok", "FAIL", "skip"]
 
@@ -154,15 +155,16 @@ def check_server_reachable(config: AnchaConfig, environ: Mapping[str, str]) -> C
     first; without it, an embedded server starts here and answers."""
     if config.server.url:
         url = str(config.server.url)
-        key = environ.get(SERVER_KEY_VAR) or None
+        key = server_key(url, environ)
         try:
             asyncio.run(check_server(url, key))
         except RunFailed as exc:
             return _fail("server", *_split(exc))
-        return _ok("server", f"{url} answered GET /envs" + (f" with {SERVER_KEY_VAR}" if key else ""))
+        how = f" with {SERVER_KEY_VAR}" if environ.get(SERVER_KEY_VAR) else " with its kept key" if key else ""
+        return _ok("server", f"{url} answered GET /envs" + how)
     try:
-        with EmbeddedServer() as server:
-            asyncio.run(check_server(server.url, None))
+        with EmbeddedServer(key=new_key()) as server:
+            asyncio.run(check_server(server.url, server.key))
     except (RuntimeError, OSError, RunFailed) as exc:
         return _fail("server", f"the embedded server did not start: {exc}",
                      "free a loopback port, or start `ancha serve` elsewhere and set server.url")

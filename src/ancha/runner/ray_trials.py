@@ -263,7 +263,7 @@ async def _remote_trial(plan: RunPlan, scene_name: str, scene_file: str, source_
         except AnchaUserError as exc:  # no container engine or image on this node: never a host process instead
             return _not_loaded(run_dir, scene_name, trial, exc.render())
         server = _world_server()
-        control = ControlClient(server.url, None, share=server.share, transport=server.transport())
+        control = ControlClient(server.url, server.key, share=server.share, transport=server.transport())
         try:
             runner = TrialRunner(control, config, run_dir, inherit_env=plan.inherit_env, **options)
             outcome = await run_trial(runner, scene, trial)
@@ -279,8 +279,9 @@ def _world_server() -> Any:
     global _server
     if _server is None:
         from ancha.server.embedded import EmbeddedServer
+        from ancha.server.keys import new_key
 
-        _server = EmbeddedServer().start()
+        _server = EmbeddedServer(key=new_key()).start()  # the worker's own key: no agent reaches control
     return _server
 
 

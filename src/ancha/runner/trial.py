@@ -36,6 +36,7 @@ from ancha.runner.agents.environment import (
     event_variables,
     template_values,
     trust_variables,
+    without_withheld,
 )
 from ancha.runner.control import ControlClient, ServerError
 from ancha.runner.gateway import GatewayTrial, ModelGateway
@@ -154,6 +155,7 @@ class TrialRunner:
         env.update({name: render(value, values) for name, value in agent_cfg.env.items()})
         cwd = agent_cwd(self.config)
         begun = time.perf_counter()
+        without_withheld(env)  # the server's key, even from agent.env: it would open the agent's own grading
         with folder.open_log(agent_cfg.log_limit) as log:
             try:
                 if agent_cfg.kind == "endpoint":

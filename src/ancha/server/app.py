@@ -305,14 +305,10 @@ class ControlAPI:
         return JSONResponse({"ok": True, "status": env.status})
 
     def _runner_env(self, request: Request) -> Environment | JSONResponse:
-        """The environment of a route the runner calls for its trial: with the server's key,
-        or the trial's own token."""
-        env = self._env(request)
-        if isinstance(env, JSONResponse):
-            return env
-        if not (self._authorized(request) or _same_secret(self._bearer(request), env.trial_token)):
-            return _error(401, "this server needs a key", "send Authorization: Bearer <server key>")
-        return env
+        """The environment of a route only the runner calls for its trial: with the server's
+        key alone. The trial's token opens none of them: it is the agent's, and what the
+        agent says about its own waiting or its endpoint would steer its own grading."""
+        return self._env(request, control=True)
 
     async def waiting(self, request: Request) -> Response:
         """The runner says whether the agent waits (``{"waiting": true}`` between two

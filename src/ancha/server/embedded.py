@@ -22,6 +22,7 @@ from ancha.server.connections import (
     raise_open_files_limit,
 )
 from ancha.server.gateway import ToolGateway
+from ancha.server.keys import forget_key, save_key
 from ancha.server.listener import Listener, run_on_fast_loop, serve_all
 from ancha.server.tls import LocalTLS, local_tls
 from ancha.server.tool_calls import http_protocol
@@ -29,7 +30,8 @@ from ancha.server.tool_calls import http_protocol
 
 class EmbeddedServer:
     """Start with ``start()``; ``url`` is then its base URL (``tls_url`` its TLS listener's).
-    ``stop()`` shuts it down. ``key``: a bearer key its control API then requires; ``limits``:
+    ``stop()`` shuts it down. ``key``: a bearer key its control API then requires (``ancha run``
+    always gives one, made for the run: ``keys.new_key``); ``limits``:
     how long idle and slow connections are kept (``connections.py``)."""
 
     def __init__(self, host: str = "127.0.0.1", port: int = 0, tls_port: int = 0, key: str | None = None,
@@ -38,6 +40,8 @@ class EmbeddedServer:
         self.port = port or free_port(host)
         self.tls_port = tls_port or free_port(host)
         self.tls = local_tls((host, "localhost"))
+        self.key = key
+        self._kept = False
         self.app = create_app(key=key, tls=SecureListener(self.tls_url, self.tls.ca_pem))
         self._servers = listeners(self.app, host, self.port, self.tls_port, self.tls, limits)
         self._thread = threading.Thread(target=self._serve, name="ancha-server", daemon=True)
@@ -55,6 +59,14 @@ class EmbeddedServer:
     @property
     def tls_url(self) -> str:
         return f"https://{self.host}:{self.tls_port}"
+
+    def keep_key(self) -> EmbeddedServer:
+        """Keep this server's key where the CLI finds it (``keys.save_key``: the console follows
+        the run's live trials with it) until ``stop()``."""
+        if self.key:
+            save_key(self.url, self.key)
+            self._kept = True
+        return self
 
     def transport(self) -> InProcessTransport:
         """How this process's own control client reaches the server: no socket (see ``InProcessTransport``)."""
@@ -80,6 +92,9 @@ class EmbeddedServer:
         for server in self._servers:
             server.request_exit()
         self._thread.join(timeout=5)
+        if self._kept and self.key:
+            forget_key(self.url, self.key)
+            self._kept = False
 
     def __enter__(self) -> EmbeddedServer:
         return self.start()

@@ -16,6 +16,7 @@ from typing import Any
 
 import certifi
 
+from ancha.server.keys import KEY_VAR
 from ancha.world.tools import registry
 
 BASE_VARIABLES = (
@@ -27,6 +28,8 @@ EVENT_JSON = "ANCHA_EVENT_JSON"
 EVENT_VARIABLE_MAX = 32 * 1024
 """Bytes of event JSON that still go in ``ANCHA_EVENT_JSON``: a quarter of what Linux takes in
 one variable (MAX_ARG_STRLEN, 128 KiB), and what a container engine's env file holds in a line."""
+WITHHELD = frozenset({KEY_VAR})
+"""What no agent's environment holds: the server's key opens the control API (grading)."""
 POINTER = 8
 """The kernel counts a pointer for each variable, besides its ``NAME=value`` and NUL."""
 
@@ -148,9 +151,17 @@ def _roots(path: str) -> str:
 
 
 def base_environment(pass_env: list[str], inherit_env: bool, shell: Mapping[str, str] | None = None) -> dict[str, str]:
-    """The variables an agent inherits from the user's shell."""
+    """The variables an agent inherits from the user's shell: never the server's key
+    (``ANCHA_SERVER_KEY``), not even with ``--inherit-env`` or when ``pass_env`` names it."""
     shell = os.environ if shell is None else shell
     if inherit_env:
-        return dict(shell)
-    names = set(BASE_VARIABLES) | set(pass_env)
+        return {k: v for k, v in shell.items() if k not in WITHHELD}
+    names = (set(BASE_VARIABLES) | set(pass_env)) - WITHHELD
     return {k: v for k, v in shell.items() if k in names or k.startswith("LC_")}
+
+
+def without_withheld(env: dict[str, str]) -> dict[str, str]:
+    """``env`` without what no agent is ever given (``WITHHELD``), whoever put it there."""
+    for name in WITHHELD & env.keys():
+        del env[name]
+    return env
