@@ -2,7 +2,9 @@
 
 Array parameters come as ``statuses[]=a&statuses[]=b`` (the official clients' form) or
 ``statuses=a``; ``limit``/``offset`` are offset pagination (``limit`` at most 100,
-``offset + limit`` at most 10,000).
+``offset + limit`` at most 10,000). A filter value (the ``query`` text filter, an
+``incident_key``, a comma-separated id list) longer than the shared query bound
+(``ancha.world.tools.query_limits``) is PagerDuty's 400 ``Invalid Input Provided``.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from urllib.parse import parse_qsl
 
 from ancha.world import bounded_json
 from ancha.world.tools.pagerduty.errors import InvalidInput
+from ancha.world.tools.query_limits import MAX_QUERY_LENGTH, too_long
 
 MAX_LIMIT = 100
 MAX_WINDOW = 10_000
@@ -24,13 +27,19 @@ class Query:
         for key, value in parse_qsl(raw, keep_blank_values=True):
             self.values.setdefault(key.removesuffix("[]"), []).append(value)
 
+    def _read(self, name: str) -> list[str]:
+        found = self.values.get(name, [])
+        if any(too_long(value) for value in found):
+            raise InvalidInput(f"{name.capitalize()} is longer than {MAX_QUERY_LENGTH} characters.")
+        return found
+
     def get(self, name: str) -> str | None:
-        found = self.values.get(name)
+        found = self._read(name)
         return found[-1] if found else None
 
     def many(self, name: str) -> list[str]:
         """Every value of an array parameter (comma-separated values split too)."""
-        return [part for value in self.values.get(name, []) for part in value.split(",") if part]
+        return [part for value in self._read(name) for part in value.split(",") if part]
 
     def flag(self, name: str) -> bool:
         return (self.get(name) or "").lower() == "true"

@@ -24,6 +24,9 @@ from ancha.world.tools.pagerduty.models import (
 
 Filter = tuple[frozenset[str], frozenset[str], frozenset[str], frozenset[str], str | None]
 """(statuses, service ids, user ids, urgencies, incident_key); empty sets filter nothing."""
+MAX_CACHED_FILTERS = 64
+"""Filtered lists kept between incident changes (an agent polls a few; a flood of distinct
+filters starts the cache over instead of growing it)."""
 
 
 class PagerDutyState:
@@ -120,6 +123,8 @@ class PagerDutyState:
             self._filtered_version = self.version
         cached = self._filtered.get(what)
         if cached is None:
+            if len(self._filtered) >= MAX_CACHED_FILTERS:  # many distinct filters: keep memory flat
+                self._filtered.clear()
             found = [i for i in self.created if (not statuses or i.status in statuses)
                      and (not services or i.service.id in services)
                      and (not urgencies or i.urgency in urgencies)
