@@ -17,8 +17,11 @@ from ancha.world.tools.github.call import Call
 from ancha.world.tools.github.models import Issue
 from ancha.world.tools.github.models.wire import dumps, raw_list
 from ancha.world.tools.github.router import route
+from ancha.world.tools.query_limits import MAX_QUERY_LENGTH
 
-MAX_QUERY = 256
+MAX_QUERY = min(256, MAX_QUERY_LENGTH)
+"""GitHub's documented bound on a search (tighter than the replicas' shared one); past it,
+422 ``The search is longer than 256 characters.``"""
 _UNSEARCHABLE = ("The listed users and repositories cannot be searched either because the resources do not exist "
                  "or you do not have permission to view them.")
 
