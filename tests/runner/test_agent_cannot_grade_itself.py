@@ -199,3 +199,42 @@ def test_trial_token__opens_only_its_own_agent_routes(keyed_world: tuple[str, st
     events = {"authorization": f"Bearer {mine['events']['token']}"}
     assert httpx.get(mine["events"]["url"], headers=events).status_code == 200
     assert httpx.get(theirs["events"]["url"], headers=events).status_code == 401
+
+
+# --- a container agent, through its forwarders ------------------------------------------------
+
+sys.path.insert(0, str(Path(__file__).parent))
+from container_image import ENGINES, agent_image, engine_ready  # noqa: E402
+
+
+@pytest.fixture(scope="module", params=ENGINES)
+def engine(request: pytest.FixtureRequest) -> str:
+    """Each engine in turn, as in test_container_agents.py: in CI one that does not answer fails."""
+    name: str = request.param
+    problem = engine_ready(name)
+    if problem is not None:
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"CI runs the container tests on {name}: {problem}")
+        pytest.skip(problem)
+    return name
+
+
+def test_container_agent__is_refused_every_control_route_through_its_forwarders(
+        tmp_path: Path, state_home: Path, engine: str) -> None:
+    image = agent_image(engine)
+    (tmp_path / "scenes" / "probe").mkdir(parents=True)
+    (tmp_path / "scenes" / "probe" / "scene.yaml").write_text(SCENE)
+    (tmp_path / "control_probe.py").write_text(PROBE.read_text())
+    (tmp_path / "ancha.yaml").write_text(
+        f"agent:\n  command: python3 control_probe.py\n  idle: 120s\n  execution:\n    mode: container\n"
+        f"    image: {image}\ntrials: 2\nparallel: 2\n")
+    ran = subprocess.run([*ANCHA, "run", "--no-progress"], cwd=tmp_path, capture_output=True, text=True, timeout=300,
+                         env={**os.environ, "ANCHA_CONTAINER_ENGINE": engine, "ANCHA_SERVER_KEY": "shell-key"})
+    assert ran.returncode == 0, ran.stdout + ran.stderr
+    for report in reports(tmp_path):
+        assert report["opened"] == [], report["opened"]
+        assert report["server_key_given"] is False
+        assert {"ANCHA_TRIAL_TOKEN", "ANCHA_EVENTS_TOKEN", "ANCHA_SLACK_TOKEN", "none"} <= set(report["credentials"])
+        assert len(report["bases"]) >= 2 and report["tried"] > 150
+    summary = json.loads((tmp_path / ".ancha" / "runs" / "latest" / "summary.json").read_text())
+    assert summary["scenes"][0]["passed"] == 2, summary
