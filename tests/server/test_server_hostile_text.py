@@ -175,7 +175,8 @@ def _traced(client: httpx.Client, base: str, world: dict[str, Any]) -> int:
 
 
 def _world_still_reads(client: httpx.Client, base: str, world: dict[str, Any], tool: str, since: int = 0) -> None:
-    """Every list of ``tool`` answers, and so do the trace (from call ``since`` on) and ``/state``."""
+    """Every list of ``tool`` answers, and so do the trace (from call ``since`` on), ``/state`` and
+    ``/records``."""
     credentials = world["tools"][tool]
     for path in READS[tool]:
         answer = client.get(credentials["url"] + _fill(path, world), headers=auth_headers(tool, credentials))
@@ -185,8 +186,9 @@ def _world_still_reads(client: httpx.Client, base: str, world: dict[str, Any], t
     trace = client.get(f"{base}/envs/{world['env_id']}/trace", params={"after": since})
     assert trace.status_code == 200, trace.text[:300]
     assert all(json.loads(line)["seq"] > since for line in trace.text.splitlines())
-    state = client.get(f"{base}/envs/{world['env_id']}/state")
-    assert state.status_code == 200, state.text[:300]
+    for path in ("/state", "/records"):
+        answer = client.get(f"{base}/envs/{world['env_id']}{path}")
+        assert answer.status_code == 200, (path, answer.text[:300])
 
 
 REPRODUCTIONS = [
