@@ -56,8 +56,9 @@ import github_git  # noqa: E402
 
 from ancha.server.embedded import free_port  # noqa: E402
 
-SERVER = ["-m", "ancha.cli", "serve", "--host", "127.0.0.1", "--port"]
-"""The server as users run it (``ancha serve``: its event loop, HTTP protocol and connection limits)."""
+SERVER = ["-m", "ancha.cli", "serve", "--no-key", "--host", "127.0.0.1", "--port"]
+"""The server as users run it (``ancha serve``: its event loop, HTTP protocol and connection limits);
+keyless, as the peer is: the bench's own control calls carry no key, and no agent runs here."""
 SERVER_CPUS = {0}
 CLIENT_CPUS = {1}
 ISSUE_BODY = "Steps to reproduce: open the export page, pick CSV, press Export. Nothing downloads."
