@@ -11,6 +11,7 @@ from rich.markup import escape
 
 from ancha.cli.run_options import run_options
 from ancha.config.loading import ConfigOverrides
+from ancha.runner.agents.container_leftovers import clean_leftovers
 from ancha.runner.doctor import Diagnosis, diagnose
 
 _STYLES = {"ok": "green", "FAIL": "bold red", "skip": "dim"}
@@ -18,12 +19,21 @@ _STYLES = {"ok": "green", "FAIL": "bold red", "skip": "dim"}
 
 @click.command()
 @run_options
+@click.option("--clean", is_flag=True,
+              help="First remove what runs killed mid-trial left behind (their containers, volumes, network "
+                   "namespaces and agent cgroups); a live run's are left alone.")
 def doctor(config_path: Path | None, agent_command: str | None, trials: int | None, parallel: int | None,
-           min_pass_rate: float | None, pass_env: tuple[str, ...], inherit_env: bool) -> None:
+           min_pass_rate: float | None, pass_env: tuple[str, ...], inherit_env: bool, clean: bool) -> None:
     """Check what `ancha run` with the same options needs, one line per check, with a fix for each failure.
 
     Exit 0 when all is ready, 2 on config or scene problems (as ancha run), 3 when the
     server, agent, container engine or judge key is not ready."""
+    if clean:
+        removed = clean_leftovers()
+        for line in removed:
+            click.echo(f"removed  {line}")
+        click.echo(f"clean    {len(removed)} leftovers of runs that are gone removed" if removed
+                   else "clean    nothing left behind by runs that are gone")
     overrides = ConfigOverrides(agent_command=agent_command, trials=trials, parallel=parallel,
                                 min_pass_rate=min_pass_rate, pass_env=list(pass_env), inherit_env=inherit_env)
     diagnosis = diagnose(config_path, Path.cwd(), overrides)

@@ -87,8 +87,8 @@ def explain_run(run_dir: Path) -> str:
         return f"run {run_id} has no graded trials yet (no */*/checks.json in {run_dir})"
     failed_checks = sum(len(t.failed) for t in shown)
     shown_ids = {id(t) for t in shown}
-    cut_notes = [f"{t.scene} / trial {t.trial}: {log_cut(t.data)}" for t in trials
-                 if id(t) not in shown_ids and log_cut(t.data)]
+    cut_notes = [f"{t.scene} / trial {t.trial}: {note}" for t in trials if id(t) not in shown_ids
+                 for note in (log_cut(t.data), state_cut(t.data)) if note]
     if not shown:
         return "\n".join([f"no failed checks in run {run_id} ({_count(len(trials), 'trial')} passed)",
                           *cut_notes])
@@ -183,6 +183,9 @@ def _agent_reasons(trial: TrialReport) -> list[str]:
     cut = log_cut(data)
     if cut:
         reasons.append(cut)
+    cut = state_cut(data)
+    if cut:
+        reasons.append(cut)
     return list(dict.fromkeys(reasons))
 
 
@@ -197,6 +200,20 @@ def log_cut(data: dict[str, Any]) -> str | None:
         return None
     return (f"agent.log: {dropped:,} of {written:,} bytes dropped between its head and its tail "
             f"(agent.log_limit: {limit:,} bytes)")
+
+
+def state_cut(data: dict[str, Any]) -> str | None:
+    """What a container agent's /state lost to its cap (``state`` in checks.json), as one line."""
+    cut = data.get("state")
+    if not isinstance(cut, dict):
+        return None
+    try:
+        files, size = int(cut["kept_files"]), int(cut["kept_bytes"])
+        max_files, max_bytes = int(cut["max_files"]), int(cut["max_bytes"])
+    except (KeyError, TypeError, ValueError):
+        return None
+    return (f"/state: {cut.get('cut')}: only the first {files:,} files and folders ({size:,} bytes) were copied "
+            f"to state/ (the limit is {max_files:,} files and {max_bytes // 1024 // 1024} MiB)")
 
 
 def _last_note(log: Path) -> str | None:

@@ -94,15 +94,18 @@ class TrialFolder:
 
     def write_checks(self, scene: str, trial: int, verdict: str | None, status: str | None, reason: str | None,
                      results: list[dict[str, Any]], agent_log: dict[str, Any] | None = None,
-                     cost: dict[str, Any] | None = None) -> None:
+                     cost: dict[str, Any] | None = None, state: dict[str, Any] | None = None) -> None:
         """``agent_log``: what was dropped of agent.log (``AgentLog.cut``), when it was cut;
-        ``cost``: the trial's model calls through the gateway (usd, calls, tokens), when it had one."""
+        ``cost``: the trial's model calls through the gateway (usd, calls, tokens), when it had one;
+        ``state``: what of a container agent's ``/state`` did not fit its cap, when it was cut."""
         body = {"scene": scene, "trial": trial, "verdict": verdict, "status": status, "reason": reason,
                 "results": results}
         if agent_log:
             body["agent_log"] = agent_log
         if cost is not None:
             body["cost"] = cost
+        if state:
+            body["state"] = state
         (self.path / CHECKS).write_text(json.dumps(body, indent=2) + "\n")
 
     # --- reading ---------------------------------------------------------------------

@@ -19,6 +19,7 @@ from ancha.config.model import AnchaConfig
 from ancha.errors import AnchaUserError, RunFailed
 from ancha.results.run_folder import RunFolder
 from ancha.runner.agents.container import ContainerExecution, container_refusal
+from ancha.runner.agents.container_leftovers import clean_after_dead_runs
 from ancha.runner.gateway import ModelGateway
 from ancha.runner.report import SceneSummary, print_summary
 from ancha.runner.trial import TrialOutcome, TrialRunner
@@ -88,6 +89,7 @@ async def run_scenes(config: AnchaConfig, scenes: list[Scene], *, inherit_env: b
         if not console.is_terminal:  # CI logs: wide enough that scene names are never cut
             console = Console(width=140)
     refuse_unbuilt_agents(config)
+    clean_after_dead_runs()  # what runs killed mid-trial left: their containers, namespaces, cgroups
     containers = None
     if config.agent is not None and config.agent.execution.mode == "container":  # engine, image, files: or stop
         containers = ContainerExecution.prepare(config, [s.path for s in scenes])

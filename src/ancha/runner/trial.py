@@ -61,6 +61,8 @@ class TrialOutcome:
     timings: dict[str, float] = field(default_factory=dict)
     agent_log: dict[str, Any] | None = None
     """What was dropped of agent.log past ``agent.log_limit``; None when it is whole."""
+    state: dict[str, Any] | None = None
+    """What of a container agent's ``/state`` was left out past its cap; None when it is whole."""
     cost: dict[str, Any] | None = None
     """The trial's model calls through the model gateway (``GatewayTrial.cost()``); None without one."""
 
@@ -191,6 +193,7 @@ class TrialRunner:
             if outcome.reason:
                 log.write(f"\nancha: {outcome.reason}\n".encode())
         outcome.agent_log = log.cut
+        outcome.state = box.state_cut if box is not None else None
         return outcome
 
     async def _once(self, command: str, cwd: Path, env: dict[str, str], log: LogSink,
@@ -361,7 +364,8 @@ class TrialRunner:
     @staticmethod
     def _write_checks(trial_dir: Path, outcome: TrialOutcome, results: list[dict[str, Any]]) -> None:
         TrialFolder(trial_dir).write_checks(outcome.scene, outcome.trial, outcome.verdict, outcome.status,
-                                            outcome.reason, results, outcome.agent_log, outcome.cost)
+                                            outcome.reason, results, outcome.agent_log, outcome.cost,
+                                            outcome.state)
 
 
 def _exit_reason(code: int) -> str:

@@ -7,14 +7,17 @@ the project files the agent gets (``workspace_files``), committed into a workspa
 reach, the trial's URLs as it reaches them, and its variables. Per agent process
 (``ContainerAgent``): a network namespace in which only those endpoints answer
 (``container_network``: made before the container on podman, the container's own on
-Docker), ``create`` (never pulling), the trial's ``state/`` and the server's CA written
-into the container's volumes, ``start --attach`` with the output in ``agent.log``, then
-``/state`` copied back to the trial's ``state/`` folder and the container removed with
-its volumes.
+Docker), ``create`` (never pulling), the trial's ``state/`` and the server's CA copied
+into the container's volumes through the engine, ``start --attach`` with the output in
+``agent.log``, then ``/state`` copied back to the trial's ``state/`` folder as an archive
+of regular files and folders (``container_state``: no link is ever followed on the host)
+and the container removed with its volumes.
 
 The container runs as a non-root user with a read-only root, no capabilities, no new
-privileges, no host folder and no engine socket; ``/state`` is an engine volume removed
-with it. The agent's variables (the trial's tokens, ``agent.execution.env``) reach the
+privileges, no host folder, no engine socket and no way to make a namespace
+(``container_seccomp``); ``/state`` is an engine volume removed with it. Containers and
+volumes are marked with their runner, so what a killed runner left is removed later
+(``container_leftovers``). The agent's variables (the trial's tokens, ``agent.execution.env``) reach the
 engine in an env file only this user can read, deleted once the container is made, so they
 appear in no command line, process environment, log or run folder. A value an env file
 cannot hold (one with a line break, or longer than the engines read in a line) goes by
@@ -28,8 +31,6 @@ import contextlib
 import copy
 import os
 import secrets
-import shutil
-import subprocess
 import tempfile
 import time
 from collections.abc import Iterable, Mapping
@@ -51,6 +52,14 @@ from ancha.runner.agents.container_images import (
     image_user,
     workspace_image,
 )
+from ancha.runner.agents.container_leftovers import (
+    RUNNER_LABEL,
+    clean_engine,
+    clean_host,
+    mark_container_run,
+    owner_labels,
+    volume_name,
+)
 from ancha.runner.agents.container_network import (
     Enclosure,
     Endpoint,
@@ -59,17 +68,17 @@ from ancha.runner.agents.container_network import (
     choose_engine,
     network_hint,
     plan_endpoints,
-    process_running,
-    remove_stale_namespaces,
     rewrite_url,
 )
+from ancha.runner.agents.container_seccomp import seccomp_profile
+from ancha.runner.agents.container_state import copy_files_in, copy_in, copy_out
 from ancha.runner.agents.environment import EVENT_FILE, ancha_variables, template_values
 from ancha.runner.agents.workspace_files import ancha_paths, select_files
 
 CA_FILE = f"{TRUST}/ca.pem"
 EVENT_INSIDE = f"{TRUST}/event.json"
 """A per-event agent's ``ANCHA_EVENT_FILE`` inside: a copy of the host's, in the container's own volume."""
-RUNNER_LABEL = "ancha.runner-pid"
+__all__ = ["RUNNER_LABEL", "ContainerAgent", "ContainerExecution", "ContainerTrial", "container_refusal"]
 STOP_GRACE_S = 2
 ENGINE_OWN_VARIABLES = frozenset({"PATH", "HOME", "TMPDIR", "XDG_RUNTIME_DIR", "XDG_CONFIG_HOME", "XDG_DATA_HOME",
                                   "CONTAINER_HOST", "CONTAINERS_CONF", "DOCKER_HOST", "DOCKER_CONFIG",
@@ -109,6 +118,8 @@ class ContainerExecution:
     endpoints: list[Endpoint] = field(default_factory=list)
     """Endpoints besides the server's that agents may reach, such as the model gateway."""
     environ: Mapping[str, str] = field(default_factory=lambda: os.environ)
+    seccomp: Path | None = None
+    """``--security-opt seccomp=PATH`` (``container_seccomp``), or None for the engine's own."""
 
     @classmethod
     def prepare(cls, config: AnchaConfig, scene_paths: Iterable[str], *, environ: Mapping[str, str] | None = None,
@@ -130,7 +141,14 @@ class ContainerExecution:
             raise ContainerRefused(f"error[CONTAINER_ENGINE]: {problem}\nhint: {network_hint(engine)}")
         if problem is not None:
             raise NetworkUnavailable(f"error[CONTAINER_NETWORK]: {problem}\nhint: {network_hint(engine)}")
-        remove_stale(engine, environ)
+        clean_host()
+        clean_engine(engine, environ)  # what runners killed mid-trial left
+        mark_container_run(engine)
+        seccomp = seccomp_profile(engine, environ)
+        if seccomp is None and engine.name == "podman":
+            raise ContainerRefused("error[CONTAINER_ENGINE]: the agent's seccomp profile could not be written to "
+                                   f"{tempfile.gettempdir()}\nhint: check that this user can make a private folder "
+                                   "there (TMPDIR); agents never run with user namespaces open")
         execution = agent.execution
         image = execution.image or ""
         if execution.preparation == "project":
@@ -142,7 +160,7 @@ class ContainerExecution:
         files = select_files(root, execution.files, excluded)
         run_image = workspace_image(engine, image, root, files, environ)
         parsed = [e if isinstance(e, Endpoint) else Endpoint.parse(e) for e in endpoints]
-        return cls(engine, image, run_image, user, root, files, execution, parsed, environ)
+        return cls(engine, image, run_image, user, root, files, execution, parsed, environ, seccomp)
 
     def trial(self, context: Mapping[str, Any], state_dir: Path) -> ContainerTrial:
         """A trial's containers: the endpoints they may reach (every URL of the trial's context,
@@ -162,6 +180,8 @@ class ContainerTrial:
     context: dict[str, Any]
     """The trial's context with every URL rewritten for the inside."""
     state_dir: Path
+    state_cut: dict[str, Any] | None = None
+    """What of ``/state`` did not fit its cap (``StateCopy.record``), when it was cut."""
 
     def template_values(self) -> dict[str, str]:
         return template_values(self.context)
@@ -197,8 +217,9 @@ class ContainerAgent:
         self.process: asyncio.subprocess.Process | None = None
         self.created = False
         self.enclosure: Enclosure | None = None
-        self.volumes: dict[str, Path] = {}
-        """Where each of the container's volumes is on this machine, by its path inside."""
+        self.volume_names = [volume_name(self.name, "state")]
+        if self.ca_pem or self.event_file:
+            self.volume_names.append(volume_name(self.name, "trust"))
         self._copying: asyncio.Future[None] | None = None
 
     @property
@@ -218,15 +239,18 @@ class ContainerAgent:
         execution = self.trial.execution
         limits = execution.execution
         args = ["create", *self.engine.run_flags, "--pull=never", "--name", self.name,
-                "--label", f"{RUNNER_LABEL}={os.getpid()}", "--user", execution.user,
+                *(a for label in owner_labels() for a in ("--label", label)), "--user", execution.user,
                 "--read-only", "--cap-drop=ALL", "--security-opt", "no-new-privileges", "--network", network,
-                "--mount", f"type=volume,destination={STATE}", "--workdir", WORKSPACE,
+                "--mount", f"type=volume,source={self.volume_names[0]},destination={STATE}", "--workdir", WORKSPACE,
                 "--cpus", f"{limits.cpus:g}", "--memory", f"{limits.memory_mb}m", "--pids-limit", str(limits.pids)]
         if self.docker:
             args.append("--interactive")  # the runner's go-ahead comes on stdin (WAIT_FOR_NETWORK)
         # Docker refuses a read-only anonymous volume: there, root owning it keeps the agent out
-        if self.ca_pem or self.event_file:
-            args += ["--mount", f"type=volume,destination={TRUST}" + ("" if self.docker else ",ro=true")]
+        if execution.seccomp is not None:
+            args += ["--security-opt", f"seccomp={execution.seccomp}"]
+        if len(self.volume_names) > 1:
+            args += ["--mount", f"type=volume,source={self.volume_names[1]},destination={TRUST}"
+                     + ("" if self.docker else ",ro=true")]
         for host, address in add_hosts(self.trial.plan):
             args += ["--add-host", f"{host}:{address}"]
         if env_file is not None:
@@ -267,23 +291,43 @@ class ContainerAgent:
     async def start(self) -> None:
         from ancha.runner.agents.command import AgentNotStarted
 
-        execution = self.trial.execution
         try:
-            if self.docker:
-                await self._create("none")
-            else:
-                self.enclosure = await (
-                    Enclosure.open_rootless(self.trial.plan, self.engine, execution.environ) if self.engine.rootless
-                    else Enclosure.open(self.trial.plan))
-                await self._create(f"ns:{self.enclosure.path}")
-            mounts = await _engine(self.engine, ["container", "inspect", "--format",
-                                                 "{{range .Mounts}}{{.Destination}}={{.Source}}\n{{end}}", self.name],
-                                   environ=execution.environ)
-            self.volumes = {inside: Path(here) for line in mounts.splitlines() if "=" in line
-                            for inside, here in [line.split("=", 1)]}
-            await asyncio.to_thread(self._fill_volumes)
-        except (RunFailed, OSError) as exc:
-            raise AgentNotStarted(str(exc)) from exc
+            await self._prepare()
+        except BaseException as exc:  # nothing of a container that never ran is left behind
+            await asyncio.shield(self._remove())
+            if isinstance(exc, (RunFailed, OSError)):
+                raise AgentNotStarted(str(exc)) from exc
+            raise
+        try:
+            await self._start()
+        except BaseException:
+            await asyncio.shield(self._remove())
+            raise
+
+    async def _prepare(self) -> None:
+        """The container made, with the trial's ``state/`` and the trust files in it (not started)."""
+        execution = self.trial.execution
+        if self.docker:
+            await self._create("none")
+        else:
+            self.enclosure = await (
+                Enclosure.open_rootless(self.trial.plan, self.engine, execution.environ) if self.engine.rootless
+                else Enclosure.open(self.trial.plan))
+            await self._create(f"ns:{self.enclosure.path}")
+        await copy_in(self.engine, self.name, self.trial.state_dir, execution.environ)
+        trust: dict[str, bytes] = {}
+        if self.ca_pem:
+            trust[Path(CA_FILE).name] = self.ca_pem.encode()
+        if self.event_file:  # in this container's volume only; the agent's user reads it
+            with open(self.event_file, "rb") as event:
+                trust[Path(EVENT_INSIDE).name] = event.read()
+        if trust:
+            await copy_files_in(self.engine, self.name, TRUST, trust, execution.environ)
+
+    async def _start(self) -> None:
+        from ancha.runner.agents.command import AgentNotStarted
+
+        execution = self.trial.execution
         read_end, write_end = os.pipe()
         try:
             self.process = await asyncio.create_subprocess_exec(
@@ -324,29 +368,6 @@ class ContainerAgent:
         await self.process.stdin.drain()
         self.process.stdin.close()
 
-    def _fill_volumes(self) -> None:
-        """The trial's ``state/`` so far (a per-event agent finds it again), open to the agent's
-        user, and the server's CA, read-only inside."""
-        state = self.volumes.get(STATE)
-        if state is None:
-            raise RunFailed(f"the container has no volume at {STATE}")
-        if self.trial.state_dir.is_dir():
-            shutil.copytree(self.trial.state_dir, state, symlinks=True, dirs_exist_ok=True)
-            os.chmod(state, 0o777)  # copytree gave it the mode of the trial's folder
-            for folder, dirs, files in os.walk(state):
-                for name in dirs:
-                    os.chmod(os.path.join(folder, name), 0o777)
-                for name in files:
-                    with contextlib.suppress(OSError):
-                        os.chmod(os.path.join(folder, name), 0o666, follow_symlinks=False)
-        trust = self.volumes.get(TRUST)
-        if self.ca_pem and trust is not None:
-            (trust / Path(CA_FILE).name).write_text(self.ca_pem, encoding="utf-8")
-        if self.event_file and trust is not None:  # in this container's volume only; the agent's user reads it
-            event = trust / Path(EVENT_INSIDE).name
-            shutil.copyfile(self.event_file, event)
-            os.chmod(event, 0o644)
-
     async def _copy(self, output: asyncio.StreamReader, transport: asyncio.BaseTransport) -> None:
         try:
             while chunk := await output.read(CHUNK):
@@ -371,38 +392,32 @@ class ContainerAgent:
             if self._copying is not None:
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(self._copying, DRAIN_DEADLINE_S)
-            state = self.volumes.get(STATE)
-            if state is not None:
-                try:
-                    await asyncio.to_thread(shutil.copytree, state, self.trial.state_dir, symlinks=True,
-                                            dirs_exist_ok=True)
-                except OSError as exc:
-                    self.log.write(f"ancha: {STATE} could not be copied out of the container: {exc}\n".encode())
+            try:
+                copied = await copy_out(self.engine, self.name, self.trial.state_dir, self.trial.execution.environ)
+            except (RunFailed, OSError) as exc:
+                self.log.write(f"ancha: {STATE} could not be copied out of the container: {exc}\n".encode())
+            else:
+                for line in copied.notes():
+                    self.log.write(f"{line}\n".encode())
+                if copied.record() is not None:
+                    self.trial.state_cut = copied.record()
         finally:
-            if self.created:
-                with contextlib.suppress(RunFailed):
-                    await _engine(self.engine, ["rm", "--force", "--volumes", self.name])
-            if self.process is not None and self.process.returncode is None:
-                with contextlib.suppress(ProcessLookupError):
-                    self.process.kill()
-            if self.enclosure is not None:
-                await self.enclosure.close()
+            await asyncio.shield(self._remove())
 
-
-def remove_stale(engine: Engine, environ: Mapping[str, str]) -> None:
-    """What runners killed mid-trial left behind: their containers (labelled with the
-    runner's PID) and network namespaces."""
-    label = (f'{{{{.Label "{RUNNER_LABEL}"}}}}' if engine.name == "docker"  # docker's .Labels is one string
-             else f'{{{{index .Labels "{RUNNER_LABEL}"}}}}')
-    listed = subprocess.run(engine.command("ps", "--all", "--filter", f"label={RUNNER_LABEL}", "--format",
-                                           "{{.Names}} " + label),
-                            capture_output=True, text=True, env=dict(environ), timeout=ENGINE_TIMEOUT_S).stdout
-    for line in listed.splitlines():
-        name, _, pid = line.partition(" ")
-        if pid.isdigit() and not process_running(int(pid)):
-            subprocess.run(engine.command("rm", "--force", "--volumes", name), capture_output=True,
-                           env=dict(environ), timeout=ENGINE_TIMEOUT_S)
-    remove_stale_namespaces()
+    async def _remove(self) -> None:
+        """The container with its volumes, the engine's CLI attached to it and its namespace."""
+        if self.created:
+            with contextlib.suppress(RunFailed):
+                await _engine(self.engine, ["rm", "--force", "--volumes", self.name])
+            self.created = False
+        with contextlib.suppress(RunFailed):  # named volumes outlive `rm --volumes`; never made: nothing to do
+            await _engine(self.engine, ["volume", "rm", "--force", *self.volume_names])
+        if self.process is not None and self.process.returncode is None:
+            with contextlib.suppress(ProcessLookupError):
+                self.process.kill()
+        if self.enclosure is not None:
+            enclosure, self.enclosure = self.enclosure, None
+            await enclosure.close()
 
 
 async def _engine(engine: Engine, args: list[str], *, environ: Mapping[str, str] | None = None) -> str:

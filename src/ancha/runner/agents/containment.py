@@ -199,6 +199,46 @@ def cgroup_tree() -> CgroupTree | None:
     return CgroupTree(path)
 
 
+def remove_stale_cgroups() -> list[Path]:
+    """The agents' cgroups of runners that are gone (killed before they could remove them),
+    under this process's own cgroup: their processes killed and the folders removed. What
+    was removed. A live runner's (its process ID still running) are left alone."""
+    own = _own_cgroup()
+    if own is None:
+        return []
+    removed: list[Path] = []
+    for path in own.glob("ancha-agent-*"):
+        parts = path.name.split("-")
+        if len(parts) != 4 or not parts[2].isdigit() or _running(int(parts[2])):
+            continue
+        for _ in range(100):  # members that leave at once: a few rounds at most
+            try:
+                (path / "cgroup.kill").write_text("1")
+            except OSError:
+                for pid in CgroupTree(path).members():
+                    _kill(pid, signal.SIGKILL)
+            try:
+                path.rmdir()
+            except FileNotFoundError:
+                break
+            except OSError:
+                time.sleep(POLL_S)
+                continue
+            removed.append(path)
+            break
+    return removed
+
+
+def _running(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
 def _own_cgroup() -> Path | None:
     """The folder of this process's cgroup v2 (``0::/PATH`` in /proc/self/cgroup) on the cgroup2 mount."""
     try:
