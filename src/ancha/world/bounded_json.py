@@ -65,7 +65,7 @@ def loads(data: bytes | bytearray | str, max_depth: int = MAX_DEPTH) -> Any:
         value = json.loads(data)
     except RecursionError as exc:  # only if max_depth was set near the recursion limit
         raise JsonTooDeep(max_depth) from exc
-    if _may_hold_surrogates(data) and not is_unicode(value):
+    if _may_hold_surrogates(data) and not _is_unicode(value):
         raise JsonLoneSurrogate()
     return value
 
@@ -80,7 +80,7 @@ def _may_hold_surrogates(data: bytes | bytearray | str) -> bool:
         b"\xed" in data and _UTF8_SURROGATE.search(data) is not None)
 
 
-def is_unicode(value: Any) -> bool:
+def _is_unicode(value: Any) -> bool:
     """Whether every string in a parsed JSON value (keys included) encodes as UTF-8."""
     try:
         json.dumps(value, ensure_ascii=False).encode("utf-8")
