@@ -11,6 +11,7 @@ import subprocess
 import sys
 import textwrap
 import threading
+import time
 import tracemalloc
 import zlib
 from collections.abc import Iterator
@@ -36,6 +37,8 @@ class _Flood:
 
     def __init__(self) -> None:
         self.sent: list[tuple[str, int]] = []
+        self.begun: list[str] = []
+        """The path of each answer begun (list.append is atomic across the server's threads)."""
         self.setups: list[dict[str, Any]] = []
         own = self
 
@@ -53,6 +56,7 @@ class _Flood:
 
             def bomb(self) -> None:
                 """100 MB of zeros, gzipped as sent (about 100 KB on the wire)."""
+                own.begun.append(self.path)
                 self.send_response(200)
                 self.send_header("Content-Encoding", "gzip")
                 self.send_header("Connection", "close")
@@ -79,6 +83,7 @@ class _Flood:
                 self.flood(json.dumps({"challenge": challenge}).encode() if challenge else b"")
 
             def flood(self, head: bytes) -> None:
+                own.begun.append(self.path)
                 self.send_response(200)
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(head) + HUGE))
@@ -99,6 +104,14 @@ class _Flood:
         self.http.daemon_threads = True
         self.port = self.http.server_address[1]
         threading.Thread(target=self.http.serve_forever, daemon=True).start()
+
+    def answered(self) -> list[tuple[str, int]]:
+        """``sent`` once every answer begun has ended (the server notices a cut a moment after it)."""
+        deadline = time.monotonic() + 30
+        while len(self.sent) < len(self.begun):
+            assert time.monotonic() < deadline, f"only {len(self.sent)} of {len(self.begun)} answers ended in 30s"
+            time.sleep(0.01)
+        return list(self.sent)
 
     def url(self, path: str) -> str:
         return f"http://127.0.0.1:{self.port}{path}"
@@ -132,7 +145,7 @@ def test_endpoint_agent__a_100_mb_readiness_or_setup_answer_is_read_only_to_the_
         tracemalloc.stop()
     assert peak < 16 * 1024 * 1024, f"peak {peak / 2**20:.1f} MiB while reading the answer"
     if which != "ready_url gzip":  # zeros gzipped fill no socket buffer: the server never notices the cut
-        (path, written), = flood.sent
+        (path, written), = flood.answered()
         assert written < CUT_BY, f"{written / 2**20:.0f} MiB of {path}'s answer were read"
 
 
@@ -172,9 +185,10 @@ def test_endpoint_delivery__100_mb_answers_to_the_handshake_and_each_event_are_c
     trial = tmp_path / ".ancha" / "runs" / "latest" / "greeter" / "1"
     checks = json.loads((trial / "checks.json").read_text())
     assert checks["verdict"] == "failed" and checks["status"] == "idle", checks  # ran to its end, the agent silent
-    paths = [path for path, _ in flood.sent]
+    answers = flood.answered()
+    paths = [path for path, _ in answers]
     assert paths.count("/events/slack") >= 2  # the URL verification (answered from the cut answer), the message
-    for path, written in flood.sent:
+    for path, written in answers:
         assert written < CUT_BY, f"{written / 2**20:.0f} MiB of {path}'s answer were read"
     traced = [json.loads(line) for line in (trial / "trace.jsonl").read_text().splitlines()]
     delivered = [e for e in traced if e["actor"] == "world" and e["path"].endswith("/events/slack")]
