@@ -14,6 +14,9 @@ TIME_FIELDS = {"at", "ts", "thread_ts", "message"}
 
 def _scene(people_scene: dict[str, Any]) -> dict[str, Any]:
     scene = copy.deepcopy(people_scene)
+    # The agent's own working time moves the clock at ``speed``: slowed a hundredfold, a loaded
+    # machine's extra seconds of work stay far inside the tolerance below.
+    scene["clock"] = {**scene.get("clock", {}), "speed": 0.01}
     for person in scene["people"].values():
         person["replies_after"] = [60, 900]
     scene["people"]["mike"]["away"] = [{"from": 600, "to": 1500}]
