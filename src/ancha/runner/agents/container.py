@@ -393,7 +393,8 @@ class ContainerAgent:
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(self._copying, DRAIN_DEADLINE_S)
             try:
-                copied = await copy_out(self.engine, self.name, self.trial.state_dir, self.trial.execution.environ)
+                copied = await copy_out(self.engine, self.name, self.volume_names[0], self.trial.state_dir,
+                                        self.trial.execution.environ)
             except (RunFailed, OSError) as exc:
                 self.log.write(f"ancha: {STATE} could not be copied out of the container: {exc}\n".encode())
             else:
