@@ -51,15 +51,41 @@ def pack_of(objects: Iterable[ShaFile | RawObject]) -> bytes:
     return data + hashlib.sha1(data).digest()
 
 
+def zero_blobs_pack(sizes: Iterable[int]) -> tuple[bytes, list[bytes]]:
+    """A pack of blobs of zeros of these sizes, and their ids, made without holding them."""
+    sizes = list(sizes)
+    out, ids = [b"PACK" + struct.pack(">II", 2, len(sizes))], []
+    for size in sizes:
+        packer, sha = zlib.compressobj(1), hashlib.sha1(b"blob %d\0" % size)
+        head, rest = bytearray([(3 << 4) | (size & 0x0F)]), size >> 4
+        while rest:
+            head[-1] |= 0x80
+            head.append(rest & 0x7F)
+            rest >>= 7
+        out.append(bytes(head))
+        left = size
+        while left:
+            chunk = bytes(min(left, 1 << 20))
+            sha.update(chunk)
+            out.append(packer.compress(chunk))
+            left -= len(chunk)
+        out.append(packer.flush())
+        ids.append(sha.hexdigest().encode())
+    data = b"".join(out)
+    return data + hashlib.sha1(data).digest(), ids
+
+
 def push_body(commands: Iterable[tuple[bytes, bytes, bytes]], objects: Iterable[ShaFile | RawObject] = (),
-              capabilities: bytes = b"report-status side-band-64k") -> bytes:
-    """A receive-pack request: ``(old, new, ref)`` commands, then a pack of ``objects``."""
+              capabilities: bytes = b"report-status side-band-64k", pack: bytes | None = None) -> bytes:
+    """A receive-pack request: ``(old, new, ref)`` commands, then a pack of ``objects``
+    (or ``pack`` as given)."""
     lines = []
     commands = list(commands)
     for i, (old, new, ref) in enumerate(commands):
         lines.append(pkt(old + b" " + new + b" " + ref + (b"\0" + capabilities if i == 0 else b"") + b"\n"))
     objects = list(objects)
-    pack = pack_of(objects) if objects or any(new != ZERO for _, new, _ in commands) else b""
+    if pack is None:
+        pack = pack_of(objects) if objects or any(new != ZERO for _, new, _ in commands) else b""
     return b"".join(lines) + b"0000" + pack
 
 

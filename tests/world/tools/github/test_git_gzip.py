@@ -1,17 +1,24 @@
 """Compressed git requests (``Content-Encoding: gzip``): inflated within the body limit,
-off the event loop, and refused past it as an oversized body is."""
+off the event loop, and refused past it as an oversized body is; and packs whose objects
+inflate past GitHub's limits (a zlib bomb inside the pack), refused before inflating."""
 
 from __future__ import annotations
 
+import base64
 import gzip
+import re
+import shutil
 import threading
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import httpx
+import pytest
 from dulwich.objects import Commit, ObjectID
-from push_bodies import HEADERS, RECEIVE_PACK, ZERO, gzip_of_zeros, push_body, read_answer
+from push_bodies import HEADERS, RECEIVE_PACK, ZERO, gzip_of_zeros, push_body, read_answer, zero_blobs_pack
+from test_git_fsck import git
 
 GH = Any  # conftest.GH
 
@@ -81,3 +88,57 @@ def test_gzip_bomb__other_environments_keep_answering(make_github: Callable[...,
     # bench/github_git.py --gzip measures the stall (target 100 ms); a loaded CI machine gets margin.
     assert longest < 0.5, f"another environment waited {longest:.2f} s"
     _readable(target)
+
+
+def _post(gh: GH, body: bytes) -> httpx.Response:
+    headers = {**HEADERS, "Authorization": f"token {gh.token}"}
+    return httpx.post(gh.url + RECEIVE_PACK, headers=headers, content=body, timeout=120)
+
+
+def _refused_as_too_large(gh: GH, sizes: list[int]) -> None:
+    pack, ids = zero_blobs_pack(sizes)
+    commands = [(ZERO, sha, b"refs/tags/big%d" % i) for i, sha in enumerate(ids)]
+    answer = _post(gh, push_body(commands, pack=pack))
+    assert answer.status_code == 200, answer.text
+    pushed = read_answer(answer.content)
+    assert pushed.report == [b"unpack unpack-objects abnormal exit"] + [b"ng " + ref + b" unpacker error"
+                                                                        for _, _, ref in commands]
+    assert "fatal: pack exceeds maximum allowed size\n" in pushed.remote
+    assert gh.raw("GET", "/repos/acme/orders/git/refs/tags").status_code in (200, 404)
+    for sha in ids:
+        assert gh.raw("GET", f"/repos/acme/orders/git/blobs/{sha.decode()}").status_code == 404
+    _readable(gh)
+
+
+def test_pack_with_an_object_past_githubs_file_limit__refused_before_inflating(gh: GH) -> None:
+    _refused_as_too_large(gh, [3 * LIMIT])  # 300 MiB of zeros: a 300 KB pack
+
+
+def test_pack_of_objects_inflating_past_the_push_limit__refused(gh: GH) -> None:
+    _refused_as_too_large(gh, [LIMIT - i for i in range(1, 7)])  # six of 100 MiB: 600 MiB in all
+
+
+def test_pack_of_objects_within_the_limits__accepted(gh: GH) -> None:
+    pack, ids = zero_blobs_pack([LIMIT // 4, LIMIT // 4 + 1])
+    commands = [(ZERO, sha, b"refs/tags/ok%d" % i) for i, sha in enumerate(ids)]
+    answer = _post(gh, push_body(commands, pack=pack))
+    assert read_answer(answer.content).report == [b"unpack ok", b"ok refs/tags/ok0", b"ok refs/tags/ok1"]
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="needs the git CLI")
+def test_git_push_of_a_thin_pack_with_deltas__accepted(gh: GH, tmp_path: Path) -> None:
+    scheme, _, rest = gh.url.partition("://")
+    git("clone", "-q", f"{scheme}://x-access-token:{gh.token}@{rest}/acme/orders.git", "orders", cwd=tmp_path)
+    work = tmp_path / "orders"
+    lines = [f"line {i}: {'x' * 60}\n" for i in range(2000)]
+    (work / "big.txt").write_text("".join(lines))
+    git("add", "big.txt", cwd=work)
+    git("commit", "-q", "-m", "Big", cwd=work)
+    git("push", "-q", "origin", "main", cwd=work)
+    lines[1000] = "changed\n"
+    (work / "big.txt").write_text("".join(lines))
+    git("commit", "-q", "-am", "Change a line", cwd=work)
+    done = git("push", "--progress", "origin", "main", cwd=work)
+    assert re.search(rb"\(delta [1-9]", done.stderr), done.stderr  # a delta against the server's copy
+    served = gh.raw("GET", "/repos/acme/orders/contents/big.txt?ref=main").json()
+    assert base64.b64decode(served["content"]).decode() == "".join(lines)

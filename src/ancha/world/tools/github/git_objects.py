@@ -17,9 +17,11 @@ one refused raises ``PackRefused`` with git's reasons.
 from __future__ import annotations
 
 import hashlib
+import zlib
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta, timezone
+from io import BytesIO
 from itertools import chain
 from tempfile import SpooledTemporaryFile
 from typing import Any, BinaryIO
@@ -51,6 +53,94 @@ class PackRefused(Exception):
     def unpacker(self) -> str:
         """The git program whose failure the push reports (by the pack's size)."""
         return "unpack-objects" if self.count < UNPACK_LIMIT else "index-pack"
+
+
+MAX_OBJECT = 100 * 1024 * 1024
+"""The largest object a push may carry, inflated: GitHub's file size limit."""
+MAX_INFLATED = 512 * 1024 * 1024
+"""The most a push's objects may inflate to, together: a small pack of highly compressed
+objects (a zlib bomb, or deltas that repeat a base) must not make the trial hold more."""
+_STEP = 1024 * 1024
+
+
+class PackTooLarge(Exception):
+    """A pushed pack whose objects inflate past ``MAX_OBJECT`` or ``MAX_INFLATED``."""
+
+
+def _varint(data: bytes, at: int) -> tuple[int, int]:
+    """A delta header's size (7 bits a byte, least significant first) and where it ends."""
+    value = shift = 0
+    while True:
+        if at >= len(data):
+            raise ValueError("truncated delta header")
+        byte = data[at]
+        value |= (byte & 0x7F) << shift
+        shift += 7
+        at += 1
+        if not byte & 0x80:
+            return value, at
+
+
+def check_pack_sizes(pack: bytes) -> None:
+    """Raise ``PackTooLarge`` when a pack's objects would inflate past the limits, reading
+    only each object's declared size (a delta's: the size of what it builds) and inflating
+    no stream past it, a MiB at a time, with nothing kept. A malformed pack is left for
+    dulwich to refuse."""
+    if len(pack) < 12 or pack[:4] != b"PACK":
+        return
+    count = int.from_bytes(pack[8:12], "big")
+    at, total = 12, 0
+    for _ in range(count):
+        if at >= len(pack):
+            return
+        byte = pack[at]
+        kind, size, shift = (byte >> 4) & 7, byte & 0x0F, 4
+        at += 1
+        while byte & 0x80:
+            if at >= len(pack):
+                return
+            byte = pack[at]
+            size |= (byte & 0x7F) << shift
+            shift += 7
+            at += 1
+        if kind == 6:  # OFS_DELTA: a base offset, then the delta
+            while at < len(pack) and pack[at] & 0x80:
+                at += 1
+            at += 1
+        elif kind == 7:  # REF_DELTA: a base sha, then the delta
+            at += 20
+        if size > (2 * MAX_OBJECT if kind in (6, 7) else MAX_OBJECT):
+            raise PackTooLarge(f"an object of {size} bytes")
+        inflater = zlib.decompressobj()
+        head, produced = b"", 0
+        pending = memoryview(pack)[at:at + _STEP]
+        at += len(pending)
+        while not inflater.eof:
+            out = inflater.decompress(pending, _STEP)
+            produced += len(out)
+            if produced > size:
+                return  # more than declared: corrupt, dulwich refuses it
+            if len(head) < 32:
+                head += out[:32]
+            pending = memoryview(inflater.unconsumed_tail)
+            if not pending:
+                if at >= len(pack):
+                    return
+                pending = memoryview(pack)[at:at + _STEP]
+                at += len(pending)
+        at -= len(inflater.unused_data)
+        built = size
+        if kind in (6, 7):
+            try:
+                _, end = _varint(head, 0)
+                built, _ = _varint(head, end)
+            except ValueError:
+                return
+        if built > MAX_OBJECT:
+            raise PackTooLarge(f"an object of {built} bytes")
+        total += built
+        if total > MAX_INFLATED:
+            raise PackTooLarge(f"objects of more than {MAX_INFLATED} bytes")
 
 
 class _CheckedInflater(PackInflater):
@@ -91,6 +181,24 @@ class OverlayObjectStore(MemoryObjectStore):
     def add_object(self, obj: ShaFile) -> None:
         if obj.id not in self.shared and obj.id not in self._data:
             self._data[obj.id] = obj
+
+    def add_thin_pack(self, read_all: Callable[[int], bytes], read_some: Callable[[int], bytes] | None,
+                      progress: Callable[[str], None] | None = None, *, max_input_size: int | None = None,
+                      ) -> None:
+        """dulwich's, once the pack (the rest of a stateless request, at most
+        ``max_input_size`` bytes) has passed ``check_pack_sizes``."""
+        read = read_some or read_all
+        chunks, size = [], 0
+        while chunk := read(_STEP):
+            size += len(chunk)
+            if max_input_size and size > max_input_size:
+                raise PackTooLarge(f"more than {max_input_size} bytes")
+            chunks.append(chunk)
+        pack = b"".join(chunks)
+        del chunks
+        check_pack_sizes(pack)
+        stream = BytesIO(pack)
+        super().add_thin_pack(stream.read, stream.read, progress)
 
     def add_pack(self) -> tuple[BinaryIO, Callable[[], None], Callable[[], None]]:
         """dulwich's, but all or nothing: the objects are inflated and checked (``git_fsck``)

@@ -52,7 +52,7 @@ from dulwich.server import Backend, BackendRepo, ReceivePackHandler, UploadPackH
 
 from ancha.world.tools.base import ToolRequest, ToolResponse
 from ancha.world.tools.github.git_fsck import funny_ref
-from ancha.world.tools.github.git_objects import PackRefused
+from ancha.world.tools.github.git_objects import PackRefused, PackTooLarge
 from ancha.world.tools.github.git_protection import BranchRule, protection_of
 from ancha.world.tools.github.git_store import RepoGit
 
@@ -330,6 +330,9 @@ class _GitHubReceivePack(ReceivePackHandler):
             self._remote("".join(f"error: object {refused.sha}: {problem}\n" for problem in refused.problems)
                          + "fatal: fsck error in packed object\n")
             return f"{refused.unpacker} abnormal exit".encode()
+        except PackTooLarge:
+            self._remote("fatal: pack exceeds maximum allowed size\n")
+            return b"unpack-objects abnormal exit"
         except _UNPACK_ERRORS as exc:
             self._remote(f"fatal: {exc}\n".replace("\n", " ").rstrip() + "\n")
             return b"unpack-objects abnormal exit"
