@@ -258,11 +258,13 @@ def test_wheel__ancha_serve_answers_a_graphql_query(installed: Installed, empty_
     body = installed.run(installed.bin("python"), "-c", SCENE_BODY, "scene.yaml", cwd=empty_folder)
     assert body.returncode == 0, body.stderr
     port, log = free_port(), empty_folder / "serve.log"
-    server = _start([installed.bin("ancha"), "serve", "--port", str(port)], installed, empty_folder, log)
+    server = _start([installed.bin("ancha"), "serve", "--port", str(port), "--key", "wheel-key"], installed,
+                    empty_folder, log)
     stopped_at_end.append(server)
     url = f"http://127.0.0.1:{port}"
-    assert _wait_until_answers(url + "/envs", server, log).status_code == 200
-    created = httpx.post(url + "/envs", content=body.stdout, headers={"content-type": "application/json"}, timeout=30)
+    assert _wait_until_answers(url + "/envs", server, log).status_code == 401  # the control API needs the key
+    created = httpx.post(url + "/envs", content=body.stdout, timeout=30,
+                         headers={"content-type": "application/json", "authorization": "Bearer wheel-key"})
     assert created.status_code == 201, created.text
     github = created.json()["tools"]["github"]
     answer = httpx.post(github["url"] + "/graphql", headers={"authorization": f"Bearer {github['token']}"}, timeout=30,

@@ -29,7 +29,7 @@ def _serve(limit: str) -> tuple[subprocess.Popen[bytes], str]:
     """``ancha serve`` under ``ulimit <limit>``, short timeouts, and its URL once it answers."""
     port, tls_port = free_port(), free_port()
     ancha = Path(sys.executable).with_name("ancha")
-    command = (f"ulimit {limit} && exec {ancha} serve --port {port} --tls-port {tls_port} "
+    command = (f"ulimit {limit} && exec {ancha} serve --no-key --port {port} --tls-port {tls_port} "
                "--keep-alive 1 --read-timeout 2")
     server = subprocess.Popen(["bash", "-c", command], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     url = f"http://127.0.0.1:{port}"

@@ -63,8 +63,11 @@ def serve(host: str, port: int, tls_port: int, key: str | None, no_key: bool, ke
                    err=True)
     else:
         key = key or new_key()
-        kept = save_key(url, key)
-        click.echo(f"server key: {key}  (kept for the CLI in {kept}; elsewhere set ANCHA_SERVER_KEY)")
+        try:
+            kept = f"kept for the CLI in {save_key(url, key)}"
+        except OSError as exc:  # no state folder to write: the key still works, set by hand
+            kept = f"not kept for the CLI: {exc}; set ANCHA_SERVER_KEY"
+        click.echo(f"server key: {key}  ({kept}; elsewhere set ANCHA_SERVER_KEY)")
     tls_port = tls_port or free_port(host)
     click.echo(f"ancha server on {url}  (ancha.yaml: server: {{url: {url}}}); "
                f"https for tools that need it on port {tls_port}")

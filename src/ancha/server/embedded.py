@@ -64,8 +64,11 @@ class EmbeddedServer:
         """Keep this server's key where the CLI finds it (``keys.save_key``: the console follows
         the run's live trials with it) until ``stop()``."""
         if self.key:
-            save_key(self.url, self.key)
-            self._kept = True
+            try:
+                save_key(self.url, self.key)
+                self._kept = True
+            except OSError:  # no state folder to write: the run goes on, the console cannot follow it live
+                pass
         return self
 
     def transport(self) -> InProcessTransport:
