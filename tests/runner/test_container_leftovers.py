@@ -65,7 +65,7 @@ def killed_run(root: Path, engine: str, image: str) -> int:
     process.send_signal(signal.SIGKILL)
     process.wait()
     left = leftovers(engine, process.pid)
-    assert left["containers"] and len(left["volumes"]) == 2
+    assert left["containers"] and len(left["volumes"]) == 2 and left["markers"]
     if engine == "podman":
         assert left["namespaces"]
     return process.pid
@@ -76,8 +76,8 @@ def test_leftovers_of_a_killed_run__are_removed_by_doctor_clean(tmp_path: Path, 
     cleaned = subprocess.run([*ANCHA, "doctor", "--clean"], cwd=tmp_path, capture_output=True, text=True,
                              timeout=300, env={**os.environ, "ANCHA_CONTAINER_ENGINE": engine})
     assert leftovers(engine, pid) == NOTHING, cleaned.stdout + cleaned.stderr
-    assert f"removed  volume ancha-{pid}-" in cleaned.stdout
-    assert "leftovers of runs that are gone removed" in cleaned.stdout
+    # another run that started meanwhile (on a shared machine) may have removed them first
+    assert f"removed  volume ancha-{pid}-" in cleaned.stdout or "clean    nothing left behind" in cleaned.stdout
 
 
 def test_leftovers_of_a_killed_run__are_removed_by_the_next_run_of_any_kind(tmp_path: Path, engine: str,

@@ -16,6 +16,7 @@ import stat
 import subprocess
 import sys
 import tarfile
+import tempfile
 import textwrap
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -53,17 +54,20 @@ def image(engine: str) -> str:
 
 def leftovers(engine: str, pid: int) -> dict[str, list[str]]:
     """What the run with process ID ``pid`` has in the engine and on the host: its containers
-    (by label), its volumes (named after it), its network namespaces and its agents' cgroups."""
+    (by label), its volumes (named after it), its network namespaces, and its marker that says
+    it used an engine (for the runs after it)."""
     containers = subprocess.run([engine, "ps", "--all", "--filter", f"label=ancha.runner-pid={pid}", "--format",
                                  "{{.Names}}"], capture_output=True, text=True, check=True).stdout.split()
     volumes = [v for v in subprocess.run([engine, "volume", "ls", "--format", "{{.Name}}"], capture_output=True,
                                          text=True, check=True).stdout.split() if v.startswith(f"ancha-{pid}-")]
     namespaces = sorted(n for n in os.listdir("/run/netns") if n.startswith(f"ancha-{pid}-")) \
         if os.path.isdir("/run/netns") else []
-    return {"containers": containers, "volumes": volumes, "namespaces": namespaces}
+    markers = sorted(p.name for p in (Path(tempfile.gettempdir()) / f"ancha-{os.getuid()}" / "container-runs")
+                     .glob(f"{pid}-*.json"))
+    return {"containers": containers, "volumes": volumes, "namespaces": namespaces, "markers": markers}
 
 
-NOTHING: dict[str, list[str]] = {"containers": [], "volumes": [], "namespaces": []}
+NOTHING: dict[str, list[str]] = {"containers": [], "volumes": [], "namespaces": [], "markers": []}
 
 LINKS_AGENT = textwrap.dedent("""
     import ctypes, json, os, platform, subprocess, sys, threading, urllib.request

@@ -19,7 +19,7 @@ from ancha.config.model import AnchaConfig
 from ancha.errors import AnchaUserError, RunFailed
 from ancha.results.run_folder import RunFolder
 from ancha.runner.agents.container import ContainerExecution, container_refusal
-from ancha.runner.agents.container_leftovers import clean_after_dead_runs
+from ancha.runner.agents.container_leftovers import clean_after_dead_runs, forget_container_run
 from ancha.runner.gateway import ModelGateway
 from ancha.runner.report import SceneSummary, print_summary
 from ancha.runner.trial import TrialOutcome, TrialRunner
@@ -120,6 +120,8 @@ async def run_scenes(config: AnchaConfig, scenes: list[Scene], *, inherit_env: b
         if gateway is not None:
             gateway.stop()
         await executor.close()
+        if containers is not None:  # every container of the run is gone
+            forget_container_run()
 
     exit_code = _exit_code(summaries, interrupted)
     summary = {

@@ -202,6 +202,13 @@ def mark_container_run(engine: Engine) -> None:
         pass
 
 
+def forget_container_run() -> None:
+    """This runner is done with its containers (all removed): no run after it needs to look."""
+    folder = _marker_folder()
+    if folder is not None:
+        (folder / f"{Owner.me()}.json").unlink(missing_ok=True)
+
+
 def _dead_markers() -> list[tuple[Path, Engine]]:
     folder = _marker_folder()
     if folder is None:
