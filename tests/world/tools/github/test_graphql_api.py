@@ -143,6 +143,15 @@ def test_search__issue_qualifiers(gh):
     assert data["prs"] == {"issueCount": 1, "nodes": [{"__typename": "PullRequest", "number": 3}]}
 
 
+def test_search__a_query_past_the_rest_searchs_256_characters_is_refused(gh):
+    long = "(" * 5_000
+    errors = failure(gh, "query($q: String!) { search(query: $q, type: ISSUE, first: 5) { issueCount } }", {"q": long})
+    assert errors[0].message == "The search is longer than 256 characters."
+    assert errors[0].type == "INVALID_ARGUMENT" and errors[0].path == ["search"]
+    still = graphql(gh, '{ search(query: "repo:acme/orders is:issue is:closed", type: ISSUE, first: 5) { issueCount } }')
+    assert still["search"]["issueCount"] == 1
+
+
 # --- mutations, seen through REST -----------------------------------------------------------------
 
 def test_create_issue__visible_through_rest(gh):

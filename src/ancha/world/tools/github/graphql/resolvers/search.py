@@ -15,11 +15,11 @@ from graphql import GraphQLResolveInfo
 
 from ancha.world.tools.github.graphql.connections import Page, paginate, pagination_args
 from ancha.world.tools.github.graphql.context import conversation, ctx
-from ancha.world.tools.github.graphql.errors import NotImplementedHere
+from ancha.world.tools.github.graphql.errors import InvalidArgument, NotImplementedHere
 from ancha.world.tools.github.graphql.registry import plain, resolver
 from ancha.world.tools.github.graphql.rest import call_for
 from ancha.world.tools.github.models import Issue
-from ancha.world.tools.github.routes.search import IssueQuery
+from ancha.world.tools.github.routes.search import MAX_QUERY, IssueQuery
 
 MAX_RESULTS = 1000
 _SORTS = {"created": lambda i: (i.created_at, i.id), "updated": lambda i: (i.updated_at, i.id),
@@ -42,6 +42,8 @@ def _split_sort(text: str) -> tuple[str, str, bool]:
 def search(_: Any, info: GraphQLResolveInfo, query: str, type: str, **args: Any) -> Page:
     if type != "ISSUE":
         raise NotImplementedHere(f"Search type '{type}' is not implemented by this replica")
+    if len(query) > MAX_QUERY:  # the REST search's bound: the same parser reads it
+        raise InvalidArgument(f"The search is longer than {MAX_QUERY} characters.")
     context = ctx(info)
     text, field, descending = _split_sort(query)
     call, _handler = call_for(context, "GET", "/search/issues", query="")
