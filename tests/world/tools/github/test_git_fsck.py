@@ -27,9 +27,7 @@ def _readable(gh: GH) -> None:
                  "/repos/acme/orders/branches", "/repos/acme/orders/contents/",
                  "/repos/acme/orders/contents/README.md?ref=main", "/repos/acme/orders/commits?sha=main"):
         assert gh.raw("GET", path).status_code == 200, path
-    base = gh.url.rsplit("/github", 1)[0]
-    import httpx
-    assert httpx.get(f"{base}/state", timeout=10).status_code == 200
+    assert gh.state()["repos"]  # GET /envs/ID/state
 
 
 def _main(gh: GH) -> tuple[str, str]:
