@@ -215,7 +215,7 @@ def test_seeded_logs__index_driven_search_finds_exactly_what_a_full_scan_finds()
                   "(service:svc1 OR service:svc2) host:h4", "service:svc1 OR host:h2", "status:warn AND NOT host:h5",
                   "(service:svc1 OR line) status:error", "service:(svc1 OR svc4) host:h9"):
         match, hints = compile_query(query)
-        found, _ = state.logs.search(match, hints, T0 - 5_000, T0, False, 10_000)
-        scanned, _ = state.logs.search(match, [], T0 - 5_000, T0, False, 10_000)
+        found, _, _ = state.logs.search(match, hints, T0 - 5_000, T0, False, 10_000)
+        scanned, _, _ = state.logs.search(match, [], T0 - 5_000, T0, False, 10_000)
         assert [line.key for line in found] == [line.key for line in scanned], query
         assert found, query

@@ -39,7 +39,8 @@ class QuerySyntaxError(ValueError):
 class LogLine:
     """One log line as search sees it (plain attributes: the hot path reads them directly)."""
 
-    __slots__ = ("at", "seq", "service", "status", "host", "message", "lower", "attributes", "tags", "ref", "_id")
+    __slots__ = ("at", "seq", "service", "status", "host", "message", "lower", "attributes", "tags", "ref", "_id",
+                 "_words")
 
     def __init__(self, at: float, seq: int, service: str, status: str, host: str | None, message: str,
                  attributes: dict[str, Any], tags: list[str], ref: str | None = None) -> None:
@@ -54,6 +55,14 @@ class LogLine:
         self.tags = tags
         self.ref = ref
         self._id: str | None = None
+        self._words: list[str] | None = None
+
+    @property
+    def words(self) -> list[str]:
+        """The message's words as free text is searched by, split once per line (not once per term)."""
+        if self._words is None:
+            self._words = words_of(self.lower)
+        return self._words
 
     @property
     def key(self) -> tuple[float, int]:
@@ -208,7 +217,7 @@ def _text_match(raw: str, quoted: bool) -> Match:
         return lambda line: True
     if not quoted and ("*" in raw or "?" in raw):
         pattern = re.compile(fnmatch.translate(needle))
-        return lambda line: any(pattern.match(word) for word in words_of(line.lower))
+        return lambda line: any(pattern.match(word) for word in line.words)
     words = words_of(needle)
     if not words:  # only punctuation: nothing to split, look for it as written
         return lambda line: needle in line.lower
@@ -216,7 +225,7 @@ def _text_match(raw: str, quoted: bool) -> Match:
         # The regex tries the whole sequence at every word of the line (line x words); as
         # words joined by one space, it is a substring search, linear in both.
         joined = f" {' '.join(words)} "
-        return lambda line: joined in f" {' '.join(words_of(line.lower))} "
+        return lambda line: joined in f" {' '.join(line.words)} "
     sequence = re.compile(r"(?<!\w)" + r"\W+".join(map(re.escape, words)) + r"(?!\w)")
     return lambda line: sequence.search(line.lower) is not None
 
@@ -228,11 +237,33 @@ def _text_hints(raw: str, quoted: bool) -> Hints:
     return [((WORD, word),) for word in dict.fromkeys(words_of(raw))]
 
 
+WILDCARD_COST = 4
+"""What a wildcard term costs against one line, in plain term tests (it tries each word of the line)."""
+
+
+class CompiledQuery:
+    """A query's predicate, and what testing one line costs at most (in plain term tests: a
+    wildcard term counts ``WILDCARD_COST``)."""
+
+    __slots__ = ("cost", "test")
+
+    def __init__(self, test: Match, cost: int) -> None:
+        self.test = test
+        self.cost = cost
+
+    def __call__(self, line: LogLine) -> bool:
+        return self.test(line)
+
+
 class _Parser:
     def __init__(self, tokens: list[str]) -> None:
         self.tokens = tokens
         self.pos = 0
         self.depth = 0
+        self.cost = 0
+
+    def charge(self, raw: str) -> None:
+        self.cost += WILDCARD_COST if "*" in raw or "?" in raw else 1
 
     def peek(self) -> str | None:
         return self.tokens[self.pos] if self.pos < len(self.tokens) else None
@@ -304,6 +335,7 @@ class _Parser:
         return self.term(self.take())
 
     def term(self, token: str) -> tuple[Match, Hints]:
+        self.charge(token)
         field, sep, rest = token.partition(":")
         if not sep or token.startswith('"') or not field:
             raw, quoted = _unquote(token)
@@ -318,6 +350,7 @@ class _Parser:
                 if word in ("OR", "AND"):
                     continue
                 raw, quoted = _unquote(word)
+                self.charge(raw)
                 values.append(_field_match(field, raw, quoted))
             if self.peek() != ")":
                 raise QuerySyntaxError("missing )")
@@ -334,14 +367,14 @@ class _Parser:
         return _field_match(field, raw, quoted), hints
 
 
-def compile_query(text: str | None) -> tuple[Match, Hints]:
+def compile_query(text: str | None) -> tuple[CompiledQuery, Hints]:
     """The query's predicate and its exact-value index hints; ``QuerySyntaxError`` if invalid."""
     if text is not None and too_long(text):
         raise QuerySyntaxError(TOO_LONG)
     if text is None or not text.strip() or text.strip() == "*":
-        return (lambda line: True), []
+        return CompiledQuery(lambda line: True, 0), []
     parser = _Parser(_tokens(text))
-    found = parser.expr()
+    match, hints = parser.expr()
     if parser.peek() is not None:
         raise QuerySyntaxError(f"unexpected {parser.peek()}")
-    return found
+    return CompiledQuery(match, parser.cost), hints

@@ -65,6 +65,32 @@ def _line(item: dict[str, Any], seq: int) -> LogLine:
                    list(item.get("tags") or []), item.get("ref"))
 
 
+SEARCH_BUDGET = 1_000_000
+"""Term tests one search may make (lines tested x the query's cost per line, a wildcard term
+counting 4): a few tenths of a second at most. A query of a few terms scans a few hundred
+thousand lines; one of 700 negated wildcards, which no index narrows, stops after a few
+hundred instead of holding every environment of the server for a minute. A search that runs
+out answers what it found with ``meta.status: timeout``, as Datadog does."""
+
+
+class _Budget:
+    """Lines a search may still test."""
+
+    __slots__ = ("left", "spent")
+
+    def __init__(self, lines: int) -> None:
+        self.left = lines
+        self.spent = False
+
+    def take(self) -> bool:
+        """One more line; True when none was left (the search stops there)."""
+        if self.left <= 0:
+            self.spent = True
+            return True
+        self.left -= 1
+        return False
+
+
 class SeededLogs:
     """The seed's lines, sorted by time, with posting lists; never changed after building."""
 
@@ -218,20 +244,24 @@ class LogStore:
             stream.emitted += 1
 
     def search(self, match: Match, hints: Hints, start: float, end: float, ascending: bool,
-               limit: int, after: tuple[float, int] | None = None) -> tuple[list[LogLine], tuple[float, int] | None]:
+               limit: int, after: tuple[float, int] | None = None) -> tuple[list[LogLine], tuple[float, int] | None, bool]:
         """Up to ``limit`` matching lines with start <= at <= end in time order (ties by seq),
-        after the cursor ``after``; and the cursor of the next page (None: no more)."""
+        after the cursor ``after``; the cursor of the next page (None: no more); and whether
+        the search ran out of its budget (``SEARCH_BUDGET`` term tests) before it was done."""
+        budget = _Budget(max(1, SEARCH_BUDGET // max(1, getattr(match, "cost", 1))))
         want = limit + 1
-        seeded = self._search_seeded(match, hints, start, end, ascending, want, after)
-        added = self._search_added(match, start, end, ascending, want, after)
+        seeded = self._search_seeded(match, hints, start, end, ascending, want, after, budget)
+        added = self._search_added(match, start, end, ascending, want, after, budget)
         merged = sorted(seeded + added, key=lambda line: line.key, reverse=not ascending)[:want]
+        if budget.spent:
+            return merged[:limit], None, True
         if len(merged) > limit:
             page = merged[:limit]
-            return page, page[-1].key
-        return merged, None
+            return page, page[-1].key, False
+        return merged, None, False
 
-    def _search_seeded(self, match: Match, hints: Hints, start: float, end: float,
-                       ascending: bool, want: int, after: tuple[float, int] | None) -> list[LogLine]:
+    def _search_seeded(self, match: Match, hints: Hints, start: float, end: float, ascending: bool, want: int,
+                       after: tuple[float, int] | None, budget: _Budget) -> list[LogLine]:
         index = self.seeded
         times = index.times
         lo, hi = bisect.bisect_left(times, start), bisect.bisect_right(times, end)
@@ -249,6 +279,8 @@ class LogStore:
             return found
         lines = index.lines
         for pos in index.candidates(hints, lo, hi, ascending):
+            if budget.take():
+                break
             line = lines[pos]
             if match(line):
                 found.append(line)
@@ -257,7 +289,7 @@ class LogStore:
         return found
 
     def _search_added(self, match: Match, start: float, end: float, ascending: bool, want: int,
-                      after: tuple[float, int] | None) -> list[LogLine]:
+                      after: tuple[float, int] | None, budget: _Budget) -> list[LogLine]:
         keys = self._added_keys
         lo, hi = bisect.bisect_left(keys, (start, -1)), bisect.bisect_right(keys, (end, 1 << 62))
         if after is not None:
@@ -268,6 +300,8 @@ class LogStore:
         found: list[LogLine] = []
         order = range(lo, hi) if ascending else range(hi - 1, lo - 1, -1)
         for i in order:
+            if budget.take():
+                break
             line = self.added[i]
             if match(line):
                 found.append(line)

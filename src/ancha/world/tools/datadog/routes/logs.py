@@ -39,8 +39,13 @@ def search_logs(call: Call, query: str | None, start: str | None, end: str | Non
         if after is None:
             raise bad_request("Invalid page[cursor]")
     state.logs.catch_up(now)
-    lines, next_key = state.logs.search(match, hints, t0, t1, sort == "timestamp", limit, after)
-    meta: dict[str, Any] = {"elapsed": 1, "request_id": state.env.random_hex(26), "status": "done"}
+    lines, next_key, timed_out = state.logs.search(match, hints, t0, t1, sort == "timestamp", limit, after)
+    meta: dict[str, Any] = {"elapsed": 1, "request_id": state.env.random_hex(26),
+                            "status": "timeout" if timed_out else "done"}
+    if timed_out:
+        meta["warnings"] = [{"code": "timeout", "title": "Partial results",
+                             "detail": "The query took too long to run over the whole time range: these are the "
+                                       "lines found before it stopped. Narrow the query or the time range."}]
     body: dict[str, Any] = {"data": [wire(line) for line in lines], "meta": meta}
     if next_key is not None:
         token = encode_cursor(next_key)
