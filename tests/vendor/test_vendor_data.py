@@ -223,8 +223,7 @@ def test_regenerate__without_the_descriptions_exits_2_and_says_where_to_point(tm
     assert "pass --from DIR" in capsys.readouterr().err
 
 
-def test_regenerate__without_a_folder_says_how_to_name_one(monkeypatch: pytest.MonkeyPatch, capsys):
-    monkeypatch.delenv("ANCHA_VENDOR_DIR", raising=False)
+def test_regenerate__without_a_folder_says_how_to_name_one(capsys):
     assert main(["regenerate", "--check"]) == 2
     assert "--from DIR" in capsys.readouterr().err
 

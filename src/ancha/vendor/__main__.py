@@ -1,7 +1,7 @@
 """``python -m ancha.vendor regenerate [--check] [--from DIR]``.
 
-Reads the vendors' descriptions from ``--from`` (else ``$ANCHA_VENDOR_DIR``; the only place
-they are read, and never at run time) and writes each tool's ``vendor/*.json.gz``
+Reads the vendors' descriptions from ``--from`` (the only place they are read, and never at
+run time) and writes each tool's ``vendor/*.json.gz``
 and coverage ledger. ``--check`` writes nothing and exits 1 when anything committed is not
 what regeneration would write. Exit 2: the descriptions are not there.
 """
@@ -9,14 +9,11 @@ what regeneration would write. Exit 2: the descriptions are not there.
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from pathlib import Path
 
 from ancha.vendor.products import Inputs, VendorFolderError
 from ancha.vendor.regenerate import Outcome, data_files, ledgers
-
-ENV_VARIABLE = "ANCHA_VENDOR_DIR"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -27,17 +24,16 @@ def main(argv: list[str] | None = None) -> int:
     regenerate.add_argument("--check", action="store_true",
                             help="write nothing; exit 1 if anything committed is stale")
     regenerate.add_argument("--from", dest="source", type=Path, default=None,
-                            help=f"the vendors' descriptions (default: ${ENV_VARIABLE})")
+                            help="the vendors' descriptions (the folder holding slack/, github/, ...)")
     args = parser.parse_args(argv)
-    configured = os.environ.get(ENV_VARIABLE)
-    folder = args.source or (Path(configured) if configured else None)
+    folder = args.source
     if folder is None:
-        print(f"error: say where the vendors' descriptions are: --from DIR (the folder holding slack/, "
-              f"github/, datadog/, pagerduty/, okta/) or {ENV_VARIABLE}=DIR", file=sys.stderr)
+        print("error: say where the vendors' descriptions are: --from DIR (the folder holding slack/, "
+              "github/, datadog/, pagerduty/, okta/)", file=sys.stderr)
         return 2
     if not folder.is_dir():
         print(f"error: no vendor descriptions at {folder}: pass --from DIR (the folder holding slack/, "
-              f"github/, datadog/, pagerduty/, okta/) or set {ENV_VARIABLE}", file=sys.stderr)
+              "github/, datadog/, pagerduty/, okta/)", file=sys.stderr)
         return 2
     try:
         outcomes = data_files(Inputs(folder.resolve()), args.check)
