@@ -61,10 +61,11 @@ def scene() -> dict[str, Any]:
                                             "permissions": {"github_agent": "write"}}]}}}
 
 
-def create_env(port: int, key: str, trial: int) -> tuple[str, str]:
-    """(path prefix of the GitHub tool, its token)."""
+def create_env(port: int, key: str, trial: int, world: dict[str, Any] | None = None) -> tuple[str, str]:
+    """A trial of ``world`` (a scene; this bench's by default) on the server at ``port``:
+    (path prefix of its GitHub tool, its token)."""
     conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
-    conn.request("POST", "/envs", json.dumps({"scene": scene(), "trial": trial}),
+    conn.request("POST", "/envs", json.dumps({"scene": world or scene(), "trial": trial}),
                  {"Content-Type": "application/json", "Authorization": f"Bearer {key}"})
     answer = conn.getresponse()
     context = json.loads(answer.read())

@@ -33,7 +33,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from git_gzip import status_kb  # noqa: E402
+from git_gzip import create_env, status_kb  # noqa: E402
 from slack_replica import wait_until_up  # noqa: E402
 
 from ancha.server.embedded import free_port  # noqa: E402
@@ -95,19 +95,6 @@ def scene() -> dict[str, Any]:
                                             "permissions": {"github_agent": "write"}}]}}}
 
 
-def create_env(port: int, key: str, trial: int) -> tuple[str, str]:
-    """(path prefix of the GitHub tool, its token)."""
-    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
-    conn.request("POST", "/envs", json.dumps({"scene": scene(), "trial": trial}),
-                 {"Content-Type": "application/json", "Authorization": f"Bearer {key}"})
-    answer = conn.getresponse()
-    context = json.loads(answer.read())
-    if answer.status != 201:
-        raise RuntimeError(f"POST /envs: {answer.status} {context}")
-    tool = context["tools"]["github"]
-    return tool["url"].split(f":{port}", 1)[1], tool["token"]
-
-
 def summary(status: int, raw: bytes) -> str:
     try:
         body = json.loads(raw)
@@ -131,8 +118,8 @@ def main() -> None:
     rows: list[tuple[str, str, float, float, float, float, int, float]] = []
     try:
         wait_until_up(port)
-        target, target_token = create_env(port, key, 1)
-        other, other_token = create_env(port, key, 2)
+        target, target_token = create_env(port, key, 1, scene())
+        other, other_token = create_env(port, key, 2, scene())
         setup = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
         setup.request("POST", f"{target}/graphql", json.dumps({"query": '{ repository(owner: "acme", name: "many")'
                                                                          ' { issue(number: 1) { id } } }'}),

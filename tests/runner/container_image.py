@@ -23,6 +23,7 @@ import tarfile
 import tempfile
 from pathlib import Path
 
+import pytest
 from packaging.requirements import Requirement
 
 REPOSITORY = "localhost/ancha-test-agent"
@@ -130,6 +131,17 @@ def _tag(members: list[tuple[str, Path]]) -> str:
 
 
 ENGINES = ("docker", "podman")
+
+
+def usable_engine(engine: str) -> str:
+    """``engine`` when the container tests can run on it here; else the test is skipped, or in
+    CI (``CI=true``, where .ci/run installs and starts both engines) it fails."""
+    problem = engine_ready(engine)
+    if problem is not None:
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"CI runs the container tests on {engine}: {problem}")
+        pytest.skip(problem)
+    return engine
 
 
 def engine_ready(engine: str) -> str | None:

@@ -27,6 +27,9 @@ from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 from starlette.routing import Route
 
+HOSTS = ["api.openai.com", "api.anthropic.com", "openrouter.ai"]
+"""The model hosts the gateway tests route to the stand-in."""
+
 INPUT_TOKENS = 1000
 OUTPUT_TOKENS = 500
 OPENROUTER_COST = 0.0123

@@ -204,19 +204,13 @@ def test_trial_token__opens_only_its_own_agent_routes(keyed_world: tuple[str, st
 # --- a container agent, through its forwarders ------------------------------------------------
 
 sys.path.insert(0, str(Path(__file__).parent))
-from container_image import ENGINES, agent_image, engine_ready  # noqa: E402
+from container_image import ENGINES, agent_image, usable_engine  # noqa: E402
 
 
 @pytest.fixture(scope="module", params=ENGINES)
 def engine(request: pytest.FixtureRequest) -> str:
     """Each engine in turn, as in test_container_agents.py: in CI one that does not answer fails."""
-    name: str = request.param
-    problem = engine_ready(name)
-    if problem is not None:
-        if os.environ.get("CI") == "true":
-            pytest.fail(f"CI runs the container tests on {name}: {problem}")
-        pytest.skip(problem)
-    return name
+    return usable_engine(request.param)
 
 
 def test_container_agent__is_refused_every_control_route_through_its_forwarders(

@@ -27,7 +27,7 @@ from ancha.runner.agents.container_engine import find_engine
 from ancha.runner.agents.container_images import build_image
 
 sys.path.insert(0, str(Path(__file__).parent))
-from container_image import ENGINES, agent_image, engine_ready  # noqa: E402
+from container_image import ENGINES, agent_image, usable_engine  # noqa: E402
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 ANCHA = [sys.executable, "-m", "ancha.cli"]
@@ -46,13 +46,7 @@ def workspace_images(engine: str) -> set[str]:
 @pytest.fixture(scope="module", params=ENGINES)
 def engine(request: pytest.FixtureRequest) -> str:
     """Each engine in turn; in CI one that does not answer fails the tests instead of skipping them."""
-    name: str = request.param
-    problem = engine_ready(name)
-    if problem is not None:
-        if os.environ.get("CI") == "true":
-            pytest.fail(f"CI runs the container tests on {name}: {problem}")
-        pytest.skip(problem)
-    return name
+    return usable_engine(request.param)
 
 
 @pytest.fixture(scope="module")

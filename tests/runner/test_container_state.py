@@ -27,7 +27,7 @@ import pytest
 from ancha.runner.agents.container_state import extract_state, write_state_archive
 
 sys.path.insert(0, str(Path(__file__).parent))
-from container_image import ENGINES, agent_image, engine_ready  # noqa: E402
+from container_image import ENGINES, agent_image, usable_engine  # noqa: E402
 from test_run_per_event import SCENE  # noqa: E402
 
 ANCHA = [sys.executable, "-m", "ancha.cli"]
@@ -38,13 +38,7 @@ HOST_TEXT = "HOST-OWNED\n"
 @pytest.fixture(scope="module", params=ENGINES)
 def engine(request: pytest.FixtureRequest) -> str:
     """Each engine in turn; in CI one that does not answer fails the tests instead of skipping them."""
-    name: str = request.param
-    problem = engine_ready(name)
-    if problem is not None:
-        if os.environ.get("CI") == "true":
-            pytest.fail(f"CI runs the container tests on {name}: {problem}")
-        pytest.skip(problem)
-    return name
+    return usable_engine(request.param)
 
 
 @pytest.fixture(scope="module")

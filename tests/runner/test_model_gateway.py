@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import socket
-from collections.abc import Iterator
 from pathlib import Path
 
 import anthropic
@@ -18,27 +17,6 @@ from model_standins import INPUT_TOKENS, OPENROUTER_COST, OUTPUT_TOKENS, WORDS, 
 from ancha.results.run_folder import TrialFolder
 from ancha.runner.gateway import GatewayTrial, ModelGateway, model_environment
 from ancha.runner.gateway.prices import PRICES_AS_OF, cost_usd, price_of
-
-HOSTS = ["api.openai.com", "api.anthropic.com", "openrouter.ai"]
-
-
-@pytest.fixture(scope="module")
-def standin() -> Iterator[ModelStandIn]:
-    with ModelStandIn() as server:
-        yield server
-
-
-@pytest.fixture(scope="module")
-def gateway(standin: ModelStandIn) -> Iterator[ModelGateway]:
-    with ModelGateway(HOSTS, upstreams={host: standin.url for host in HOSTS}) as gw:
-        yield gw
-
-
-@pytest.fixture
-def trial(gateway: ModelGateway, tmp_path: Path) -> Iterator[GatewayTrial]:
-    opened = gateway.open_trial(TrialFolder(tmp_path).create())
-    yield opened
-    gateway.close_trial(opened)
 
 
 def calls(trial: GatewayTrial) -> list[dict[str, object]]:

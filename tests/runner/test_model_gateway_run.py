@@ -9,7 +9,6 @@ import io
 import json
 import sys
 import textwrap
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -64,12 +63,6 @@ AGENT = textwrap.dedent("""
          {"x-api-key": "sk-ant-test", "anthropic-version": "2023-06-01"})
     post_hello()
 """)
-
-
-@pytest.fixture(scope="module")
-def standin() -> Iterator[ModelStandIn]:
-    with ModelStandIn() as server:
-        yield server
 
 
 def run(tmp_path: Path, standin: ModelStandIn, mode: str, extra: str = "", trials: int = 1) -> tuple[RunResult, str]:

@@ -11,7 +11,6 @@ import io
 import json
 import sys
 import textwrap
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -29,33 +28,12 @@ from ancha.runner.run import run_scenes
 from ancha.scene.loading import load_scenes
 from ancha.world.tools import catalog
 
-HOSTS = ["api.openai.com", "api.anthropic.com", "openrouter.ai"]
-
 
 def strict_json(text: str) -> Any:
     """``json.loads`` that refuses ``Infinity``, ``-Infinity`` and ``NaN``, as every other JSON reader does."""
     def refuse(constant: str) -> None:
         raise ValueError(f"{constant} is not JSON")
     return json.loads(text, parse_constant=refuse)
-
-
-@pytest.fixture(scope="module")
-def standin() -> Iterator[ModelStandIn]:
-    with ModelStandIn() as server:
-        yield server
-
-
-@pytest.fixture(scope="module")
-def gateway(standin: ModelStandIn) -> Iterator[ModelGateway]:
-    with ModelGateway(HOSTS, upstreams={host: standin.url for host in HOSTS}) as gw:
-        yield gw
-
-
-@pytest.fixture
-def trial(gateway: ModelGateway, tmp_path: Path) -> Iterator[GatewayTrial]:
-    opened = gateway.open_trial(TrialFolder(tmp_path).create())
-    yield opened
-    gateway.close_trial(opened)
 
 
 def strict_calls(trial: GatewayTrial) -> list[dict[str, Any]]:

@@ -21,7 +21,7 @@ import pytest
 from ancha.runner.agents.environment import EVENT_VARIABLE_MAX, event_variables
 
 sys.path.insert(0, str(Path(__file__).parent))
-from container_image import ENGINES, agent_image, engine_ready  # noqa: E402
+from container_image import ENGINES, agent_image, usable_engine  # noqa: E402
 
 ANCHA = [sys.executable, "-m", "ancha.cli"]
 LONG_TEXT = ("締め切りは金曜日です。ご確認ください。" * 1400)[:25_000]
@@ -119,13 +119,7 @@ def test_event_variables__the_variable_only_while_it_fits_one_variable_and_the_w
 @pytest.fixture(scope="module", params=ENGINES)
 def engine(request: pytest.FixtureRequest) -> str:
     """Each engine in turn (as in test_container_agents); in CI one that does not answer fails."""
-    name: str = request.param
-    problem = engine_ready(name)
-    if problem is not None:
-        if os.environ.get("CI") == "true":
-            pytest.fail(f"CI runs the container tests on {name}: {problem}")
-        pytest.skip(problem)
-    return name
+    return usable_engine(request.param)
 
 
 @pytest.fixture(scope="module")

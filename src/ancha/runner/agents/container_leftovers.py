@@ -28,8 +28,8 @@ from functools import cache
 from pathlib import Path
 
 from ancha.runner.agents.container_engine import Engine, probe_engines
-from ancha.runner.agents.container_network import NETNS_FOLDER, process_running, remove_stale_namespaces
-from ancha.runner.agents.containment import remove_stale_cgroups
+from ancha.runner.agents.container_network import NETNS_FOLDER, remove_stale_namespaces
+from ancha.runner.agents.containment import process_running, remove_stale_cgroups
 
 RUNNER_LABEL = "ancha.runner-pid"
 OWNER_LABEL = "ancha.runner"

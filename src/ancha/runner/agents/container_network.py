@@ -48,6 +48,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 from ancha.errors import RunFailed
 from ancha.runner.agents.container_engine import Engine, EngineProbe
+from ancha.runner.agents.containment import process_running
 
 CLONE_NEWNET = 0x40000000
 NETNS_FOLDER = "/run/netns"
@@ -217,26 +218,26 @@ class Enclosure:
         await _ip("netns", "add", name)
         try:
             await _ip("-n", name, "link", "set", "lo", "up")
-            targets = list(plan)
-            sockets = await asyncio.to_thread(_listen_inside, enclosure.path, [plan[t].port for t in targets])
-            await enclosure._serve(targets, sockets)
         except BaseException:
             await enclosure.close()
             raise
-        return enclosure
+        return await enclosure._listen()
 
     @classmethod
     async def enter(cls, plan: Mapping[Endpoint, Endpoint], ns_path: str) -> Enclosure:
         """Forwarders inside a namespace the engine made (a Docker container's, by its PID)."""
-        enclosure = cls(None, dict(plan), ns_path=ns_path)
+        return await cls(None, dict(plan), ns_path=ns_path)._listen()
+
+    async def _listen(self) -> Enclosure:
+        """Listen inside the namespace on each planned port and forward from there; closed on failure."""
         try:
-            targets = list(plan)
-            sockets = await asyncio.to_thread(_listen_inside, ns_path, [plan[t].port for t in targets])
-            await enclosure._serve(targets, sockets)
+            targets = list(self.plan)
+            sockets = await asyncio.to_thread(_listen_inside, self.path, [self.plan[t].port for t in targets])
+            await self._serve(targets, sockets)
         except BaseException:
-            await enclosure.close()
+            await self.close()
             raise
-        return enclosure
+        return self
 
     @classmethod
     async def open_rootless(cls, plan: Mapping[Endpoint, Endpoint], engine: Engine,
@@ -362,16 +363,6 @@ def remove_stale_namespaces() -> None:
         parts = name.split("-")
         if len(parts) == 3 and parts[0] == "ancha" and parts[1].isdigit() and not process_running(int(parts[1])):
             subprocess.run(["ip", "netns", "delete", name], capture_output=True)
-
-
-def process_running(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 async def _pipe(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:

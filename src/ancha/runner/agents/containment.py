@@ -209,7 +209,7 @@ def remove_stale_cgroups() -> list[Path]:
     removed: list[Path] = []
     for path in own.glob("ancha-agent-*"):
         parts = path.name.split("-")
-        if len(parts) != 4 or not parts[2].isdigit() or _running(int(parts[2])):
+        if len(parts) != 4 or not parts[2].isdigit() or process_running(int(parts[2])):
             continue
         for _ in range(100):  # members that leave at once: a few rounds at most
             try:
@@ -229,7 +229,8 @@ def remove_stale_cgroups() -> list[Path]:
     return removed
 
 
-def _running(pid: int) -> bool:
+def process_running(pid: int) -> bool:
+    """Whether a process ``pid`` exists (one of another user's counts)."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
