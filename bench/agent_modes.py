@@ -39,7 +39,7 @@ from slack_sdk.socket_mode.request import SocketModeRequest
 from slack_sdk.socket_mode.response import SocketModeResponse
 
 from ancha.server.embedded import EmbeddedServer
-from ancha.world.bus import DomainEvent
+from ancha.world.kernel.bus import DomainEvent
 
 WARMUP = 5
 EVERY_S = 60

@@ -32,7 +32,7 @@ from ancha.config.loading import ConfigOverrides, load_config
 from ancha.runner.agents.container_engine import find_engine
 from ancha.runner.run import run_scenes
 from ancha.scene.loading import load_scenes
-from ancha.world.tools import catalog
+from ancha.world.registry import catalog
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "runner"))
 from container_image import ENGINES, agent_image, engine_ready  # noqa: E402

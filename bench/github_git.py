@@ -58,7 +58,8 @@ def ensure_registered() -> None:
     (as tests/world/tools/github/conftest.py does)."""
     try:
         from ancha.scene.sections import WorldSection
-        from ancha.world.tools import ToolSpec, registry
+        from ancha.world.kernel.spec import ToolSpec
+        from ancha.world.registry import registry
     except ImportError:
         return
     tools = getattr(registry(), "tools", None)

@@ -348,7 +348,7 @@ def in_process(sizes: tuple[int, ...], total: int, time_limit: float) -> list[tu
     included, no HTTP): steadier than loopback HTTP on a shared machine."""
     from ancha.scene.model import Scene
     from ancha.world.environment import Environment
-    from ancha.world.tools.base import ToolRequest
+    from ancha.world.kernel.tool import ToolRequest
 
     out = []
     for call, repo, issues in calls(sizes):

@@ -20,7 +20,7 @@ from ancha.config.loading import ConfigOverrides, load_config
 from ancha.runner.run import run_scenes
 from ancha.scene.loading import load_scene, load_scenes
 from ancha.server.embedded import EmbeddedServer
-from ancha.world.tools import catalog
+from ancha.world.registry import catalog
 
 
 def seeded_scene(folder: Path, messages: int) -> Path:

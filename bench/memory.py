@@ -121,7 +121,7 @@ LOAD = """
 import json, resource, sys, time
 from pathlib import Path
 from ancha.scene.loading import load_scene
-from ancha.world.tools import catalog
+from ancha.world.registry import catalog
 t = time.perf_counter()
 load_scene(Path(sys.argv[1]), catalog())
 print(json.dumps([time.perf_counter() - t, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024]))

@@ -24,7 +24,7 @@ import yaml
 
 from ancha.scene.loading import load_scene
 from ancha.server.embedded import EmbeddedServer
-from ancha.world.tools import catalog
+from ancha.world.registry import catalog
 
 START = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
 SERVICES = ("orders", "payments", "search", "checkout", "auth", "billing", "email", "cart")

@@ -19,12 +19,12 @@ import time
 from typing import Any
 
 from ancha.scene.model import Predicate, Scene
-from ancha.world.bus import DomainEvent
 from ancha.world.environment import Environment
+from ancha.world.kernel.bus import DomainEvent
+from ancha.world.kernel.records import Record
+from ancha.world.kernel.tool import ToolRequest
+from ancha.world.kernel.trace import TraceEntry
 from ancha.world.predicates import PredicateWatcher
-from ancha.world.records import Record
-from ancha.world.tools.base import ToolRequest
-from ancha.world.trace import TraceEntry
 
 ROUNDS = 20_000
 POSTS = 2_000

@@ -129,7 +129,7 @@ def in_process(total: int) -> list[tuple[str, float]]:
     """The replica alone (``Environment.dispatch``, trace included): what the HTTP stack adds is the rest."""
     from ancha.scene.model import Scene
     from ancha.world.environment import Environment
-    from ancha.world.tools.base import ToolRequest
+    from ancha.world.kernel.tool import ToolRequest
 
     env = Environment("bench", Scene.model_validate(scene()), 1)
     token = env.tools["slack"].credentials()["token"]

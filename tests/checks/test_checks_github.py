@@ -13,7 +13,7 @@ import pytest
 from github import Auth, Github
 
 from ancha.scene import SceneInvalid, load_scene
-from ancha.world.tools import catalog
+from ancha.world.registry import catalog
 
 SCENE = """\
 name: github-checks

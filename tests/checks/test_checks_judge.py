@@ -333,7 +333,7 @@ def test_run__a_failed_judge_call_errors_the_check_and_invalidates_the_trial(
     from ancha.cli.explain import explain
     from ancha.config.loading import load_config
     from ancha.scene.loading import load_scenes
-    from ancha.world.tools import catalog
+    from ancha.world.registry import catalog
 
     (tmp_path / "scenes" / "hello").mkdir(parents=True)
     (tmp_path / "scenes" / "hello" / "scene.yaml").write_text(

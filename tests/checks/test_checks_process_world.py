@@ -17,10 +17,10 @@ from typing import Any
 from ancha.checks.evaluate import evaluate_checks
 from ancha.checks.results import CheckResult
 from ancha.scene.model import CheckSpec, Scene
-from ancha.world.bus import DomainEvent
 from ancha.world.environment import Environment
-from ancha.world.records import Record
-from ancha.world.tools.base import ToolRequest
+from ancha.world.kernel.bus import DomainEvent
+from ancha.world.kernel.records import Record
+from ancha.world.kernel.tool import ToolRequest
 
 SCENE: dict[str, Any] = {
     "name": "beta-exports",

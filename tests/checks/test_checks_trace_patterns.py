@@ -10,7 +10,7 @@ import pytest
 from ancha.checks.trace import evaluate_trace
 from ancha.scene.model import TraceCheck
 from ancha.world.call_patterns import compile_pattern
-from ancha.world.trace import Trace, TraceEntry
+from ancha.world.kernel.trace import Trace, TraceEntry
 
 
 def _trace(*calls: dict[str, Any]) -> Trace:

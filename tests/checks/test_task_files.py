@@ -14,7 +14,7 @@ from task_scene import TASK, write
 
 from ancha.checks.task import TaskInvalid, load_task
 from ancha.scene.loading import load_scene
-from ancha.world.tools import catalog
+from ancha.world.registry import catalog
 
 
 def _load(folder: Path, task: Any = None, text: str | None = None) -> Any:

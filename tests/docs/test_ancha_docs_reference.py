@@ -14,7 +14,7 @@ from doc_snippets import DOCS
 
 from ancha.config.model import AgentConfig, AnchaConfig, ExecutionConfig
 from ancha.config.templates import TEMPLATE_NAMES
-from ancha.world.tools import registry
+from ancha.world.registry import registry
 
 sys.path.insert(0, str(DOCS / "hooks"))
 import coverage as coverage_hook  # noqa: E402  (docs/hooks is not a package)

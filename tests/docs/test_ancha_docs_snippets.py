@@ -40,7 +40,7 @@ from ancha.errors import AnchaUserError
 from ancha.runner.run import refuse_unbuilt_agents
 from ancha.scene.errors import SceneInvalid
 from ancha.scene.loading import load_scene, load_scenes
-from ancha.world.tools import catalog
+from ancha.world.registry import catalog
 
 PAGES = [
     "index.md", "quickstart.md", "concepts.md", "scenes.md", "ancha-yaml.md", "model-calls.md", "checks.md",

@@ -31,7 +31,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from ancha.scene.loading import load_scene
-from ancha.world.tools import catalog, vendor_data
+from ancha.world.kernel import vendor_data
+from ancha.world.registry import catalog
 from ancha.world.tools.datadog.endpoints_ledger import LEDGER as DATADOG_LEDGER
 from ancha.world.tools.github.routes_ledger import LEDGER as GITHUB_LEDGER
 from ancha.world.tools.okta.endpoints_ledger import LEDGER as OKTA_LEDGER

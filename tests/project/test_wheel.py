@@ -51,7 +51,7 @@ checks:
 SCENE_BODY = """\
 import json, pathlib, sys
 from ancha.scene.loading import load_scene
-from ancha.world.tools import catalog
+from ancha.world.registry import catalog
 print(json.dumps({"scene": load_scene(pathlib.Path(sys.argv[1]), catalog()).model_dump(mode="json", by_alias=True)}))
 """
 

@@ -347,7 +347,7 @@ def test_container_agent_reaches_its_model_host_only_through_the_gateway(tmp_pat
     from ancha.config.loading import ConfigOverrides, load_config
     from ancha.runner.run import run_scenes
     from ancha.scene.loading import load_scenes
-    from ancha.world.tools import catalog
+    from ancha.world.registry import catalog
 
     monkeypatch.setenv("ANCHA_CONTAINER_ENGINE", engine)
     with ModelStandIn() as standin:

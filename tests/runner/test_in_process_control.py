@@ -13,7 +13,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 from ancha.runner.control import ControlClient, ServerError
 from ancha.scene.loading import load_scene
 from ancha.server.embedded import EmbeddedServer
-from ancha.world.tools import catalog
+from ancha.world.registry import catalog
 
 SCENE = """\
 name: in-process

@@ -21,7 +21,7 @@ from ancha.results.step_summary import markdown_summary
 from ancha.runner.gateway.prices import cost_usd
 from ancha.runner.run import RunResult, run_scenes
 from ancha.scene.loading import load_scenes
-from ancha.world.tools import catalog
+from ancha.world.registry import catalog
 
 HOSTS = ["api.openai.com", "api.anthropic.com"]
 

@@ -26,7 +26,7 @@ from ancha.runner.gateway import GatewayTrial, ModelGateway
 from ancha.runner.gateway.prices import CALL_USD_CEILING, price_of, worst_case_usd
 from ancha.runner.run import run_scenes
 from ancha.scene.loading import load_scenes
-from ancha.world.tools import catalog
+from ancha.world.registry import catalog
 
 
 def strict_json(text: str) -> Any:

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from ancha.runner.product_data import check_product_data
-from ancha.world.tools import vendor_data
+from ancha.world.kernel import vendor_data
 
 
 def test_product_data__an_intact_install_reads_every_file_and_builds_the_schema():

@@ -19,7 +19,7 @@ import ancha.runner.run as run_module
 from ancha.config.loading import load_config
 from ancha.runner.control import ControlClient, ServerError
 from ancha.scene.loading import load_scenes
-from ancha.world.tools import catalog
+from ancha.world.registry import catalog
 
 # Trial number -> what goes wrong for that trial only; trial 1 runs on a healthy server.
 FAULTS = {

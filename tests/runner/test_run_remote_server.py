@@ -15,7 +15,7 @@ import pytest
 
 from ancha.server.embedded import free_port
 from ancha.server.keys import server_key
-from ancha.world.tools import catalog
+from ancha.world.registry import catalog
 
 ANCHA = [sys.executable, "-m", "ancha.cli"]
 

@@ -12,7 +12,7 @@ import httpx
 from ancha.runner.control import ControlClient
 from ancha.scene.loading import load_scene
 from ancha.server.embedded import EmbeddedServer
-from ancha.world.tools import catalog
+from ancha.world.registry import catalog
 
 SCENE = """\
 name: handoff

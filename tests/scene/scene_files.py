@@ -10,7 +10,7 @@ import pytest
 from ancha.errors import Problem
 from ancha.scene import Scene, SceneInvalid, load_scene
 from ancha.scene.sections import Catalog
-from ancha.world.tools import catalog
+from ancha.world.registry import catalog
 from ancha.world.tools.slack.scene_models import SlackWorld
 
 SLACK = """\

@@ -15,7 +15,7 @@ from ancha.errors import Problem
 from ancha.scene import Scene, SceneInvalid, load_scene
 from ancha.scene.model import MessageSelector, Predicate
 from ancha.scene.sections import Catalog
-from ancha.world.tools import catalog
+from ancha.world.registry import catalog
 
 
 @cache

@@ -15,7 +15,7 @@ from tests.scene.scene_files import problems_of, scene_of, write_scene
 from ancha.results.run_folder import RunFolder
 from ancha.scene import SceneInvalid, load_scene
 from ancha.scene.folder import SceneFileRefused, SceneFolder
-from ancha.world.tools import catalog
+from ancha.world.registry import catalog
 from ancha.world.tools.github.git_seed import clear_cache, seeded_repo
 
 MESSAGES = "world:\n  slack:\n    channels: [{{ ref: slack_general, name: general }}]\n    messages_file: {name}\n"

@@ -12,7 +12,7 @@ from ruamel.yaml import YAML
 
 from ancha.config import ConfigInvalid, ConfigOverrides, load_config
 from ancha.scene import SceneInvalid, load_scene
-from ancha.world.tools import catalog
+from ancha.world.registry import catalog
 
 _KEYS = ["name", "task", "clock", "start", "limit", "speed", "world", "slack", "users", "channels", "messages",
          "messages_file", "ref", "channel", "from", "at", "thread_of", "reactions", "members", "checks", "id",

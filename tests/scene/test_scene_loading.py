@@ -8,7 +8,7 @@ import pytest
 from scene_files import SLACK, messages, problems_of, scene_of, slack_only, slack_seed, write_scene
 
 from ancha.scene import Scene, SceneInvalid, load_scene, load_scenes
-from ancha.world.tools import catalog
+from ancha.world.registry import catalog
 
 CHECKS = """\
 checks:

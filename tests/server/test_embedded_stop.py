@@ -11,7 +11,7 @@ import httpx
 
 from ancha.scene.loading import load_scene
 from ancha.server.embedded import EmbeddedServer
-from ancha.world.tools import catalog
+from ancha.world.registry import catalog
 
 SCENE = "name: quiet\ntask: wait\nworld:\n  slack:\n    channels: [{ name: general }]\n"
 

@@ -148,7 +148,7 @@ def test_create_env__settings_in_range_still_build(ancha_server: str) -> None:
 @pytest.mark.parametrize("tool", ["slack", "github", "datadog", "pagerduty", "okta"])
 def test_oversized_body__each_vendor_answers_its_own_413_and_the_env_still_works(
         ancha_server: str, every_tool: dict[str, Any], tool: str) -> None:
-    from ancha.world.tools import registry
+    from ancha.world.registry import registry
 
     credentials = every_tool["tools"][tool]
     method, path = JSON_WRITES[tool][0]

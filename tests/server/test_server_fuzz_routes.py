@@ -19,7 +19,7 @@ from tool_calls import QUERY_NAMES, auth_headers
 
 from ancha.checks.evaluate import evaluate_checks, parse_check_specs
 from ancha.world.environment import Environment
-from ancha.world.tools.base import ToolRequest
+from ancha.world.kernel.tool import ToolRequest
 
 TOOLS = ["slack", "github", "datadog", "okta", "pagerduty"]
 PLACEHOLDER = re.compile(r"\{([^{}]+)\}")

@@ -16,7 +16,7 @@ from ancha.vendor.__main__ import main
 from ancha.vendor.products import PRODUCTS, Inputs, Product, Source
 from ancha.vendor.regenerate import data_files, target
 from ancha.vendor.structure import shape, structure
-from ancha.world.tools import vendor_data
+from ancha.world.kernel import vendor_data
 from ancha.world.tools.github.graphql.compact import decode, encode
 from ancha.world.tools.github.graphql.schema import schema
 

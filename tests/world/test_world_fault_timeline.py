@@ -13,8 +13,8 @@ from typing import Any
 from ancha.checks.state import evaluate_state
 from ancha.scene.loading import load_scene
 from ancha.world.environment import Environment
-from ancha.world.tools import catalog
-from ancha.world.tools.base import ToolRequest
+from ancha.world.kernel.tool import ToolRequest
+from ancha.world.registry import catalog
 
 SCENE = """\
 name: fault-timeline

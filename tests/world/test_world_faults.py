@@ -18,10 +18,10 @@ from ancha.scene.model import Predicate, Scene
 from ancha.scene.sections import BodyKind
 from ancha.world import environment as environment_module
 from ancha.world.environment import Environment
+from ancha.world.kernel.spec import EffectKind
+from ancha.world.kernel.tool import ToolRequest
 from ancha.world.predicates import compile_predicate
-from ancha.world.tools import registry
-from ancha.world.tools.base import ToolRequest
-from ancha.world.tools.seam import EffectKind
+from ancha.world.registry import registry
 
 MINUTE = 60.0
 

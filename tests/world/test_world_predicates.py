@@ -9,14 +9,14 @@ from typing import Any
 
 from ancha.scene.model import Predicate, Scene
 from ancha.world.environment import Environment
+from ancha.world.kernel.records import Record
+from ancha.world.kernel.tool import ToolRequest
 from ancha.world.predicates import (
     PredicateWatcher,
     compile_predicate,
     register_scene_predicates,
     watcher_of,
 )
-from ancha.world.records import Record
-from ancha.world.tools.base import ToolRequest
 
 SCENE: dict[str, Any] = {
     "name": "predicates",

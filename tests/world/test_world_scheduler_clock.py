@@ -7,9 +7,9 @@ import time
 from datetime import UTC, datetime
 
 from ancha.scene.model import Scene
-from ancha.world.clock import SimClock
 from ancha.world.environment import Environment
-from ancha.world.scheduler import Scheduler
+from ancha.world.kernel.clock import SimClock
+from ancha.world.kernel.scheduler import Scheduler
 
 
 def test_scheduler__earliest_first_and_ties_in_scheduling_order():

@@ -7,7 +7,7 @@ import json
 import tracemalloc
 from typing import Any
 
-from ancha.world.trace import Trace
+from ancha.world.kernel.trace import Trace
 
 CALL = {"at": 1.0e9, "actor": "agent", "tool": "slack", "method": "POST", "path": "/api/conversations.history",
         "query": "", "status": 200, "worked": True, "coverage_gap": False}

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ancha.world.trace import TraceEntry
+from ancha.world.kernel.trace import TraceEntry
 
 
 def outcome(status: int, response: Any, coverage_gap: bool = False) -> str:

@@ -18,7 +18,7 @@ from ancha.scene.predicates import Resolver
 from ancha.scene.refs import Declared, RefTable
 from ancha.scene.sources import Source
 from ancha.scene.walker import SceneWalker
-from ancha.world.tools import catalog
+from ancha.world.registry import catalog
 
 if TYPE_CHECKING:
     from ancha.world.environment import Environment

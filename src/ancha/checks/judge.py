@@ -47,7 +47,7 @@ _GENERIC_SECRETS = (r"anc_[A-Za-z0-9_]+", r"sk-[A-Za-z0-9_-]{12,}", r"Bearer\s+\
 @cache
 def _secret_values() -> re.Pattern[str]:
     """Credential shapes: Ancha's own, model keys, bearer headers, and every tool's tokens."""
-    from ancha.world.tools import registry
+    from ancha.world.registry import registry
 
     shapes = [*(p for spec in registry().tools.values() for p in spec.secret_patterns), *_GENERIC_SECRETS]
     return re.compile("|".join(shapes))
@@ -175,7 +175,7 @@ def trace_entries_from_jsonl(text: str) -> list[dict[str, Any]]:
 
 def world_views(world: dict[str, Any]) -> list[str]:
     """What the judge sees of each tool's final state (``world.json``), as text sections."""
-    from ancha.world.tools import registry
+    from ancha.world.registry import registry
 
     views: list[str] = []
     for name, spec in registry().tools.items():

@@ -16,8 +16,8 @@ from typing import TYPE_CHECKING
 from ancha.checks.kinds import check_kind
 from ancha.checks.milestones import Milestone, elapsed, format_duration, milestone, start_milestone
 from ancha.scene.model import PROCESS_KINDS, CheckSpec, MessageCheck, MessageSelector, Within
+from ancha.world.kernel.records import Record
 from ancha.world.predicates import message_seqs
-from ancha.world.records import Record
 from ancha.world.selectors import (
     AGENT,
     closest_miss,

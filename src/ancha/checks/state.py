@@ -10,8 +10,8 @@ from typing import TYPE_CHECKING
 
 from ancha.checks.kinds import check_kind
 from ancha.scene.model import CheckSpec, StateBody
-from ancha.world.tools import registry
-from ancha.world.tools.base import StateOutcome
+from ancha.world.kernel.tool import StateOutcome
+from ancha.world.registry import registry
 
 if TYPE_CHECKING:
     from ancha.world.environment import Environment
@@ -25,7 +25,7 @@ def evaluate_state(state: StateBody, env: Environment) -> StateOutcome:
     kind = kinds.get(key)
     if kind is None:
         raise ValueError(f"this build has no state check {key}; kinds: {', '.join(kinds)}")
-    return kind.evaluate(body, env)
+    return kind.evaluate(body, env.tools.get(kind.body.tool), env)
 
 
 @check_kind("state")

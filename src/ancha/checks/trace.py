@@ -11,7 +11,7 @@ from ancha.checks.calls import entry_line, entry_outcome
 from ancha.checks.kinds import check_kind
 from ancha.scene.model import CheckSpec, TraceCheck
 from ancha.world.call_patterns import AGENT, TracePattern, compile_pattern
-from ancha.world.trace import TraceEntry
+from ancha.world.kernel.trace import TraceEntry
 
 if TYPE_CHECKING:
     from ancha.world.environment import Environment

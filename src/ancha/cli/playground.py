@@ -12,7 +12,7 @@ from ancha.checks.task import load_task
 from ancha.config.loading import ConfigOverrides, load_config
 from ancha.runner.playground import context_lines, open_playground
 from ancha.scene.loading import load_scene
-from ancha.world.tools import catalog
+from ancha.world.registry import catalog
 
 
 @click.command()

@@ -18,7 +18,7 @@ from ancha.runner.preflight import check_templates_against_scenes
 from ancha.runner.ray_trials import import_ray
 from ancha.runner.run import run_scenes
 from ancha.scene.loading import load_scenes
-from ancha.world.tools import catalog
+from ancha.world.registry import catalog
 
 
 @click.command()

@@ -9,7 +9,7 @@ import click
 
 from ancha.config.model import AnchaConfig
 from ancha.scene.file_model import scene_file_model
-from ancha.world.tools import catalog
+from ancha.world.registry import catalog
 
 _TITLES = {"ancha": "ancha.yaml", "scene": "scene.yaml"}
 

@@ -37,7 +37,7 @@ from ancha.console.trial_data import TrialCache, TrialData
 from ancha.console.world_diff import SeedUnavailable, diff_worlds, read_world, seed_world
 from ancha.results.run_folder import AGENT_LOG, WORLD, TrialFolder, failed_checks
 from ancha.server.keys import server_key
-from ancha.world.tools import registry
+from ancha.world.registry import registry
 
 WINDOW = 200
 """Calls listed at once on a trial's page (the timeline shows them all)."""

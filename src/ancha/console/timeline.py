@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ancha.console.trial_data import Call, TrialData, epoch
-from ancha.world.tools import registry
+from ancha.world.registry import registry
 
 MAX_MARKS = 400
 """Marks per lane before it is binned (about one per 2 px of a wide screen)."""

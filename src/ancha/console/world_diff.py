@@ -19,7 +19,7 @@ from typing import Any
 from ancha.scene.errors import SceneInvalid
 from ancha.scene.loading import load_scene
 from ancha.world.environment import Environment
-from ancha.world.tools import catalog
+from ancha.world.registry import catalog
 
 IDENTITY_KEYS = ("id", "ts", "number", "key", "name", "login", "sha", "path", "email")
 """How list items are matched between seed and end: the first key every item has, unique."""

@@ -38,7 +38,7 @@ from ancha.scene.model import Scene
 from ancha.server.embedded import EmbeddedServer
 from ancha.server.keys import KEY_VAR as SERVER_KEY_VAR
 from ancha.server.keys import new_key, server_key
-from ancha.world.tools import catalog
+from ancha.world.registry import catalog
 
 EXIT_READY, EXIT_INVALID, EXIT_NOT_READY = 0, 2, 3
 """0: run could start; 2: config or scene problems (as run); 3: run could not be carried out here."""

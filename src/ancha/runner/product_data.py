@@ -6,7 +6,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-from ancha.world.tools import vendor_data
+from ancha.world.kernel import vendor_data
 from ancha.world.tools.github.graphql.schema import SchemaUnavailable, build_schema
 
 REINSTALL = ("reinstall Ancha (`pip install --force-reinstall ancha`); in a checkout, "

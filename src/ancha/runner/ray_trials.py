@@ -312,7 +312,7 @@ def _scene(path: Path, source_hash: str) -> Scene:
     """The scene from the shipped files, loaded once per worker process; it must be the one the
     driver loaded (the same hash), or the trial would grade against other checks."""
     from ancha.scene.loading import load_scene
-    from ancha.world.tools import catalog
+    from ancha.world.registry import catalog
 
     key = (str(path), source_hash)
     if key not in _scenes:

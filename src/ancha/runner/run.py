@@ -25,7 +25,7 @@ from ancha.runner.report import SceneSummary, print_summary
 from ancha.runner.trial import TrialOutcome, TrialRunner
 from ancha.runner.trial_executor import TrialExecutor, open_trials, run_with_retry
 from ancha.scene.model import Scene
-from ancha.world.tools import registry
+from ancha.world.registry import registry
 
 EXIT_PASSED, EXIT_GATE_FAILED, EXIT_NOT_CARRIED_OUT, EXIT_INTERRUPTED = 0, 1, 3, 130
 

@@ -33,7 +33,7 @@ from ancha.scene.walker import SceneWalker
 
 def load_scene(path: Path, catalog: Catalog) -> Scene:
     """One scene file, validated and resolved against the tools of ``catalog``
-    (``ancha.world.tools.catalog()``); every problem is raised at once as ``SceneInvalid``."""
+    (``ancha.world.registry.catalog()``); every problem is raised at once as ``SceneInvalid``."""
     scene, problems, files = _read(path, str(path), catalog)
     if problems or scene is None:
         raise SceneInvalid(_in_file_order(problems), files)

@@ -4,7 +4,7 @@ A tool is one folder under ``ancha/world/tools`` and declares itself there. The 
 layer sits below the world, so it never imports a tool: the parts of a tool that the
 scene file needs (its ``world.<tool>`` section, its state-check bodies, its predicates,
 its world-rule actions) reach the loader in a ``Catalog``, which the layers above build
-from the tool registry (``ancha.world.tools.catalog()``) and pass in.
+from the tool registry (``ancha.world.registry.catalog()``) and pass in.
 
 Every resolved body is kept as plain JSON (refs bare, times absolute): scenes cross a
 process boundary to the server, and a body's JSON is its identity (equal predicates

@@ -21,8 +21,8 @@ from ancha.durations import parse_duration
 from ancha.server.collector import tune_collector
 from ancha.server.gateway import ToolGateway
 from ancha.server.registry import Registry, SceneNotCached
-from ancha.world import bounded_json
 from ancha.world.environment import Environment
+from ancha.world.kernel import bounded_json
 from ancha.world.settings import InvalidSettings, check_settings
 
 FEED_MAX_WAIT = 60.0

@@ -19,7 +19,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from ancha.server.registry import Registry
 from ancha.world.environment import Environment
-from ancha.world.tools.base import ToolRequest, ToolResponse
+from ancha.world.kernel.tool import ToolRequest, ToolResponse
 
 
 class ToolGateway:

@@ -14,9 +14,9 @@ from collections.abc import AsyncIterator
 from datetime import UTC, datetime
 from typing import Any
 
-from ancha.world.bus import DomainEvent
 from ancha.world.environment import Environment
-from ancha.world.trace import TraceEntry
+from ancha.world.kernel.bus import DomainEvent
+from ancha.world.kernel.trace import TraceEntry
 
 TICK_S = 1.0
 """With nothing new, the status (the clock) is sent this often: it also keeps proxies from

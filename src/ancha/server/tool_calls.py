@@ -40,7 +40,7 @@ from uvicorn.protocols.http.httptools_impl import (
 from ancha.server.connections import ConnectionLimits, DeadlineProtocol
 from ancha.server.gateway import ToolGateway, response_headers
 from ancha.world.environment import Environment
-from ancha.world.tools.base import ToolRequest, ToolResponse
+from ancha.world.kernel.tool import ToolRequest, ToolResponse
 
 _log = logging.getLogger("uvicorn.error")
 

@@ -17,8 +17,8 @@ from pathlib import Path
 import orjson
 
 from ancha.vendor.products import PRODUCTS, Inputs, Product
-from ancha.world.tools import vendor_data
-from ancha.world.tools.ledger import CoverageLedger
+from ancha.world.kernel import vendor_data
+from ancha.world.kernel.ledger import CoverageLedger
 
 TOOLS_ROOT = Path(vendor_data.__file__).resolve().parent
 

@@ -12,19 +12,19 @@ from typing import TYPE_CHECKING, Any
 
 from ancha.durations import parse_duration
 from ancha.scene.model import Scene
-from ancha.world.bus import Bus, DomainEvent
-from ancha.world.clock import SimClock
 from ancha.world.faults import Faults
-from ancha.world.feed import EventFeed
+from ancha.world.kernel.bus import Bus, DomainEvent
+from ancha.world.kernel.clock import SimClock
+from ancha.world.kernel.feed import EventFeed
+from ancha.world.kernel.records import Record, Records
+from ancha.world.kernel.scheduler import Due, Scheduler
+from ancha.world.kernel.tool import RecordRef, StreamsSnapshot, Tool, ToolRequest, ToolResponse
+from ancha.world.kernel.trace import Trace
 from ancha.world.people import People
 from ancha.world.predicates import PredicateWatcher, register_scene_predicates
-from ancha.world.records import Record, Records
+from ancha.world.registry import registry
 from ancha.world.rules import WorldEvents
-from ancha.world.scheduler import Due, Scheduler
 from ancha.world.ticker import Ticker, Timekeeper
-from ancha.world.tools import registry
-from ancha.world.tools.base import RecordRef, StreamsSnapshot, Tool, ToolRequest, ToolResponse
-from ancha.world.trace import Trace
 
 if TYPE_CHECKING:
     from ancha.world.endpoint import EndpointDelivery
@@ -112,7 +112,7 @@ class Environment:
         for name, tool in self.tools.items():
             deliver = specs[name].delivery
             if deliver is not None:
-                deliver(self, tool)
+                deliver(tool, self)
         self.predicates: PredicateWatcher = register_scene_predicates(self)
         self.world_events = WorldEvents(self)
         self.faults = Faults(self)
@@ -193,6 +193,10 @@ class Environment:
     def schedule(self, at: float, callback: Callable[[], None], label: str = "") -> Due:
         """Run ``callback`` once simulated time reaches ``at`` (epoch seconds)."""
         return self.scheduler.schedule(at, callback, label)
+
+    def cancel(self, due: Due) -> None:
+        """Forget a scheduled item that has not run yet."""
+        self.scheduler.cancel(due)
 
     def pending(self) -> int:
         """How many scheduled items are still to run."""

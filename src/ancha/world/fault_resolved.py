@@ -8,20 +8,22 @@ only ever goes from false to true and is rebuilt exactly from history.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from pydantic import BaseModel, ConfigDict
 
 from ancha.scene.sections import BodyKind
-from ancha.world.bus import DomainEvent
-from ancha.world.predicates import RECORD_ADDED, CompiledPredicate
-from ancha.world.records import Record
-from ancha.world.tools.base import StateOutcome
-from ancha.world.tools.seam import StateKind
+from ancha.world.kernel.bus import DomainEvent
+from ancha.world.kernel.predicate import RECORD_ADDED
+from ancha.world.kernel.records import Record
+from ancha.world.kernel.spec import StateKind
+from ancha.world.kernel.tool import StateOutcome
+from ancha.world.predicates import WorldPredicate
 
 if TYPE_CHECKING:
     from ancha.scene.predicates import Resolver
     from ancha.world.environment import Environment
+    from ancha.world.kernel.port import WorldPort
 
 KEY = "fault_resolved"
 
@@ -37,7 +39,8 @@ def resolve(data: Any, path: str, resolver: Resolver) -> FaultResolved | None:
     return None if fault is None else FaultResolved(fault=fault)
 
 
-def evaluate(body: dict[str, Any], env: Environment) -> StateOutcome:
+def evaluate(body: dict[str, Any], _replica: None, world: WorldPort) -> StateOutcome:
+    env = cast("Environment", world)  # a kind of the world's own: its world is the environment
     fault = FaultResolved.model_validate(body).fault
     started = _first(env, "fault_started", fault)
     resolved = _first(env, "fault_resolved", fault)
@@ -55,7 +58,11 @@ def evaluate(body: dict[str, Any], env: Environment) -> StateOutcome:
                         f"fault ${fault} never started: its starts condition never held", [])
 
 
-class FaultResolvedHeld(CompiledPredicate):
+def compile_held(key: str, body: dict[str, Any], _replica: None, world: WorldPort) -> FaultResolvedHeld:
+    return FaultResolvedHeld(key, cast("Environment", world), body)
+
+
+class FaultResolvedHeld(WorldPredicate):
     events = frozenset({RECORD_ADDED})
     record_kinds = frozenset({"fault_resolved"})
 
@@ -85,4 +92,4 @@ def _minutes(seconds: float) -> str:
 
 FAULT_RESOLVED = StateKind(
     BodyKind(KEY, "world", str, resolve, "a living-world fault of world_rules.faults was resolved"),
-    evaluate, frozenset({RECORD_ADDED}), FaultResolvedHeld)
+    evaluate, frozenset({RECORD_ADDED}), compile_held)

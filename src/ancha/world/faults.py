@@ -23,7 +23,7 @@ from functools import partial
 from typing import TYPE_CHECKING
 
 from ancha.scene.model import Effect, FaultRule
-from ancha.world.tools.seam import Release
+from ancha.world.kernel.spec import Release
 
 if TYPE_CHECKING:
     from ancha.world.environment import Environment
@@ -96,7 +96,7 @@ class Faults:
         if kind is None or kind.body.tool not in self.env.tools:
             return f"{key}: this world has no {key.split('.', 1)[0]}"
         try:
-            release = kind.apply(self.env, body, fault.ref)
+            release = kind.apply(body, self.env.tools[kind.body.tool], self.env, fault.ref)
         except LookupError as exc:  # a ref this world does not have (a scene built by hand)
             return f"{key}: {exc}"
         if release is not None:

@@ -35,8 +35,8 @@ from typing import TYPE_CHECKING, Any
 
 from ancha.scene.model import Person
 from ancha.scene.patterns import TextPattern, compile_text_pattern
-from ancha.world.bus import DomainEvent
-from ancha.world.reach import Directory, Place, Reach, Utterance, reach_adapters
+from ancha.world.kernel.bus import DomainEvent
+from ancha.world.kernel.reach import Directory, Place, Reach, Utterance
 
 if TYPE_CHECKING:
     from ancha.world.environment import Environment
@@ -266,3 +266,10 @@ def _compile(texts: list[str]) -> list[TextPattern]:
         except ValueError:
             continue  # the loader refuses these; a scene built by hand just loses the pattern
     return patterns
+
+
+def reach_adapters(env: Environment, directory: Directory) -> list[Reach]:
+    """An adapter for every tool of the environment that declares one."""
+    specs = env.registry.tools
+    return [factory(env.tools[name], env, directory) for name in env.tools
+            if (factory := specs[name].reach) is not None]

@@ -34,9 +34,10 @@ from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from ancha.scene.model import Predicate
-from ancha.world.bus import DomainEvent
 from ancha.world.call_patterns import compile_pattern
-from ancha.world.records import Record
+from ancha.world.kernel.bus import DomainEvent
+from ancha.world.kernel.predicate import CALL_TRACED, RECORD_ADDED, CompiledPredicate
+from ancha.world.kernel.records import Record
 from ancha.world.selectors import (
     CompiledSelector,
     compile_selector,
@@ -48,55 +49,22 @@ from ancha.world.selectors import (
 
 if TYPE_CHECKING:
     from ancha.world.environment import Environment
-    from ancha.world.tools.base import StateOutcome
+    from ancha.world.kernel.tool import StateOutcome
 
-CALL_TRACED = "call_traced"
-RECORD_ADDED = "record_added"
 RECORD_KINDS = {"decided": "decided", "knows": "knows", "told": "knows", "revealed": "revealed"}
 
 OnHold = Callable[[float], None]
 
 
-class CompiledPredicate:
-    """One compiled predicate. Subclasses set ``events`` and update ``holds``."""
-
-    events: frozenset[str] = frozenset()
-    record_kinds: frozenset[str] = frozenset()
-    """For ``record_added`` listeners: the record kinds that can change it."""
-    monotonic = True
-    """Once true, true for ever (and exactly rebuilt from history when compiled late)."""
-
-    height = 0
-    """0 for a leaf; a composite is one more than its highest child."""
+class WorldPredicate(CompiledPredicate):
+    """A predicate of the world's own (not a tool's): it reads the whole environment."""
 
     def __init__(self, key: str, env: Environment) -> None:
-        self.key = key
+        super().__init__(key)
         self.env = env
-        self.holds = False
-        self.first_held: float | None = None
-        self.parents: list[Composite] = []
-        self._evidence: list[int] = []
-
-    def on_event(self, event: DomainEvent) -> bool:
-        """Take one bus event into account; return whether the predicate holds now."""
-        return self.holds
-
-    @property
-    def evidence(self) -> list[int]:
-        """Trace seqs behind the first time it held."""
-        return list(self._evidence)
-
-    def _set(self, holds: bool, at: float, evidence: Iterable[int] = ()) -> None:
-        self.holds = holds
-        if holds and self.first_held is None:
-            self.first_held = at
-            self._evidence = sorted(set(evidence))
-
-    def __repr__(self) -> str:
-        return f"<{type(self).__name__} {self.key} holds={self.holds} first_held={self.first_held}>"
 
 
-class Never(CompiledPredicate):
+class Never(WorldPredicate):
     """A predicate naming something the world does not have: it never holds."""
 
     def __init__(self, key: str, env: Environment, reason: str) -> None:
@@ -104,7 +72,7 @@ class Never(CompiledPredicate):
         self.reason = reason
 
 
-class Called(CompiledPredicate):
+class Called(WorldPredicate):
     events = frozenset({CALL_TRACED})
 
     def __init__(self, key: str, env: Environment, pattern: str) -> None:
@@ -123,7 +91,7 @@ class Called(CompiledPredicate):
         return self.holds
 
 
-class MessageMatch(CompiledPredicate):
+class MessageMatch(WorldPredicate):
     events = frozenset({RECORD_ADDED})
     record_kinds = frozenset({"message"})
 
@@ -193,7 +161,7 @@ def requirements(kind: str, value: list[str]) -> tuple[list[Requirement], list[s
     return needed, own
 
 
-class RecordsHeld(CompiledPredicate):
+class RecordsHeld(WorldPredicate):
     """``decided``/``knows``/``told``/``revealed``: holds once every required record exists."""
 
     events = frozenset({RECORD_ADDED})
@@ -248,7 +216,7 @@ def message_seqs(env: Environment, records: Iterable[Record]) -> list[int]:
     return record_seqs(found)
 
 
-class StateHeld(CompiledPredicate):
+class StateHeld(WorldPredicate):
     """A state check without an incremental form: graded again on each event that can change it."""
 
     monotonic = False
@@ -268,7 +236,7 @@ class StateHeld(CompiledPredicate):
         return self.holds
 
 
-class Composite(CompiledPredicate):
+class Composite(WorldPredicate):
     def __init__(self, key: str, env: Environment, children: list[CompiledPredicate]) -> None:
         super().__init__(key, env)
         self.children = children
@@ -343,12 +311,13 @@ def compile_state(key: str, env: Environment, state: dict[str, dict[str, Any]]) 
     ((kind_key, body),) = state.items()
     kind = env.registry.states.get(kind_key)
     if kind is not None:
+        replica = env.tools.get(kind.body.tool)
         if kind.compile is not None:
-            return kind.compile(key, env, body)
-        return StateHeld(key, env, partial(kind.evaluate, body, env), kind.events)
+            return kind.compile(key, body, replica, env)
+        return StateHeld(key, env, partial(kind.evaluate, body, replica, env), kind.events)
     predicate = env.registry.predicates.get(kind_key)
     if predicate is not None:
-        return predicate.compile(key, env, body)
+        return predicate.compile(key, body, env.tools.get(predicate.body.tool), env)
     raise LookupError(f"this build has no predicate {kind_key}")
 
 

@@ -75,4 +75,4 @@ class WorldEvents:
         kind = self.env.registry.actions.get(key)
         if kind is None or kind.body.tool not in self.env.tools:
             return f"{key}: this world has no {key.split('.', 1)[0]}"
-        return kind.perform(self.env, body)
+        return kind.perform(body, self.env.tools[kind.body.tool], self.env)

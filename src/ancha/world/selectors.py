@@ -24,7 +24,7 @@ from ancha.scene.model import MessageSelector
 
 if TYPE_CHECKING:
     from ancha.world.environment import Environment
-    from ancha.world.records import Record
+    from ancha.world.kernel.records import Record
 
 ORDER = ("to", "in", "in_thread_of", "from", "text_contains", "fact")
 SNIPPET = 80

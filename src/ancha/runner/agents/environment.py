@@ -17,7 +17,7 @@ from typing import Any
 import certifi
 
 from ancha.server.keys import KEY_VAR
-from ancha.world.tools import registry
+from ancha.world.registry import registry
 
 BASE_VARIABLES = (
     "PATH", "HOME", "USER", "LOGNAME", "SHELL", "LANG", "TERM", "TMPDIR", "TZ",

@@ -15,7 +15,7 @@ import httpx
 import pytest
 from datadog_api_client import ApiClient, Configuration
 
-from ancha.world.tools import vendor_data
+from ancha.world.kernel import vendor_data
 
 START = "2026-03-02T09:00:00Z"
 T0 = datetime(2026, 3, 2, 9, 0, tzinfo=UTC).timestamp()

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from ancha.scene.model import Scene
 from ancha.world.environment import Environment
-from ancha.world.tools.base import ToolRequest
+from ancha.world.kernel.tool import ToolRequest
 from ancha.world.tools.datadog import coverage
 from ancha.world.tools.datadog.endpoints_ledger import LEDGER
 from ancha.world.tools.datadog.replica import DatadogReplica

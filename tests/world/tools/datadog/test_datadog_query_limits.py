@@ -24,12 +24,12 @@ from datadog_api_client.v2.model.logs_sort import LogsSort
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from ancha.world.kernel.query_limits import MAX_QUERY_DEPTH, MAX_QUERY_LENGTH, TOO_DEEP, TOO_LONG
 from ancha.world.tools.datadog.log_query import LogLine, QuerySyntaxError, compile_query
 from ancha.world.tools.datadog.metrics import parse_metric_query, parse_monitor_query
 from ancha.world.tools.datadog.monitors import Monitor as MonitorModel
 from ancha.world.tools.datadog.monitors import validate_monitor
 from ancha.world.tools.datadog.routes.monitors import _search_match
-from ancha.world.tools.query_limits import MAX_QUERY_DEPTH, MAX_QUERY_LENGTH, TOO_DEEP, TOO_LONG
 from conftest import DD, T0
 
 PARENS = "(" * 5000

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from ancha.scene import SceneInvalid, load_scene
-from ancha.world.tools import catalog
+from ancha.world.registry import catalog
 from ancha.world.tools.datadog.seed_model import DatadogWorld
 
 GOOD = """\

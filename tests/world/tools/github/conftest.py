@@ -17,7 +17,7 @@ from github import Auth, Github
 from githubkit import GitHub
 
 from ancha.server.embedded import EmbeddedServer
-from ancha.world.tools import vendor_data
+from ancha.world.kernel import vendor_data
 
 MANY = 45
 

@@ -19,7 +19,8 @@ from github import GithubException
 from ancha.scene.errors import SceneInvalid
 from ancha.scene.loading import load_scene
 from ancha.scene.sections import BodyKind, Catalog
-from ancha.world.tools import ActionKind, registry
+from ancha.world.kernel.spec import ActionKind
+from ancha.world.registry import registry
 from ancha.world.tools.github import actions, scene_actions
 from ancha.world.tools.github.judge import judge_view
 

@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from ancha.world.tools.base import ToolRequest
+from ancha.world.kernel.tool import ToolRequest
 from ancha.world.tools.github.git_protection import BranchRule
 from ancha.world.tools.github.git_store import RefUpdate, RepoGit, build_repo_git
 from ancha.world.tools.github.smart_http import GitAccess, git_route, git_token, handle_git

@@ -11,7 +11,7 @@ import httpx
 import pytest
 
 from ancha.scene import SceneInvalid, load_scene
-from ancha.world.tools import catalog
+from ancha.world.registry import catalog
 from ancha.world.tools.github.seed_model import GitHubWorld
 
 GOOD = """\

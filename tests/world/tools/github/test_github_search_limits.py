@@ -10,8 +10,8 @@ from github import GithubException
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from ancha.world.kernel.query_limits import MAX_QUERY_DEPTH, MAX_QUERY_LENGTH
 from ancha.world.tools.github.routes.search import MAX_QUERY, IssueQuery
-from ancha.world.tools.query_limits import MAX_QUERY_DEPTH, MAX_QUERY_LENGTH
 
 PARENS = "(" * 5000
 TOO_LONG = {"message": "The search is longer than 256 characters.", "resource": "Search", "field": "q",

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from ancha.world.tools.base import ToolRequest, ToolResponse
+from ancha.world.kernel.tool import ToolRequest, ToolResponse
 from ancha.world.tools.github.graphql import execute
 from ancha.world.tools.github.graphql.registry import FIELDS
 from ancha.world.tools.github.graphql.schema import schema

@@ -15,11 +15,11 @@ import httpx
 import pytest
 
 from ancha.scene.model import MessageSelector, Scene
-from ancha.world.bus import DomainEvent
 from ancha.world.environment import Environment
-from ancha.world.reach import Place
+from ancha.world.kernel.bus import DomainEvent
+from ancha.world.kernel.reach import Place
+from ancha.world.registry import registry
 from ancha.world.selectors import compile_selector
-from ancha.world.tools import registry
 from ancha.world.tools.github.events import domain_event
 from ancha.world.tools.github.reach import GitHubReach, mentioned, review_event
 from ancha.world.tools.github.routes import ROUTER

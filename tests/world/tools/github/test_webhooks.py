@@ -17,7 +17,7 @@ import pytest
 from referencing import Registry, Resource
 from referencing.jsonschema import DRAFT7
 
-from ancha.world.tools import vendor_data
+from ancha.world.kernel import vendor_data
 from ancha.world.tools.github.delivery import HOOKSHOT, delivery_guid, signed_request, start_delivery
 
 GH = Any  # conftest.GH

@@ -16,7 +16,8 @@ import httpx
 import pytest
 from okta.client import Client as OktaClient
 
-from ancha.world.tools import registry, vendor_data
+from ancha.world.kernel import vendor_data
+from ancha.world.registry import registry
 
 SEED: dict[str, Any] = {
     "groups": [
@@ -127,7 +128,7 @@ def build_env(seed: dict[str, Any] | None = None, **scene: Any) -> Any:
 
 def world_call(env: Any, method: str, path: str, body: Any = None, query: str = "") -> Any:
     """One agent call to the in-process replica."""
-    from ancha.world.tools.base import ToolRequest
+    from ancha.world.kernel.tool import ToolRequest
 
     replica = env.tools["okta"]
     raw = json.dumps(body).encode() if body is not None else b""

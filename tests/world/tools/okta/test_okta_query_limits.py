@@ -10,9 +10,9 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from ancha.world.kernel.query_limits import MAX_QUERY_DEPTH, MAX_QUERY_LENGTH
 from ancha.world.tools.okta.errors import InvalidSearch
 from ancha.world.tools.okta.filters import GROUP_FILTER, USER_FILTER, compile_expression, record_getter
-from ancha.world.tools.query_limits import MAX_QUERY_DEPTH, MAX_QUERY_LENGTH
 from conftest import Org
 
 PARENS = "(" * 5000

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from ancha.scene import SceneInvalid, load_scene
-from ancha.world.tools import catalog, registry
+from ancha.world.registry import catalog, registry
 from ancha.world.tools.okta.seed_model import OktaWorld
 from conftest import build_env, world_call
 

@@ -16,8 +16,8 @@ import pagerduty
 
 from ancha.scene.model import Scene
 from ancha.world.environment import Environment
-from ancha.world.tools import vendor_data
-from ancha.world.tools.base import ToolRequest, ToolResponse
+from ancha.world.kernel import vendor_data
+from ancha.world.kernel.tool import ToolRequest, ToolResponse
 
 START = "2026-03-02T09:00:00Z"
 

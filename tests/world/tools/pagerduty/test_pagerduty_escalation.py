@@ -9,8 +9,8 @@ from typing import Any
 
 from pagerduty_support import SEED, advance, build_env, call, routing_key
 
-from ancha.world.bus import DomainEvent
 from ancha.world.environment import Environment
+from ancha.world.kernel.bus import DomainEvent
 
 
 def _trigger(env: Environment, title: str = "Orders down") -> dict[str, Any]:
@@ -129,7 +129,7 @@ def test_domain_events_and_webhooks__escalation_reaches_the_feed_but_own_writes_
 
 
 def test_events_api_trigger__by_a_monitor_delivers_incident_triggered_webhook(env: Environment) -> None:
-    from ancha.world.tools.base import ToolRequest
+    from ancha.world.kernel.tool import ToolRequest
 
     body = {"routing_key": routing_key(env), "event_action": "trigger",
             "payload": {"summary": "CPU high", "source": "web-1", "severity": "critical"}}

@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pagerduty_support import build_env
 
-from ancha.world.tools.base import ToolRequest
+from ancha.world.kernel.tool import ToolRequest
 from ancha.world.tools.pagerduty.routes import load_all
 
 ROUTES = sorted({(r.method, r.template) for r in load_all()})

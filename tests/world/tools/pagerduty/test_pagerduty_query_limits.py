@@ -14,9 +14,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from pagerduty_support import PD
 
+from ancha.world.kernel.query_limits import MAX_QUERY_LENGTH
 from ancha.world.tools.pagerduty.errors import InvalidInput
 from ancha.world.tools.pagerduty.params import Query
-from ancha.world.tools.query_limits import MAX_QUERY_LENGTH
 
 PARENS = "(" * 5000
 

@@ -9,7 +9,7 @@ import pytest
 
 from ancha.scene import SceneInvalid, load_scene
 from ancha.scene.model import Scene
-from ancha.world.tools import catalog
+from ancha.world.registry import catalog
 from ancha.world.tools.pagerduty.seed_model import PagerDutyWorld
 
 GOOD = """\

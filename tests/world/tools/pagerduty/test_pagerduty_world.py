@@ -11,7 +11,7 @@ from pagerduty_support import advance, build_env, call
 
 from ancha.scene import load_scene
 from ancha.world.environment import Environment
-from ancha.world.tools import catalog, registry
+from ancha.world.registry import catalog, registry
 
 SCENE = """\
 name: paged

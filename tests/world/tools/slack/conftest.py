@@ -13,7 +13,7 @@ import jsonschema
 import pytest
 from slack_sdk import WebClient
 
-from ancha.world.tools import vendor_data
+from ancha.world.kernel import vendor_data
 
 SCENE: dict[str, Any] = {
     "clock": {"start": "2026-03-02T09:00:00Z"},

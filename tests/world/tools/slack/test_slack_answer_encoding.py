@@ -8,7 +8,7 @@ from urllib.parse import urlencode
 
 from ancha.scene.model import Scene
 from ancha.world.environment import Environment
-from ancha.world.tools.base import ToolRequest
+from ancha.world.kernel.tool import ToolRequest
 
 SCENE: dict[str, Any] = {
     "name": "answer-encoding",

@@ -18,7 +18,7 @@ from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError
 
 from ancha.server.embedded import EmbeddedServer
-from ancha.world.tools.query_limits import MAX_QUERY_LENGTH, TOO_LONG
+from ancha.world.kernel.query_limits import MAX_QUERY_LENGTH, TOO_LONG
 from ancha.world.tools.slack.errors import InvalidArguments
 from ancha.world.tools.slack.message_search import highlight, parse
 from ancha.world.tools.slack.replica import SlackReplica

@@ -13,10 +13,10 @@ from typing import Any
 import pytest
 
 from ancha.scene.model import Scene
-from ancha.world.bus import DomainEvent
 from ancha.world.environment import Environment
-from ancha.world.tools import vendor_data
-from ancha.world.tools.base import ToolRequest
+from ancha.world.kernel import vendor_data
+from ancha.world.kernel.bus import DomainEvent
+from ancha.world.kernel.tool import ToolRequest
 from ancha.world.tools.slack import event_callback, events
 from ancha.world.tools.slack.replica import SlackReplica
 

@@ -10,7 +10,7 @@ from typing import Any
 
 from ancha.scene.model import Scene
 from ancha.world.environment import Environment
-from ancha.world.tools.base import ToolRequest
+from ancha.world.kernel.tool import ToolRequest
 from ancha.world.tools.slack.models import Message
 from ancha.world.tools.slack.replica import SlackReplica
 

@@ -22,7 +22,7 @@ from slack_sdk.socket_mode.response import SocketModeResponse
 
 from ancha.server.embedded import EmbeddedServer
 from ancha.world.environment import Environment
-from ancha.world.tools import vendor_data
+from ancha.world.kernel import vendor_data
 from ancha.world.tools.slack.replica import SlackReplica
 from ancha.world.tools.slack.socket_mode import SocketMode
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
+from ancha.world.kernel.spec import Release
 from ancha.world.tools.datadog.replica import DatadogReplica, error_text
 from ancha.world.tools.datadog.scene_actions import (
     EventAction,
@@ -28,7 +29,6 @@ from ancha.world.tools.datadog.scene_actions import (
     MonitorAction,
     MonitorEffect,
 )
-from ancha.world.tools.seam import Release
 
 if TYPE_CHECKING:
     from ancha.world.environment import Environment

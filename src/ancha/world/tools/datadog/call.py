@@ -6,8 +6,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qs
 
-from ancha.world import bounded_json
-from ancha.world.tools.base import ToolRequest
+from ancha.world.kernel import bounded_json
+from ancha.world.kernel.tool import ToolRequest
 from ancha.world.tools.datadog.errors import bad_request
 
 if TYPE_CHECKING:

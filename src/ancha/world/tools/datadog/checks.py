@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ancha.durations import format_duration
-from ancha.world.tools.base import StateOutcome
+from ancha.world.kernel.tool import StateOutcome
 from ancha.world.tools.datadog.check_bodies import DowntimeCheck, MonitorCheck
 
 if TYPE_CHECKING:

@@ -15,8 +15,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ancha.world.tools import vendor_data
-from ancha.world.tools.ledger import CoverageLedger, listed_operations
+from ancha.world.kernel import vendor_data
+from ancha.world.kernel.ledger import CoverageLedger, listed_operations
 
 
 def vendor_endpoints() -> list[str]:

@@ -22,9 +22,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ancha.world.bus import DomainEvent
-from ancha.world.endpoint import Attempt, WebhookForm
-from ancha.world.tools.base import Tool
+from ancha.world.kernel.bus import DomainEvent
+from ancha.world.kernel.tool import Tool
+from ancha.world.kernel.webhook import Attempt, WebhookForm
 from ancha.world.tools.datadog.monitors import ORG_ID, Monitor
 from ancha.world.tools.datadog.records import APP_URL
 from ancha.world.tools.datadog.replica import DatadogReplica

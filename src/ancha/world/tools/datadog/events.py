@@ -28,7 +28,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ancha.world.bus import DomainEvent
+from ancha.world.kernel.bus import DomainEvent
 
 EVENT_TYPES = (
     "monitor_state_changed", "monitor_created", "monitor_updated", "monitor_deleted", "downtime_created",

@@ -15,7 +15,7 @@ fewest lines in the index and skips lines outside the other clauses before testi
 
 A query longer than ``MAX_QUERY_LENGTH`` characters or nested deeper than ``MAX_QUERY_DEPTH``
 (each parenthesis, ``NOT`` and ``-`` is a level) is a ``QuerySyntaxError`` (the shared bound
-of ``ancha.world.tools.query_limits``), so parsing and matching never recurse past it and
+of ``ancha.world.kernel.query_limits``), so parsing and matching never recurse past it and
 stay linear in the query.
 """
 
@@ -26,7 +26,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from ancha.world.tools.query_limits import MAX_QUERY_DEPTH, TOO_DEEP, TOO_LONG, too_long
+from ancha.world.kernel.query_limits import MAX_QUERY_DEPTH, TOO_DEEP, TOO_LONG, too_long
 
 INDEXED = ("service", "status", "host")
 STATUS_ALIASES = {"warning": "warn", "err": "error", "information": "info", "success": "ok"}

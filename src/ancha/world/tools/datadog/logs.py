@@ -21,7 +21,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 from typing import Any
 
-from ancha.world import bounded_json
+from ancha.world.kernel import bounded_json
 from ancha.world.tools.datadog.log_query import (
     NOT,
     WORD,

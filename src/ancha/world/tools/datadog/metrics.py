@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 import re2
 
 from ancha.durations import parse_duration
-from ancha.world.tools.query_limits import too_long
+from ancha.world.kernel.query_limits import too_long
 
 MAX_POINTS = 1500
 """A query answers at most about this many points (Datadog rolls up longer ranges)."""

@@ -14,9 +14,9 @@ from typing import Any
 
 import re2
 
+from ancha.world.kernel.query_limits import too_long
 from ancha.world.tools.datadog.metrics import RE2_OPTIONS, MonitorQuery, parse_monitor_query, re2_text
 from ancha.world.tools.datadog.wire import iso_micro, iso_seconds
-from ancha.world.tools.query_limits import too_long
 
 ORG_ID = 321813
 STATES = ("OK", "Warn", "Alert", "No Data")

@@ -23,7 +23,7 @@ import json
 import secrets
 from typing import TYPE_CHECKING, Any
 
-from ancha.world.tools.base import ToolRequest, ToolResponse
+from ancha.world.kernel.tool import ToolRequest, ToolResponse
 from ancha.world.tools.datadog.call import Call
 from ancha.world.tools.datadog.errors import ApiError, forbidden, not_found, not_implemented
 from ancha.world.tools.datadog.router import Route, Table, registered

@@ -6,7 +6,8 @@ import json
 from typing import Any
 
 from ancha.scene.sections import BodyKind, WorldSection
-from ancha.world.tools.base import ToolResponse
+from ancha.world.kernel.spec import ActionKind, EffectKind, StateKind, ToolSpec
+from ancha.world.kernel.tool import ToolResponse
 from ancha.world.tools.datadog import actions, checks, scene_actions
 from ancha.world.tools.datadog import check_bodies as bodies
 from ancha.world.tools.datadog.delivery import WEBHOOK, start_delivery
@@ -14,7 +15,6 @@ from ancha.world.tools.datadog.judge import judge_view
 from ancha.world.tools.datadog.replica import DatadogReplica
 from ancha.world.tools.datadog.scene_file import DatadogFile, build_world
 from ancha.world.tools.datadog.timeline import monitor_marks
-from ancha.world.tools.seam import ActionKind, EffectKind, StateKind, ToolSpec
 
 
 def _kind(key: str, file_model: Any, resolve: Any, about: str, siblings: dict[str, Any] | None = None) -> BodyKind:

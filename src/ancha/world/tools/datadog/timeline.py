@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ancha.world.tools.seam import TimelineMark
+from ancha.world.kernel.spec import TimelineMark
 
 _STATES = {"Alert": "alert", "Warn": "warn", "No Data": "warn", "OK": "ok"}
 

@@ -6,7 +6,7 @@ import re
 from datetime import UTC, datetime
 
 from ancha.durations import parse_duration
-from ancha.world.plain_numbers import is_plain_int
+from ancha.world.kernel.plain_numbers import is_plain_int
 
 
 def iso_micro(t: float) -> str:

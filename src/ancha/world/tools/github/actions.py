@@ -18,7 +18,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
-from ancha.world.plain_numbers import is_plain_int
+from ancha.world.kernel.plain_numbers import is_plain_int
 from ancha.world.tools.github.reach import GitHubActor, error_text
 from ancha.world.tools.github.scene_actions import (
     CommentAction,

@@ -16,7 +16,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any, TypeVar
 from urllib.parse import parse_qsl, urlencode
 
-from ancha.world import bounded_json
+from ancha.world.kernel import bounded_json
 from ancha.world.tools.github import errors
 from ancha.world.tools.github.models import Issue, Repo, User, role_rank
 

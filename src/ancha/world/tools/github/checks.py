@@ -9,9 +9,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from ancha.world.bus import DomainEvent
-from ancha.world.predicates import CompiledPredicate
-from ancha.world.tools.base import StateOutcome
+from ancha.world.kernel.bus import DomainEvent
+from ancha.world.kernel.predicate import CompiledPredicate
+from ancha.world.kernel.tool import StateOutcome
 from ancha.world.tools.github.check_bodies import (
     FileAt,
     IssueLabeled,
@@ -272,7 +272,8 @@ class IssueLabeledHeld(CompiledPredicate):
     events = frozenset({"issue_opened", "issue_labeled"})
 
     def __init__(self, key: str, env: Environment, body: dict[str, Any]) -> None:
-        super().__init__(key, env)
+        super().__init__(key)
+        self.env = env
         spec = IssueLabeled.model_validate(body)
         self.repo = env.ref_id(spec.repo, "repo").lower()
         self.labels = {label.lower() for label in spec.labels}
@@ -292,7 +293,8 @@ class PullMergedHeld(CompiledPredicate):
     events = frozenset({"pull_merged"})
 
     def __init__(self, key: str, env: Environment, body: dict[str, Any]) -> None:
-        super().__init__(key, env)
+        super().__init__(key)
+        self.env = env
         spec = PullMerged.model_validate(body)
         full, _, number = env.ref_id(spec.pull, "pull").partition("#")
         self.repo, self.number = full.lower(), int(number)

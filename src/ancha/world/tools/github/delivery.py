@@ -20,9 +20,9 @@ import hmac
 import json
 from typing import TYPE_CHECKING, Any
 
-from ancha.world.bus import DomainEvent
-from ancha.world.endpoint import Attempt, WebhookForm
-from ancha.world.tools.base import Tool
+from ancha.world.kernel.bus import DomainEvent
+from ancha.world.kernel.tool import Tool
+from ancha.world.kernel.webhook import Attempt, WebhookForm
 from ancha.world.tools.github.events import EVENT_TYPES
 from ancha.world.tools.github.models import Account, Repo
 from ancha.world.tools.github.replica import GitHubReplica

@@ -54,7 +54,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ancha.world.bus import DomainEvent
+from ancha.world.kernel.bus import DomainEvent
 
 EVENT_TYPES = (
     "issue_opened", "issue_edited", "issue_closed", "issue_reopened", "issue_labeled", "issue_unlabeled",

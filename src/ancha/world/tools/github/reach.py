@@ -37,10 +37,10 @@ import json
 import re
 from typing import TYPE_CHECKING, Any
 
-from ancha.world.bus import DomainEvent
-from ancha.world.plain_numbers import is_plain_int
-from ancha.world.reach import Directory, Place, Utterance
-from ancha.world.tools.base import ToolRequest
+from ancha.world.kernel.bus import DomainEvent
+from ancha.world.kernel.plain_numbers import is_plain_int
+from ancha.world.kernel.reach import Directory, Place, Utterance
+from ancha.world.kernel.tool import ToolRequest
 
 if TYPE_CHECKING:
     from ancha.world.environment import Environment

@@ -22,8 +22,8 @@ import secrets
 import string
 from typing import TYPE_CHECKING, Any
 
-from ancha.world.plain_numbers import is_plain_int
-from ancha.world.tools.base import ToolRequest, ToolResponse
+from ancha.world.kernel.plain_numbers import is_plain_int
+from ancha.world.kernel.tool import ToolRequest, ToolResponse
 from ancha.world.tools.github import errors
 from ancha.world.tools.github.call import Call, Caller, Reply
 from ancha.world.tools.github.events import domain_event

@@ -50,7 +50,7 @@ from dulwich.protocol import CAPABILITY_ATOMIC, SIDE_BAND_CHANNEL_PROGRESS, Rece
 from dulwich.refs import ZERO_SHA, Ref
 from dulwich.server import Backend, BackendRepo, ReceivePackHandler, UploadPackHandler
 
-from ancha.world.tools.base import ToolRequest, ToolResponse
+from ancha.world.kernel.tool import ToolRequest, ToolResponse
 from ancha.world.tools.github.git_fsck import funny_ref
 from ancha.world.tools.github.git_objects import PackRefused, PackTooLarge
 from ancha.world.tools.github.git_protection import BranchRule, protection_of

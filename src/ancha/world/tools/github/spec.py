@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ancha.scene.sections import BodyKind, WorldSection
+from ancha.world.kernel.spec import ActionKind, PredicateKind, StateKind, ToolSpec
 from ancha.world.tools.github import actions, checks, scene_actions
 from ancha.world.tools.github import check_bodies as bodies
 from ancha.world.tools.github.delivery import WEBHOOK, start_delivery
@@ -13,7 +14,6 @@ from ancha.world.tools.github.reach import GitHubReach
 from ancha.world.tools.github.replica import GitHubReplica
 from ancha.world.tools.github.scene_file import GitHubFile, build_world
 from ancha.world.tools.github.smart_http import MAX_BODY, body_too_large, decode_request
-from ancha.world.tools.seam import ActionKind, PredicateKind, StateKind, ToolSpec
 
 
 def _agent_accounts(seed: dict[str, Any]) -> list[str]:

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ancha.world.bus import DomainEvent
+from ancha.world.kernel.bus import DomainEvent
 from ancha.world.tools.github.models import (
     Account,
     GitHubState,

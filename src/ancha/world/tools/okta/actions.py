@@ -22,7 +22,7 @@ import secrets
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
-from ancha.world.tools.base import ToolRequest
+from ancha.world.kernel.tool import ToolRequest
 from ancha.world.tools.okta import lifecycle
 from ancha.world.tools.okta.check_bodies import UserAction
 

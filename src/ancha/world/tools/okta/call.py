@@ -6,8 +6,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qs
 
-from ancha.world import bounded_json
-from ancha.world.tools.base import ToolRequest
+from ancha.world.kernel import bounded_json
+from ancha.world.kernel.tool import ToolRequest
 from ancha.world.tools.okta.errors import ApiValidation, MalformedBody
 
 if TYPE_CHECKING:

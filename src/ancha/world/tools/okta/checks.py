@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ancha.world.tools.base import StateOutcome
+from ancha.world.kernel.tool import StateOutcome
 from ancha.world.tools.okta.check_bodies import UserState
 from ancha.world.tools.okta.events import USER_EVENTS
 

@@ -7,7 +7,7 @@ String comparisons ignore case as Okta's do. ``filter`` allows only the attribut
 operators Okta's filter does (``eq`` on ids, statuses, logins..., ranges on timestamps);
 ``search`` allows any attribute. A malformed or refused expression raises
 ``InvalidSearch`` (Okta's ``E0000031``), and so does one past the shared query bound
-(``ancha.world.tools.query_limits``: its length, or parentheses and ``not`` nested deeper
+(``ancha.world.kernel.query_limits``: its length, or parentheses and ``not`` nested deeper
 than its depth).
 """
 
@@ -19,8 +19,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from ancha.world.kernel.query_limits import MAX_QUERY_DEPTH, too_long
 from ancha.world.tools.okta.errors import InvalidSearch
-from ancha.world.tools.query_limits import MAX_QUERY_DEPTH, too_long
 
 _TOKEN = re.compile(r'\s*(?:(\()|(\))|"((?:[^"\\]|\\.)*)"|([A-Za-z_][A-Za-z0-9_.]*)|(-?\d+(?:\.\d+)?))')
 _OPERATORS = {"eq", "ne", "gt", "ge", "lt", "le", "sw", "co", "ew", "pr"}

@@ -15,8 +15,8 @@ import secrets
 import string
 from typing import TYPE_CHECKING, Any
 
-from ancha.world.bus import DomainEvent
-from ancha.world.tools.base import ToolRequest, ToolResponse
+from ancha.world.kernel.bus import DomainEvent
+from ancha.world.kernel.tool import ToolRequest, ToolResponse
 from ancha.world.tools.okta import errors
 from ancha.world.tools.okta import events as ev
 from ancha.world.tools.okta.call import Answer, Call

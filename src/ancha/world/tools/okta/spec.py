@@ -5,13 +5,13 @@ from __future__ import annotations
 import json
 
 from ancha.scene.sections import BodyKind, WorldSection
-from ancha.world.tools.base import ToolResponse
+from ancha.world.kernel.spec import ActionKind, StateKind, ToolSpec
+from ancha.world.kernel.tool import ToolResponse
 from ancha.world.tools.okta import actions, checks
 from ancha.world.tools.okta import check_bodies as bodies
 from ancha.world.tools.okta.judge import judge_view
 from ancha.world.tools.okta.replica import OktaReplica
 from ancha.world.tools.okta.scene_file import OktaFile, build_world
-from ancha.world.tools.seam import ActionKind, StateKind, ToolSpec
 
 
 def _body_too_large(limit: int) -> ToolResponse:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ancha.world.plain_numbers import is_plain_int
+from ancha.world.kernel.plain_numbers import is_plain_int
 from ancha.world.tools.pagerduty import errors
 from ancha.world.tools.pagerduty.params import Query, json_body
 

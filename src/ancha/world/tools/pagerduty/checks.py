@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ancha.durations import format_duration
-from ancha.world.tools.base import StateOutcome
+from ancha.world.kernel.tool import StateOutcome
 from ancha.world.tools.pagerduty.check_bodies import IncidentCheck
 from ancha.world.tools.pagerduty.events import STATE_EVENTS
 

@@ -16,8 +16,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ancha.world.tools import vendor_data
-from ancha.world.tools.ledger import CoverageLedger, Extras, listed_operations, openapi_operations
+from ancha.world.kernel import vendor_data
+from ancha.world.kernel.ledger import CoverageLedger, Extras, listed_operations, openapi_operations
 
 EVENTS = {"POST /v2/enqueue": "", "POST /v2/change/enqueue": "change events are accepted, not stored"}
 """Served by ``events_api.py`` (outside the REST router)."""

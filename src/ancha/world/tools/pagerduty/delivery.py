@@ -22,9 +22,9 @@ import hashlib
 import hmac
 from typing import TYPE_CHECKING, Any
 
-from ancha.world.bus import DomainEvent
-from ancha.world.endpoint import Attempt, WebhookForm
-from ancha.world.tools.base import Tool
+from ancha.world.kernel.bus import DomainEvent
+from ancha.world.kernel.tool import Tool
+from ancha.world.kernel.webhook import Attempt, WebhookForm
 from ancha.world.tools.pagerduty.events import WEBHOOK_TYPES, webhook
 from ancha.world.tools.pagerduty.replica import PagerDutyReplica
 

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 from ancha.world.tools.pagerduty.models import iso
 
 if TYPE_CHECKING:
-    from ancha.world.bus import DomainEvent
+    from ancha.world.kernel.bus import DomainEvent
     from ancha.world.tools.pagerduty.models import Incident
     from ancha.world.tools.pagerduty.replica import PagerDutyReplica
 

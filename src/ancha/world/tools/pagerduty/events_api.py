@@ -14,8 +14,8 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
-from ancha.world import bounded_json
-from ancha.world.tools.base import ToolRequest, ToolResponse
+from ancha.world.kernel import bounded_json
+from ancha.world.kernel.tool import ToolRequest, ToolResponse
 from ancha.world.tools.pagerduty.errors import InvalidEvent
 
 if TYPE_CHECKING:

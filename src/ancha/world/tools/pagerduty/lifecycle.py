@@ -19,7 +19,7 @@ from __future__ import annotations
 import base64
 from typing import TYPE_CHECKING, Any
 
-from ancha.world.bus import DomainEvent
+from ancha.world.kernel.bus import DomainEvent
 from ancha.world.tools.pagerduty.models import (
     Alert,
     EscalationPolicy,

@@ -11,7 +11,7 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from ancha.world.scheduler import Due
+    from ancha.world.kernel.scheduler import Due
 
 WEB = "https://acme.pagerduty.com"
 COLORS = ("purple", "red", "green", "blue", "orange", "teal", "brown", "cayenne")

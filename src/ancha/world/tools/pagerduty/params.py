@@ -4,7 +4,7 @@ Array parameters come as ``statuses[]=a&statuses[]=b`` (the official clients' fo
 ``statuses=a``; ``limit``/``offset`` are offset pagination (``limit`` at most 100,
 ``offset + limit`` at most 10,000). A filter value (the ``query`` text filter, an
 ``incident_key``, a comma-separated id list) longer than the shared query bound
-(``ancha.world.tools.query_limits``) is PagerDuty's 400 ``Invalid Input Provided``.
+(``ancha.world.kernel.query_limits``) is PagerDuty's 400 ``Invalid Input Provided``.
 """
 
 from __future__ import annotations
@@ -13,9 +13,9 @@ from datetime import UTC, datetime
 from typing import Any
 from urllib.parse import parse_qsl
 
-from ancha.world import bounded_json
+from ancha.world.kernel import bounded_json
+from ancha.world.kernel.query_limits import MAX_QUERY_LENGTH, too_long
 from ancha.world.tools.pagerduty.errors import InvalidInput
-from ancha.world.tools.query_limits import MAX_QUERY_LENGTH, too_long
 
 MAX_LIMIT = 100
 MAX_WINDOW = 10_000

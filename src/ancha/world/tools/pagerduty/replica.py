@@ -14,7 +14,7 @@ import secrets
 import string
 from typing import TYPE_CHECKING, Any
 
-from ancha.world.tools.base import ToolRequest, ToolResponse
+from ancha.world.kernel.tool import ToolRequest, ToolResponse
 from ancha.world.tools.pagerduty import errors
 from ancha.world.tools.pagerduty.call import Call, Caller
 from ancha.world.tools.pagerduty.endpoints_ledger import LEDGER

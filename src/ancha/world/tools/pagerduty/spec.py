@@ -6,7 +6,8 @@ import json
 from typing import Any
 
 from ancha.scene.sections import BodyKind, WorldSection
-from ancha.world.tools.base import ToolResponse
+from ancha.world.kernel.spec import ActionKind, EffectKind, StateKind, ToolSpec
+from ancha.world.kernel.tool import ToolResponse
 from ancha.world.tools.pagerduty import actions, checks, scene_actions
 from ancha.world.tools.pagerduty.check_bodies import SIBLINGS, IncidentSelectorFile, resolve_incident
 from ancha.world.tools.pagerduty.delivery import WEBHOOK, start_delivery
@@ -15,7 +16,6 @@ from ancha.world.tools.pagerduty.reach import PagerDutyReach
 from ancha.world.tools.pagerduty.replica import PagerDutyReplica
 from ancha.world.tools.pagerduty.scene_file import PagerDutyFile, build_world
 from ancha.world.tools.pagerduty.timeline import incident_marks
-from ancha.world.tools.seam import ActionKind, EffectKind, StateKind, ToolSpec
 
 
 def _agent_accounts(seed: dict[str, Any]) -> list[str]:

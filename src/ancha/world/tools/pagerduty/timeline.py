@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ancha.world.tools.seam import TimelineMark
+from ancha.world.kernel.spec import TimelineMark
 
 
 def incident_marks(snapshot: dict[str, Any]) -> list[TimelineMark]:

@@ -12,9 +12,9 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
-from ancha.world.bus import DomainEvent
-from ancha.world.predicates import CompiledPredicate
-from ancha.world.tools.base import StateOutcome
+from ancha.world.kernel.bus import DomainEvent
+from ancha.world.kernel.predicate import CompiledPredicate
+from ancha.world.kernel.tool import StateOutcome
 from ancha.world.tools.slack.history import SeededView
 from ancha.world.tools.slack.models import Message, SlackState
 from ancha.world.tools.slack.scene_models import SlackMessageState
@@ -240,7 +240,8 @@ class SlackMessageHeld(CompiledPredicate):
     monotonic = False
 
     def __init__(self, key: str, env: Environment, body: dict[str, Any]) -> None:
-        super().__init__(key, env)
+        super().__init__(key)
+        self.env = env
         spec = SlackMessageState.model_validate(body)
         self.count = spec.count_gte
         replica = _replica(env)

@@ -15,8 +15,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ancha.world.tools import vendor_data
-from ancha.world.tools.ledger import CoverageLedger
+from ancha.world.kernel import vendor_data
+from ancha.world.kernel.ledger import CoverageLedger
 from ancha.world.tools.slack.routes import APP_LEVEL, PARTIAL, ROUTES, UNAUTHENTICATED
 
 

@@ -14,8 +14,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ancha.world.bus import DomainEvent
-from ancha.world.tools.base import Tool
+from ancha.world.kernel.bus import DomainEvent
+from ancha.world.kernel.tool import Tool
 from ancha.world.tools.slack import event_callback
 from ancha.world.tools.slack import events as slack_events
 from ancha.world.tools.slack.replica import SlackReplica

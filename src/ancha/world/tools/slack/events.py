@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ancha.world.bus import DomainEvent
+from ancha.world.kernel.bus import DomainEvent
 from ancha.world.tools.slack.models import Channel, Message
 
 TOOL = "slack"

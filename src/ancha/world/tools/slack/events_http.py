@@ -15,8 +15,8 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from ancha.world.endpoint import Attempt, Handshake, WebhookForm
-from ancha.world.tools.base import Tool
+from ancha.world.kernel.tool import Tool
+from ancha.world.kernel.webhook import Attempt, Handshake, WebhookForm
 from ancha.world.tools.slack.event_callback import signed_headers, url_verification
 from ancha.world.tools.slack.replica import SlackReplica
 

@@ -15,7 +15,7 @@ from email.policy import HTTP
 from typing import TYPE_CHECKING
 from urllib.parse import quote
 
-from ancha.world.tools.base import ToolRequest, ToolResponse
+from ancha.world.kernel.tool import ToolRequest, ToolResponse
 from ancha.world.tools.slack.files import MAX_FILE_BYTES, SlackFile, kind_of
 
 if TYPE_CHECKING:

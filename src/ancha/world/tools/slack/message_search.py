@@ -7,7 +7,7 @@ A query is words (each must appear, as a word; ``deploy*`` matches a prefix),
 any of them. Searching reads seeded history where the scene left it, a column of texts
 (``history.py``): no ``Message`` is built for a message that does not match.
 
-A query longer than the shared bound (``ancha.world.tools.query_limits``) is Slack's
+A query longer than the shared bound (``ancha.world.kernel.query_limits``) is Slack's
 ``invalid_arguments``. Within it, matching stays linear in the message and the terms: a
 message's words are counted once, and each term (deduplicated) is a look-up in them; only
 terms holding punctuation run a regex, compiled once per query.
@@ -23,7 +23,7 @@ from datetime import UTC, datetime
 from functools import cached_property
 from typing import TYPE_CHECKING
 
-from ancha.world.tools.query_limits import TOO_LONG, too_long
+from ancha.world.kernel.query_limits import TOO_LONG, too_long
 from ancha.world.tools.slack import errors
 from ancha.world.tools.slack.models import MICROS, Channel, ts_str
 

@@ -13,8 +13,8 @@ from email.parser import BytesParser
 from email.policy import HTTP
 from typing import Any
 
-from ancha.world import bounded_json
-from ancha.world.tools.base import ToolRequest
+from ancha.world.kernel import bounded_json
+from ancha.world.kernel.tool import ToolRequest
 from ancha.world.tools.slack import errors
 from ancha.world.tools.slack.models import ts_key
 

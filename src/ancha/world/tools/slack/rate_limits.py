@@ -21,7 +21,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from ancha.world.tools import vendor_data
+from ancha.world.kernel import vendor_data
 
 TIERS: dict[str, str] = vendor_data.read("slack", "rate_tiers")["tiers"]
 """Web API method -> its rate-limit tier name (``Tier3``, ``special``...)."""

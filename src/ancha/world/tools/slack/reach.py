@@ -19,9 +19,9 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
-from ancha.world.bus import DomainEvent
-from ancha.world.reach import Directory, Place, Utterance
-from ancha.world.tools.base import ToolRequest
+from ancha.world.kernel.bus import DomainEvent
+from ancha.world.kernel.reach import Directory, Place, Utterance
+from ancha.world.kernel.tool import ToolRequest
 from ancha.world.tools.slack import channel_events
 
 if TYPE_CHECKING:

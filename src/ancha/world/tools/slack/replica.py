@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from ancha.world.tools.base import ToolRequest, ToolResponse
+from ancha.world.kernel.tool import ToolRequest, ToolResponse
 from ancha.world.tools.slack import errors, events, file_urls
 from ancha.world.tools.slack.call import Call, Caller
 from ancha.world.tools.slack.history import SeededView

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from ancha.world.scheduler import Due
+    from ancha.world.kernel.scheduler import Due
 
 
 @dataclass(slots=True)

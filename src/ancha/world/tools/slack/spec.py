@@ -6,8 +6,8 @@ import json
 from typing import TYPE_CHECKING, Any
 
 from ancha.scene.sections import BodyKind, WorldSection
-from ancha.world.tools.base import Tool, ToolResponse
-from ancha.world.tools.seam import ActionKind, StateKind, ToolSpec
+from ancha.world.kernel.spec import ActionKind, StateKind, ToolSpec
+from ancha.world.kernel.tool import Tool, ToolResponse
 from ancha.world.tools.slack import actions, checks, scene, scene_models
 from ancha.world.tools.slack.delivery import start_delivery
 from ancha.world.tools.slack.events_http import WEBHOOK

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import urlencode
 
-from ancha.world.plain_numbers import is_plain_int
+from ancha.world.kernel.plain_numbers import is_plain_int
 from ancha.world.tools.datadog.call import Call, Reply
 from ancha.world.tools.datadog.errors import bad_request, not_found
 from ancha.world.tools.datadog.events import domain_event

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from ancha.world.kernel.query_limits import TOO_LONG, too_long
 from ancha.world.tools.datadog.call import Call, Reply
 from ancha.world.tools.datadog.errors import ApiError, bad_request
 from ancha.world.tools.datadog.metrics import parse_metric_query
 from ancha.world.tools.datadog.router import route
-from ancha.world.tools.query_limits import TOO_LONG, too_long
 
 
 @route("GET", "/api/v1/query", partial="one metric per query: space aggregation avg/sum/min/max with a tag scope; "

@@ -6,13 +6,13 @@ import math
 import re
 from typing import Any
 
-from ancha.world.plain_numbers import is_plain_int
+from ancha.world.kernel.plain_numbers import is_plain_int
+from ancha.world.kernel.query_limits import TOO_LONG, too_long
 from ancha.world.tools.datadog.call import Call, Reply
 from ancha.world.tools.datadog.errors import ApiError, bad_request, not_found
 from ancha.world.tools.datadog.events import domain_event
 from ancha.world.tools.datadog.monitors import Monitor, default_options, validate_monitor
 from ancha.world.tools.datadog.router import route
-from ancha.world.tools.query_limits import TOO_LONG, too_long
 
 _GROUP_STATES = {"all", "alert", "warn", "no data", "ok"}
 

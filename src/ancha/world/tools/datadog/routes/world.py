@@ -8,7 +8,7 @@ every other call; anyone but the world gets Datadog's 404.
 from __future__ import annotations
 
 from ancha.durations import parse_duration
-from ancha.world.plain_numbers import is_plain_int
+from ancha.world.kernel.plain_numbers import is_plain_int
 from ancha.world.tools.datadog.call import Call, Reply
 from ancha.world.tools.datadog.errors import bad_request, not_found
 from ancha.world.tools.datadog.logs import LogStream

@@ -31,8 +31,8 @@ from graphql import (
 from graphql import execute as graphql_execute
 from graphql.execution.values import get_variable_values
 
-from ancha.world import bounded_json
-from ancha.world.tools.base import ToolRequest, ToolResponse
+from ancha.world.kernel import bounded_json
+from ancha.world.kernel.tool import ToolRequest, ToolResponse
 from ancha.world.tools.github.graphql.context import Context, type_of
 from ancha.world.tools.github.graphql.coverage import coverage_gaps
 from ancha.world.tools.github.graphql.errors import (

@@ -15,7 +15,7 @@ import time
 
 from graphql import GraphQLSchema
 
-from ancha.world.tools import vendor_data
+from ancha.world.kernel import vendor_data
 from ancha.world.tools.github.graphql.compact import decode
 
 _lock = threading.Lock()

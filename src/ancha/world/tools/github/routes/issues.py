@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ancha.world.plain_numbers import is_plain_int
+from ancha.world.kernel.plain_numbers import is_plain_int
 from ancha.world.tools.github import changes, errors
 from ancha.world.tools.github.call import Call, Reply, created, no_content
 from ancha.world.tools.github.models import Account, Issue, Label, Milestone, Repo

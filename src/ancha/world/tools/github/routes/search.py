@@ -12,12 +12,12 @@ from __future__ import annotations
 import shlex
 from typing import Any
 
+from ancha.world.kernel.query_limits import MAX_QUERY_LENGTH
 from ancha.world.tools.github import errors
 from ancha.world.tools.github.call import Call
 from ancha.world.tools.github.models import Issue
 from ancha.world.tools.github.models.wire import dumps, raw_list
 from ancha.world.tools.github.router import route
-from ancha.world.tools.query_limits import MAX_QUERY_LENGTH
 
 MAX_QUERY = min(256, MAX_QUERY_LENGTH)
 """GitHub's documented bound on a search (tighter than the replicas' shared one); past it,

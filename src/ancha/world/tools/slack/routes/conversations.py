@@ -9,7 +9,7 @@ from __future__ import annotations
 from bisect import bisect_left, bisect_right
 from typing import Any
 
-from ancha.world.plain_numbers import is_plain_int
+from ancha.world.kernel.plain_numbers import is_plain_int
 from ancha.world.tools.slack import channel_events, errors
 from ancha.world.tools.slack.call import Call, Handler
 from ancha.world.tools.slack.models import Channel, RawJSON

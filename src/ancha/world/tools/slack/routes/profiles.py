@@ -10,8 +10,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ancha.world import bounded_json
-from ancha.world.bus import DomainEvent
+from ancha.world.kernel import bounded_json
+from ancha.world.kernel.bus import DomainEvent
 from ancha.world.tools.slack import errors
 from ancha.world.tools.slack.call import Call, Handler
 from ancha.world.tools.slack.models import User

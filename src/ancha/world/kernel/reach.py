@@ -13,10 +13,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
-from ancha.world.bus import DomainEvent
+from ancha.world.kernel.bus import DomainEvent
 
 if TYPE_CHECKING:
-    from ancha.world.environment import Environment
+    from ancha.world.kernel.port import WorldPort
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,7 +76,7 @@ class Reach(Protocol):
 class Directory:
     """The people's accounts on each tool, and the places they listen to, as ids."""
 
-    def __init__(self, env: Environment) -> None:
+    def __init__(self, env: WorldPort) -> None:
         self.env = env
         self._account: dict[tuple[str, str], str] = {}
         self._person: dict[tuple[str, str], str] = {}
@@ -110,13 +110,8 @@ class Directory:
         return container in self._listens.get(person, ())
 
 
-ReachFactory = Callable[["Environment", Directory], Reach]
-
-
-def reach_adapters(env: Environment, directory: Directory) -> list[Reach]:
-    """An adapter for every tool of the environment that declares one."""
-    specs = env.registry.tools
-    return [factory(env, directory) for name in env.tools if (factory := specs[name].reach) is not None]
+ReachFactory = Callable[[Any, "WorldPort", Directory], Reach]
+"""Builds a tool's ``Reach`` from its replica, the world and the people's directory."""
 
 
 def _bare(ref: str) -> str:

@@ -1,32 +1,37 @@
 """The seam between the world and its tools: what a tool declares about itself.
 
-Tool folders import this module (never the registry in ``ancha.world.tools``, which
-imports every tool): see ``ToolSpec``.
+Tool folders import this module (never the registry, which imports every tool): see
+``ToolSpec``. Every callback a tool declares is handed its own replica (typed: a
+``ToolSpec[SlackReplica]`` hands a ``SlackReplica``) and the ``WorldPort``, in the order
+``(body, replica, world)``; no tool looks itself up or sees the environment.
 """
 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from ancha.scene.sections import BodyKind, WorldSection
-from ancha.world.tools.base import StateOutcome, Tool, ToolRequest, ToolResponse
+from ancha.world.kernel.tool import StateOutcome, ToolRequest, ToolResponse
 
 if TYPE_CHECKING:
     from starlette.types import Receive, Scope, Send
 
-    from ancha.world.endpoint import WebhookForm
-    from ancha.world.environment import Environment
-    from ancha.world.predicates import CompiledPredicate
-    from ancha.world.reach import ReachFactory
+    from ancha.world.kernel.port import WorldPort
+    from ancha.world.kernel.predicate import CompiledPredicate
+    from ancha.world.kernel.reach import Directory, Reach
+    from ancha.world.kernel.webhook import WebhookForm
+
+R = TypeVar("R")
+"""A tool's replica class."""
 
 Body = dict[str, Any]
 """A resolved body as the scene keeps it (JSON, refs bare)."""
 
 
 @dataclass(frozen=True, slots=True)
-class StateKind:
+class StateKind(Generic[R]):
     """A state check (usable as a predicate too): how it resolves, grades and is watched.
 
     ``events`` are the bus event types that can change it; a predicate on it is
@@ -35,26 +40,28 @@ class StateKind:
     """
 
     body: BodyKind
-    evaluate: Callable[[Body, Environment], StateOutcome]
+    evaluate: Callable[[Body, R, WorldPort], StateOutcome]
     events: frozenset[str]
-    compile: Callable[[str, Environment, Body], CompiledPredicate] | None = None
+    compile: Callable[[str, Body, R, WorldPort], CompiledPredicate] | None = None
+    """``(key, body, replica, world)``: the incremental predicate on it."""
 
 
 @dataclass(frozen=True, slots=True)
-class PredicateKind:
+class PredicateKind(Generic[R]):
     """A predicate that is not a state check (``issue_labeled``)."""
 
     body: BodyKind
-    compile: Callable[[str, Environment, Body], CompiledPredicate]
+    compile: Callable[[str, Body, R, WorldPort], CompiledPredicate]
+    """``(key, body, replica, world)``."""
 
 
 @dataclass(frozen=True, slots=True)
-class ActionKind:
+class ActionKind(Generic[R]):
     """A world-rule action: performed through the replica (traced as actor ``world``);
-    ``perform`` answers what went wrong, or None."""
+    ``perform(body, replica, world)`` answers what went wrong, or None."""
 
     body: BodyKind
-    perform: Callable[[Environment, Body], str | None]
+    perform: Callable[[Body, R, WorldPort], str | None]
 
 
 Release = Callable[[], None]
@@ -62,10 +69,10 @@ Release = Callable[[], None]
 
 
 @dataclass(frozen=True, slots=True)
-class EffectKind:
+class EffectKind(Generic[R]):
     """A fault effect (``world_rules.faults[].effects``): what holds while a fault is active.
 
-    ``apply(env, body, fault)`` starts it when the fault (its bare ref) starts, through the
+    ``apply(body, replica, world, fault)`` starts it when the fault (its bare ref) starts, through the
     replica itself (calls traced with actor ``world``, domain events, notifications), and
     answers how to end it when the fault resolves: a monitor recovers, a metric returns to
     its baseline, log lines stop. None when nothing ends with the fault (an incident once
@@ -73,7 +80,7 @@ class EffectKind:
     """
 
     body: BodyKind
-    apply: Callable[[Environment, Body, str], Release | None]
+    apply: Callable[[Body, R, WorldPort, str], Release | None]
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,19 +96,20 @@ class TimelineMark:
 
 
 @dataclass(frozen=True, slots=True)
-class ToolSpec:
+class ToolSpec(Generic[R]):
     name: str
     world: WorldSection
     """The ``world.<tool>`` section of scene files."""
-    replica: Callable[[Environment, Any], Tool]
-    """Builds one trial's replica from the resolved seed (JSON)."""
+    replica: Callable[[WorldPort, Any], R]
+    """Builds one trial's replica from the world and the resolved seed (JSON)."""
     variables: tuple[str, ...] = ("token",)
     """Credentials the agent gets as ``ANCHA_<TOOL>_<NAME>`` (``url`` always)."""
     templates: tuple[str, ...] = ("url", "token")
     """Credentials usable as ``{{<tool>.<name>}}``."""
-    reach: ReachFactory | None = None
-    """How people are reached on this tool, and how they write there."""
-    delivery: Callable[[Environment, Tool], None] | None = None
+    reach: Callable[[R, WorldPort, Directory], Reach] | None = None
+    """How people are reached on this tool, and how they write there: ``(replica, world,
+    directory)``."""
+    delivery: Callable[[R, WorldPort], None] | None = None
     """Subscribes the agent's event feed to what this tool tells the agent."""
     webhook: WebhookForm | None = None
     """How the vendor POSTs those events to a URL (an endpoint agent's ``agent.url``)."""
@@ -110,13 +118,13 @@ class ToolSpec:
     get its URL on the server's TLS listener, signed by a CA they are told to trust."""
     transports: tuple[str, ...] = ("feed",)
     """How this build can deliver the tool's events to an agent (``agent.<tool>_transport``)."""
-    websocket: Callable[[Tool, str, Scope, Receive, Send], Awaitable[None]] | None = None
+    websocket: Callable[[R, str, Scope, Receive, Send], Awaitable[None]] | None = None
     """Serves a WebSocket opened below the tool's URL (Slack's Socket Mode), given the replica
     and the path relative to the tool's URL; None: the tool has none."""
-    checks: tuple[StateKind, ...] = ()
-    predicates: tuple[PredicateKind, ...] = ()
-    actions: tuple[ActionKind, ...] = ()
-    effects: tuple[EffectKind, ...] = ()
+    checks: tuple[StateKind[R], ...] = ()
+    predicates: tuple[PredicateKind[R], ...] = ()
+    actions: tuple[ActionKind[R], ...] = ()
+    effects: tuple[EffectKind[R], ...] = ()
     """What this tool's part of a fault can be (``<tool>.<effect>``)."""
     agent_env: dict[str, str] = field(default_factory=dict)
     """Variables every agent of a scene with this tool gets (what its official SDK needs to

@@ -25,7 +25,7 @@ from datetime import UTC, datetime
 from typing import Any
 from urllib.parse import parse_qsl
 
-from ancha.world import bounded_json
+from ancha.world.kernel import bounded_json
 
 
 class TraceClosed(RuntimeError):
