@@ -11,10 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
-
-if TYPE_CHECKING:
-    from ancha.world.environment import Environment
+from typing import Any, Protocol, runtime_checkable
 
 
 @dataclass(slots=True)
@@ -92,10 +89,6 @@ class StreamsSnapshot(Protocol):
     read): the pieces are read while the world may go on changing."""
 
     def snapshot_json(self) -> Iterator[bytes]: ...
-
-
-class ToolFactory(Protocol):
-    def __call__(self, env: Environment, seed: Any) -> Tool: ...
 
 
 @dataclass(slots=True)
