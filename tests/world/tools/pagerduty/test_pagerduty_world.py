@@ -57,7 +57,7 @@ def _check(env: Environment, index: int) -> tuple[bool, str]:
     state = env.scene.checks[index].state
     assert state is not None
     (key, body), = state.items()
-    outcome = registry().states[key].evaluate(body, env)
+    outcome = registry().states[key].evaluate(body, env.tools["pagerduty"], env)
     return outcome.passed, outcome.explanation
 
 
@@ -128,15 +128,15 @@ def test_note_reaches_the_assignee_and_they_answer_in_a_note(tmp_path: Path) -> 
 def test_actions__trigger_acknowledge_resolve_as_world() -> None:
     env = build_env()
     spec = registry()
-    assert spec.actions["pagerduty.trigger"].perform(env, {"service": "pagerduty_orders", "title": "Disk full"}) \
-        is None
-    assert spec.actions["pagerduty.acknowledge"].perform(env, {"service": "pagerduty_orders", "as": "pd_laura"}) \
-        is None
     replica = env.tools["pagerduty"]
+    assert spec.actions["pagerduty.trigger"].perform({"service": "pagerduty_orders", "title": "Disk full"},
+                                                     replica, env) is None
+    assert spec.actions["pagerduty.acknowledge"].perform({"service": "pagerduty_orders", "as": "pd_laura"},
+                                                         replica, env) is None
     created = replica.state.created[-1]  # type: ignore[attr-defined]
     assert created.status == "acknowledged" and created.acknowledgements[-1][0].name == "Laura Diaz"
-    assert spec.actions["pagerduty.resolve"].perform(env, {"incident": "pd_open"}) is None
+    assert spec.actions["pagerduty.resolve"].perform({"incident": "pd_open"}, replica, env) is None
     assert replica.state.incidents[env.refs["pd_open"].id].status == "resolved"  # type: ignore[attr-defined]
-    problem = spec.actions["pagerduty.resolve"].perform(env, {"incident": "pd_open"})
+    problem = spec.actions["pagerduty.resolve"].perform({"incident": "pd_open"}, replica, env)
     assert problem == "pagerduty.resolve: 400 Incident Already Resolved"
     assert {e.actor for e in list(env.trace)} == {"world"}

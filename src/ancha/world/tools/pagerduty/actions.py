@@ -20,26 +20,20 @@ from ancha.world.kernel.tool import ToolRequest
 from ancha.world.tools.pagerduty.scene_actions import IncidentAction, Trigger
 
 if TYPE_CHECKING:
-    from ancha.world.environment import Environment
+    from ancha.world.kernel.port import WorldPort
     from ancha.world.tools.pagerduty.replica import PagerDutyReplica
 
 TOOL = "pagerduty"
 
 
-def _replica(env: Environment) -> PagerDutyReplica:
-    replica: Any = env.tools[TOOL]
-    return replica  # type: ignore[no-any-return]
-
-
-def _id(env: Environment, ref: str) -> str:
-    record = env.refs.get(ref.removeprefix("$").rpartition(".")[2])
+def _id(world: WorldPort, ref: str) -> str:
+    record = world.refs.get(ref.removeprefix("$").rpartition(".")[2])
     return record.id if record is not None else ref
 
 
-def call(env: Environment, method: str, path: str, body: Any, as_user: str | None = None,
+def call(replica: PagerDutyReplica, world: WorldPort, method: str, path: str, body: Any, as_user: str | None = None,
          token: str | None = None) -> tuple[int, Any]:
     """``method path`` as the world (or with ``token``), ``From`` the user ``as_user`` names."""
-    replica = _replica(env)
     headers = {"authorization": f"Token token={token or replica.world_token}",
                "accept": "application/vnd.pagerduty+json;version=2",
                "content-type": "application/json"}
@@ -47,7 +41,7 @@ def call(env: Environment, method: str, path: str, body: Any, as_user: str | Non
         user = replica.state.users.get(as_user)
         if user is not None:
             headers["from"] = user.email
-    answer = env.dispatch(TOOL, ToolRequest(method, path, headers=headers, body=json.dumps(body).encode()))
+    answer = world.dispatch(TOOL, ToolRequest(method, path, headers=headers, body=json.dumps(body).encode()))
     try:
         decoded = json.loads(answer.body) if answer.body else None
     except ValueError:
@@ -64,16 +58,17 @@ def error_text(status: int, answer: Any) -> str:
     return f"{status} {message}"
 
 
-def trigger_incident(env: Environment, spec: Trigger, fault: str | None = None) -> tuple[str | None, str | None]:
+def trigger_incident(replica: PagerDutyReplica, world: WorldPort, spec: Trigger,
+                     fault: str | None = None) -> tuple[str | None, str | None]:
     """(the new incident's id, what went wrong)."""
     payload: dict[str, Any] = {"type": "incident", "title": spec.title, "urgency": spec.urgency,
-                               "service": {"id": _id(env, spec.service), "type": "service_reference"}}
+                               "service": {"id": _id(world, spec.service), "type": "service_reference"}}
     if spec.details is not None:
         payload["body"] = {"type": "incident_body", "details": spec.details}
-    desk = _replica(env).desk
+    desk = replica.desk
     desk.fault = fault
     try:
-        status, answer = call(env, "POST", "/incidents", {"incident": payload})
+        status, answer = call(replica, world, "POST", "/incidents", {"incident": payload})
     finally:
         desk.fault = None
     if status != 201:
@@ -81,41 +76,42 @@ def trigger_incident(env: Environment, spec: Trigger, fault: str | None = None) 
     return str(answer["incident"]["id"]), None
 
 
-def trigger(env: Environment, body: dict[str, Any]) -> str | None:
-    return trigger_incident(env, Trigger.model_validate(body))[1]
+def trigger(body: dict[str, Any], replica: PagerDutyReplica, world: WorldPort) -> str | None:
+    return trigger_incident(replica, world, Trigger.model_validate(body))[1]
 
 
-def trigger_effect(env: Environment, body: dict[str, Any], fault: str) -> None:
+def trigger_effect(body: dict[str, Any], replica: PagerDutyReplica, world: WorldPort, fault: str) -> None:
     """The fault effect: one incident when the fault starts; it outlives the fault."""
-    _, problem = trigger_incident(env, Trigger.model_validate(body), fault=fault.removeprefix("$"))
+    _, problem = trigger_incident(replica, world, Trigger.model_validate(body), fault=fault.removeprefix("$"))
     if problem is not None:
-        env.record("engine_error", label=f"fault {fault}", error=problem)
+        world.record("engine_error", label=f"fault {fault}", error=problem)
 
 
-def _target(env: Environment, spec: IncidentAction) -> str | None:
+def _target(replica: PagerDutyReplica, world: WorldPort, spec: IncidentAction) -> str | None:
     if spec.incident is not None:
-        return _id(env, spec.incident)
-    service = _id(env, str(spec.service))
-    for incident in reversed(_replica(env).state.created):
+        return _id(world, spec.incident)
+    service = _id(world, str(spec.service))
+    for incident in reversed(replica.state.created):
         if incident.service.id == service and incident.status != "resolved":
             return incident.id
     return None
 
 
-def _set_status(env: Environment, body: dict[str, Any], status: str, key: str) -> str | None:
+def _set_status(body: dict[str, Any], replica: PagerDutyReplica, world: WorldPort, status: str,
+                key: str) -> str | None:
     spec = IncidentAction.model_validate(body)
-    incident = _target(env, spec)
+    incident = _target(replica, world, spec)
     if incident is None:
         return f"{key}: ${spec.service} has no open incident"
-    result, answer = call(env, "PUT", f"/incidents/{incident}",
+    result, answer = call(replica, world, "PUT", f"/incidents/{incident}",
                           {"incident": {"type": "incident_reference", "status": status}},
-                          as_user=_id(env, spec.as_) if spec.as_ else None)
+                          as_user=_id(world, spec.as_) if spec.as_ else None)
     return None if result == 200 else f"{key}: {error_text(result, answer)}"
 
 
-def acknowledge(env: Environment, body: dict[str, Any]) -> str | None:
-    return _set_status(env, body, "acknowledged", "pagerduty.acknowledge")
+def acknowledge(body: dict[str, Any], replica: PagerDutyReplica, world: WorldPort) -> str | None:
+    return _set_status(body, replica, world, "acknowledged", "pagerduty.acknowledge")
 
 
-def resolve(env: Environment, body: dict[str, Any]) -> str | None:
-    return _set_status(env, body, "resolved", "pagerduty.resolve")
+def resolve(body: dict[str, Any], replica: PagerDutyReplica, world: WorldPort) -> str | None:
+    return _set_status(body, replica, world, "resolved", "pagerduty.resolve")

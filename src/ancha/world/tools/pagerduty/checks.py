@@ -15,7 +15,7 @@ from ancha.world.tools.pagerduty.check_bodies import IncidentCheck
 from ancha.world.tools.pagerduty.events import STATE_EVENTS
 
 if TYPE_CHECKING:
-    from ancha.world.environment import Environment
+    from ancha.world.kernel.port import WorldPort
     from ancha.world.tools.pagerduty.models import Incident
     from ancha.world.tools.pagerduty.replica import PagerDutyReplica
 
@@ -42,22 +42,21 @@ def _outcome(passed: bool, expected: str, actual: str) -> StateOutcome:
     return StateOutcome(passed, expected, actual, explanation, [])
 
 
-def select(env: Environment, spec: IncidentCheck) -> Incident | None:
+def select(replica: PagerDutyReplica | None, world: WorldPort, spec: IncidentCheck) -> Incident | None:
     """The incident a check names (LookupError when its ref names nothing here)."""
-    replica: PagerDutyReplica | None = env.tools.get("pagerduty")  # type: ignore[assignment]
-    if replica is None:
+    if replica is None:  # the core hands no replica when the world has no PagerDuty
         raise LookupError("the world has no PagerDuty")
     if spec.ref is not None:
-        return replica.state.incidents.get(env.ref_id(spec.ref, "incident"))
-    service = env.ref_id(str(spec.service), "service")
+        return replica.state.incidents.get(world.ref_id(spec.ref, "incident"))
+    service = world.ref_id(str(spec.service), "service")
     return next((i for i in replica.state.created if i.service.id == service), None)
 
 
-def evaluate(body: dict[str, Any], env: Environment) -> StateOutcome:
+def evaluate(body: dict[str, Any], replica: PagerDutyReplica | None, world: WorldPort) -> StateOutcome:
     spec = IncidentCheck.model_validate(body)
     expected = _expected(spec)
     try:
-        incident = select(env, spec)
+        incident = select(replica, world, spec)
     except LookupError as exc:
         return _outcome(False, expected, str(exc))
     if incident is None:
@@ -69,7 +68,7 @@ def evaluate(body: dict[str, Any], env: Environment) -> StateOutcome:
     if spec.status is not None:
         (found if incident.status == spec.status else misses).append(f"it is {incident.status}")
     if spec.assigned_to is not None:
-        wanted = {env.refs[u].id for u in spec.assigned_to if u in env.refs}
+        wanted = {world.refs[u].id for u in spec.assigned_to if u in world.refs}
         have = {u.id for u in incident.assignees}
         names = ", ".join(f"${u.ref}" if u.ref else u.name for u in incident.assignees) or "nobody"
         (found if have == wanted and len(wanted) == len(spec.assigned_to) else misses).append(

@@ -29,7 +29,7 @@ from ancha.world.tools.pagerduty.events import WEBHOOK_TYPES, webhook
 from ancha.world.tools.pagerduty.replica import PagerDutyReplica
 
 if TYPE_CHECKING:
-    from ancha.world.environment import Environment
+    from ancha.world.kernel.port import WorldPort
 
 
 def signature(secret: str, body: bytes) -> str:
@@ -59,7 +59,7 @@ def webhook_headers(tool: Tool, event: dict[str, Any], body: bytes, attempt: Att
         "Accept": "application/json",
         "User-Agent": USER_AGENT,
         "X-Webhook-Id": attempt.delivery,
-        "X-Webhook-Subscription": subscription_id(tool.env.id),
+        "X-Webhook-Subscription": subscription_id(tool.world.id),
         "X-PagerDuty-Signature": signature(tool.signing_secret, body),
     }
 
@@ -72,8 +72,8 @@ def _retried(status: int) -> bool:
 WEBHOOK = WebhookForm(webhook_headers, TIMEOUT_S, RETRIES_AFTER_S, retried=_retried)
 
 
-def start_delivery(env: Environment, tool: Tool) -> None:
-    replica: PagerDutyReplica = tool  # type: ignore[assignment]
+def start_delivery(replica: PagerDutyReplica, world: WorldPort) -> None:
+    """Push every webhook the agent's subscription gets onto the feed (not its own changes)."""
 
     def deliver(event: DomainEvent) -> None:
         if event.data.get("actor") == "agent":
@@ -81,8 +81,8 @@ def start_delivery(env: Environment, tool: Tool) -> None:
         body = webhook(replica, event)
         if body is None:
             return
-        env.feed.push({"service": "pagerduty", "type": body["event"]["event_type"],
-                       "at": env.clock.isoformat(event.at), "payload": body})
+        world.feed.push({"service": "pagerduty", "type": body["event"]["event_type"],
+                         "at": world.clock.isoformat(event.at), "payload": body})
 
     for kind in WEBHOOK_TYPES:
-        env.bus.subscribe(kind, deliver)
+        world.bus.subscribe(kind, deliver)

@@ -67,7 +67,7 @@ def webhook(replica: PagerDutyReplica, event: DomainEvent) -> dict[str, Any] | N
     if event.type == "incident_annotated":
         data = {"incident": incident.reference(base), "id": event.data.get("note"),
                 "content": event.data.get("content"), "trimmed": False, "type": "incident_note"}
-    seed = f"{replica.env.id}:{event.type}:{incident.id}:{event.at}"
+    seed = f"{replica.world.id}:{event.type}:{incident.id}:{event.at}"
     return {"event": {
         "id": str(uuid.uuid5(uuid.NAMESPACE_URL, seed)), "event_type": event_type, "resource_type": "incident",
         "occurred_at": _millis(event.at), "agent": agent,

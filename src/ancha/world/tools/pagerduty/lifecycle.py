@@ -31,15 +31,15 @@ from ancha.world.tools.pagerduty.models import (
 )
 
 if TYPE_CHECKING:
-    from ancha.world.environment import Environment
+    from ancha.world.kernel.port import WorldPort
     from ancha.world.tools.pagerduty.state import PagerDutyState
 
 TOOL = "pagerduty"
 
 
 class IncidentDesk:
-    def __init__(self, env: Environment, state: PagerDutyState, base: Any) -> None:
-        self.env = env
+    def __init__(self, world: WorldPort, state: PagerDutyState, base: Any) -> None:
+        self.world = world
         self.state = state
         self._base = base
         self.fault: str | None = None
@@ -51,11 +51,11 @@ class IncidentDesk:
     def new_id(self, prefix: str = "P", length: int = 7) -> str:
         """A PagerDuty-style id (``PXPGF42``) from the trial's RNG: upper-case letters and digits."""
         size = length - len(prefix)
-        raw = self.env.rng.getrandbits(5 * size + 8).to_bytes((5 * size + 15) // 8, "big")
+        raw = self.world.rng.getrandbits(5 * size + 8).to_bytes((5 * size + 15) // 8, "big")
         return prefix + base64.b32encode(raw).decode()[:size]
 
     def now(self) -> float:
-        return self.env.clock.now()
+        return self.world.clock.now()
 
     @property
     def base(self) -> str:
@@ -76,7 +76,7 @@ class IncidentDesk:
     def publish(self, type: str, incident: Incident, actor: str, by: User | None, **data: Any) -> None:
         incident.updated_at = self.now()
         self.state.changed()
-        self.env.bus.publish(DomainEvent(type, TOOL, incident.updated_at, {
+        self.world.bus.publish(DomainEvent(type, TOOL, incident.updated_at, {
             "incident": incident.id, "service": incident.service.id, "actor": actor,
             "user": by.id if by is not None else None, "status": incident.status, **data}))
 
@@ -91,7 +91,7 @@ class IncidentDesk:
         now = self.now()
         fault = fault or self.fault
         incident = Incident(self.new_id(), self.state.next_number, title, service, policy or service.policy, now,
-                            incident_key or self.env.random_hex(32), urgency=urgency, actor=actor, fault=fault,
+                            incident_key or self.world.random_hex(32), urgency=urgency, actor=actor, fault=fault,
                             priority=priority, details=details, updated_at=now, last_status_change_at=now,
                             last_status_change_by=by.reference(self.base) if by is not None
                             else service.reference(self.base))
@@ -153,12 +153,12 @@ class IncidentDesk:
         if last and incident.loops >= incident.policy.num_loops:
             return
         delay = rules[(level - 1) % len(rules)].delay
-        incident.due = self.env.schedule(self.now() + delay, lambda: self._escalate_due(incident),
+        incident.due = self.world.schedule(self.now() + delay, lambda: self._escalate_due(incident),
                                          f"pagerduty: escalate incident #{incident.number}")
 
     def disarm(self, incident: Incident) -> None:
         if incident.due is not None:
-            self.env.scheduler.cancel(incident.due)
+            self.world.cancel(incident.due)
             incident.due = None
 
     def _escalate_due(self, incident: Incident) -> None:
@@ -268,7 +268,7 @@ class IncidentDesk:
         until = self.now() + seconds
         self.log(incident, "snooze_log_entry", f"Snoozed for {int(seconds // 60)} minutes.", by,
                  changed_actions=[{"type": "unacknowledge", "at": until}])
-        incident.due = self.env.schedule(until, lambda: self._unsnooze(incident),
+        incident.due = self.world.schedule(until, lambda: self._unsnooze(incident),
                                          f"pagerduty: snooze of incident #{incident.number} ends")
         self.publish("incident_snoozed", incident, actor, by, until=until)
 

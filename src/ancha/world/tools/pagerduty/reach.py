@@ -26,7 +26,7 @@ from ancha.world.kernel.reach import Directory, Place, Utterance
 from ancha.world.kernel.tool import ToolRequest
 
 if TYPE_CHECKING:
-    from ancha.world.environment import Environment
+    from ancha.world.kernel.port import WorldPort
     from ancha.world.tools.pagerduty.models import User
     from ancha.world.tools.pagerduty.replica import PagerDutyReplica
 
@@ -36,14 +36,10 @@ TOOL = "pagerduty"
 class PagerDutyPerson:
     """Calls the REST API as a person's user, one token per person."""
 
-    def __init__(self, env: Environment) -> None:
-        self.env = env
+    def __init__(self, replica: PagerDutyReplica, world: WorldPort) -> None:
+        self.replica = replica
+        self.world = world
         self._tokens: dict[str, str] = {}
-
-    @property
-    def replica(self) -> PagerDutyReplica:
-        replica: Any = self.env.tools[TOOL]
-        return replica  # type: ignore[no-any-return]
 
     def call(self, person: str, user: User, method: str, path: str, body: Any) -> tuple[int, Any]:
         token = self._tokens.get(person)
@@ -51,7 +47,7 @@ class PagerDutyPerson:
             token = self._tokens[person] = self.replica.issue_token(user, f"person:{person}")
         headers = {"authorization": f"Token token={token}", "from": user.email,
                    "content-type": "application/json", "accept": "application/vnd.pagerduty+json;version=2"}
-        answer = self.env.dispatch(TOOL, ToolRequest(method, path, headers=headers, body=json.dumps(body).encode()))
+        answer = self.world.dispatch(TOOL, ToolRequest(method, path, headers=headers, body=json.dumps(body).encode()))
         try:
             return answer.status, json.loads(answer.body) if answer.body else None
         except ValueError:
@@ -62,21 +58,21 @@ class PagerDutyReach:
     tool: str = TOOL
     events: tuple[str, ...] = ("incident_annotated",)
 
-    def __init__(self, env: Environment, directory: Directory) -> None:
-        self.env = env
+    def __init__(self, replica: PagerDutyReplica, world: WorldPort, directory: Directory) -> None:
+        self.world = world
         self.directory = directory
-        self.person = PagerDutyPerson(env)
-        self.state = self.person.replica.state
+        self.person = PagerDutyPerson(replica, world)
+        self.state = replica.state
         for user in self.state.users.values():
             if user.person:
                 directory.link(TOOL, user.id, user.person.removeprefix("$").rpartition(".")[2])
         self.people = directory.people_on(TOOL)
-        digest = hashlib.sha256(f"{env.scene.source_hash}:{env.trial}:pagerduty-people".encode()).digest()
+        digest = hashlib.sha256(f"{world.scene.source_hash}:{world.trial}:pagerduty-people".encode()).digest()
         self.rng = random.Random(int.from_bytes(digest[:8], "big"))
         """Acknowledgment delays: their own stream, so other draws do not shift them."""
         self._acking: set[tuple[str, str]] = set()
         if self.people:
-            env.bus.subscribe("notification_sent", self._paged)
+            world.bus.subscribe("notification_sent", self._paged)
 
     # --- paging -------------------------------------------------------------------------
 
@@ -84,22 +80,32 @@ class PagerDutyReach:
         user_id = str(event.data.get("notified"))
         person = self.directory.person_of(TOOL, user_id)
         incident = str(event.data.get("incident"))
-        if person is None or person not in self.env.scene.people or (person, incident) in self._acking:
+        if person is None or person not in self.world.scene.people or (person, incident) in self._acking:
             return
         self._acking.add((person, incident))
         at = event.at
         back = self._away_until(person, at)
-        low, high = self.env.scene.people[person].replies_after
+        low, high = self.world.scene.people[person].replies_after
         due = (back or at) + (low if high <= low else self.rng.uniform(low, high))
         due = self._away_until(person, due) or due
-        self.env.schedule(due, lambda: self._acknowledge(person, user_id, incident),
+        self.world.schedule(due, lambda: self._acknowledge(person, user_id, incident),
                           f"{person} acknowledges PagerDuty incident")
 
     def _away_until(self, person: str, at: float) -> float | None:
-        people = getattr(self.env, "people", None)
-        if people is None or person not in people.people:
-            return None
-        return people.away_until(person, at)  # type: ignore[no-any-return]
+        """The end of the away window ``person`` is in at ``at`` (following back-to-back
+        windows), or None when they are there: the scene's ``people.<p>.away``, read as the
+        people engine reads it (a tool does not reach the engine itself)."""
+        start = self.world.clock.start
+        until: float | None = None
+        moved = True
+        t = at
+        while moved:
+            moved = False
+            for window in self.world.scene.people[person].away:
+                if start + window.from_ <= t < start + window.to:
+                    t = until = start + window.to
+                    moved = True
+        return until
 
     def _acknowledge(self, person: str, user_id: str, incident_id: str) -> None:
         self._acking.discard((person, incident_id))
@@ -110,7 +116,7 @@ class PagerDutyReach:
         status, _ = self.person.call(person, user, "PUT", f"/incidents/{incident_id}",
                                      {"incident": {"type": "incident_reference", "status": "acknowledged"}})
         if status != 200:
-            self.env.record("reply_failed", person=person, tool=TOOL, place={"container": incident_id, "thread": None})
+            self.world.record("reply_failed", person=person, tool=TOOL, place={"container": incident_id, "thread": None})
 
     # --- notes as messages --------------------------------------------------------------
 

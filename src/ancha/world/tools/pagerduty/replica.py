@@ -12,8 +12,9 @@ from __future__ import annotations
 import json
 import secrets
 import string
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from ancha.world.kernel.port import WorldPort
 from ancha.world.kernel.tool import ToolRequest, ToolResponse
 from ancha.world.tools.pagerduty import errors
 from ancha.world.tools.pagerduty.call import Call, Caller
@@ -25,9 +26,6 @@ from ancha.world.tools.pagerduty.routes import load_all
 from ancha.world.tools.pagerduty.seed import seed_state
 from ancha.world.tools.pagerduty.seed_model import PagerDutyWorld
 from ancha.world.tools.pagerduty.state import PagerDutyState
-
-if TYPE_CHECKING:
-    from ancha.world.environment import Environment
 
 JSON = "application/json; charset=utf-8"
 EVENTS_PATHS = ("/v2/enqueue", "/v2/change/enqueue")
@@ -54,17 +52,17 @@ class PagerDutyReplica:
 
     name = "pagerduty"
 
-    def __init__(self, env: Environment, seed: PagerDutyWorld | dict[str, Any] | None) -> None:
-        self.env = env
-        shared = getattr(env.scene, "seed", None)
+    def __init__(self, world: WorldPort, seed: PagerDutyWorld | dict[str, Any] | None) -> None:
+        self.world = world
+        shared = getattr(world.scene, "seed", None)
         if isinstance(seed, dict) and callable(shared):
             seed = shared("pagerduty", PagerDutyWorld)  # parsed once per scene, shared by its trials
-        self.world = PagerDutyWorld.parse(seed)
-        self.base_url = f"http://127.0.0.1/envs/{env.id}/pagerduty"
+        self.seed = PagerDutyWorld.parse(seed)
+        self.base_url = f"http://127.0.0.1/envs/{world.id}/pagerduty"
         self.state = PagerDutyState()
-        self.desk = IncidentDesk(env, self.state, lambda: self.base_url)
+        self.desk = IncidentDesk(world, self.state, lambda: self.base_url)
         self.agent: User
-        self.state, self.agent = seed_state(env, self.world, self.desk)
+        self.state, self.agent = seed_state(world, self.seed, self.desk)
         self.tokens: dict[str, Caller] = {}
         self.token = self.issue_token(self.agent, "agent")
         self.world_token = self.issue_token(None, "world")
@@ -151,7 +149,7 @@ class PagerDutyReplica:
         host = request.headers.get("host")
         if host:
             proto = request.headers.get("x-forwarded-proto", "http")
-            self.base_url = f"{proto}://{host}/envs/{self.env.id}/pagerduty"
+            self.base_url = f"{proto}://{host}/envs/{self.world.id}/pagerduty"
 
     def actor_of_token(self, request: ToolRequest) -> str:
         """The trace actor of a request's token, if it carries one (the Events API needs none)."""

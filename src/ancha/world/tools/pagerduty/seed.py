@@ -12,8 +12,8 @@ incidents are history: they are not paged or escalated during the trial (their
 from __future__ import annotations
 
 import secrets
-from typing import TYPE_CHECKING
 
+from ancha.world.kernel.port import WorldPort
 from ancha.world.tools.pagerduty.lifecycle import IncidentDesk
 from ancha.world.tools.pagerduty.models import (
     COLORS,
@@ -31,35 +31,32 @@ from ancha.world.tools.pagerduty.models import (
 from ancha.world.tools.pagerduty.seed_model import PagerDutyWorld
 from ancha.world.tools.pagerduty.state import PagerDutyState
 
-if TYPE_CHECKING:
-    from ancha.world.environment import Environment
-
 SPACING_S = 3600
 PRIORITIES = (("P1", "Critical: whole service down"), ("P2", "High: a major feature is broken"),
               ("P3", "Moderate: degraded"), ("P4", "Low: minor impact"), ("P5", "Informational"))
 
 
-def seed_state(env: Environment, world: PagerDutyWorld, desk: IncidentDesk) -> tuple[PagerDutyState, User]:
+def seed_state(world: WorldPort, seed: PagerDutyWorld, desk: IncidentDesk) -> tuple[PagerDutyState, User]:
     """The account and the agent's own user."""
     state = desk.state
-    start = env.clock.start
-    owners = env.scene.accounts("pagerduty")
-    agent = User(desk.new_id(), world.agent.name, world.agent.email, role="admin", ref=world.agent.ref)
+    start = world.clock.start
+    owners = world.scene.accounts("pagerduty")
+    agent = User(desk.new_id(), seed.agent.name, seed.agent.email, role="admin", ref=seed.agent.ref)
     state.add_user(agent)
-    env.register_ref(world.agent.ref, "user", "pagerduty", agent.id)
-    users: dict[str, User] = {world.agent.ref: agent}
-    for i, seeded in enumerate(world.users):
+    world.register_ref(seed.agent.ref, "user", "pagerduty", agent.id)
+    users: dict[str, User] = {seed.agent.ref: agent}
+    for i, seeded in enumerate(seed.users):
         user = User(desk.new_id(), seeded.name, seeded.email, role=seeded.role, time_zone=seeded.time_zone,
                     color=COLORS[i % len(COLORS)], ref=seeded.ref, person=owners.get(seeded.ref or "", seeded.person))
         state.add_user(user)
         if seeded.ref:
             users[seeded.ref] = user
-        env.register_ref(seeded.ref, "user", "pagerduty", user.id)
+        world.register_ref(seeded.ref, "user", "pagerduty", user.id)
     for name, description in PRIORITIES:
         priority = Priority(desk.new_id(), name, description)
         state.priorities[priority.id] = priority
     schedules: dict[str, Schedule] = {}
-    for seeded_schedule in world.schedules:
+    for seeded_schedule in seed.schedules:
         layers = [Layer(desk.new_id(), [_get(users, u, "schedule layer user") for u in layer.users],
                         layer.rotation, layer.start.timestamp() if layer.start else start - 7 * 86400)
                   for layer in seeded_schedule.layers]
@@ -68,10 +65,10 @@ def seed_state(env: Environment, world: PagerDutyWorld, desk: IncidentDesk) -> t
         state.schedules[schedule.id] = schedule
         if seeded_schedule.ref:
             schedules[seeded_schedule.ref] = schedule
-        env.register_ref(seeded_schedule.ref, "schedule", "pagerduty", schedule.id)
+        world.register_ref(seeded_schedule.ref, "schedule", "pagerduty", schedule.id)
     policies: dict[str, EscalationPolicy] = {}
     first_policy: EscalationPolicy | None = None
-    for seeded_policy in world.escalation_policies:
+    for seeded_policy in seed.escalation_policies:
         rules = [Rule(desk.new_id(), rule.delay,
                       [users[t] if t in users else _get(schedules, t, "escalation rule target") for t in rule.targets])
                  for rule in seeded_policy.rules]
@@ -81,9 +78,9 @@ def seed_state(env: Environment, world: PagerDutyWorld, desk: IncidentDesk) -> t
         first_policy = first_policy or policy
         if seeded_policy.ref:
             policies[seeded_policy.ref] = policy
-        env.register_ref(seeded_policy.ref, "escalation_policy", "pagerduty", policy.id)
+        world.register_ref(seeded_policy.ref, "escalation_policy", "pagerduty", policy.id)
     services: dict[str, Service] = {}
-    for seeded_service in world.services:
+    for seeded_service in seed.services:
         chosen = policies[seeded_service.escalation_policy] if seeded_service.escalation_policy else first_policy
         if chosen is None:  # a seed built by hand: a policy paging the agent
             chosen = first_policy = EscalationPolicy(desk.new_id(), "Default", [Rule(desk.new_id(), 1800, [agent])])
@@ -94,18 +91,18 @@ def seed_state(env: Environment, world: PagerDutyWorld, desk: IncidentDesk) -> t
         state.add_service(service)
         if seeded_service.ref:
             services[seeded_service.ref] = service
-        env.register_ref(seeded_service.ref, "service", "pagerduty", service.id)
-    _seed_incidents(env, world, desk, state, users, services, agent)
+        world.register_ref(seeded_service.ref, "service", "pagerduty", service.id)
+    _seed_incidents(world, seed, desk, state, users, services, agent)
     return state, agent
 
 
-def _seed_incidents(env: Environment, world: PagerDutyWorld, desk: IncidentDesk, state: PagerDutyState,
+def _seed_incidents(world: WorldPort, seed: PagerDutyWorld, desk: IncidentDesk, state: PagerDutyState,
                     users: dict[str, User], services: dict[str, Service], agent: User) -> None:
-    start = env.clock.start
-    undated = sum(1 for i in world.incidents if i.at is None)
+    start = world.clock.start
+    undated = sum(1 for i in seed.incidents if i.at is None)
     priorities = {p.name: p for p in state.priorities.values()}
     base = desk.base
-    for n, seeded in enumerate(world.incidents):
+    for n, seeded in enumerate(seed.incidents):
         service = _get(services, seeded.service, "incident service")
         if seeded.at is not None:
             at = seeded.at.timestamp()
@@ -113,7 +110,7 @@ def _seed_incidents(env: Environment, world: PagerDutyWorld, desk: IncidentDesk,
             undated -= 1
             at = start - SPACING_S * (undated + 1)
         incident = Incident(desk.new_id(), n + 1, seeded.title, service, service.policy, at,
-                            seeded.incident_key or env.random_hex(32), urgency=seeded.urgency, status=seeded.status,
+                            seeded.incident_key or world.random_hex(32), urgency=seeded.urgency, status=seeded.status,
                             ref=seeded.ref, seeded=True, actor="seed", updated_at=at, last_status_change_at=at,
                             priority=priorities.get(seeded.priority or ""))
         assignees = ([_get(users, u, "incident assignee") for u in seeded.assigned_to]
@@ -134,7 +131,7 @@ def _seed_incidents(env: Environment, world: PagerDutyWorld, desk: IncidentDesk,
             incident.notes.append(Note(desk.new_id("P", 14), note.content, author,
                                        note.at.timestamp() if note.at else at, seeded=True, actor="seed"))
         state.add_incident(incident)
-        env.register_ref(seeded.ref, "incident", "pagerduty", incident.id)
+        world.register_ref(seeded.ref, "incident", "pagerduty", incident.id)
 
 
 def _get(found: dict[str, Service] | dict[str, User] | dict[str, Schedule], ref: str, where: str):  # type: ignore[no-untyped-def]

@@ -32,7 +32,7 @@ def _body_too_large(limit: int) -> ToolResponse:
     return ToolResponse(413, json.dumps(body).encode(), "application/json; charset=utf-8")
 
 
-TOOL = ToolSpec(
+TOOL: ToolSpec[PagerDutyReplica] = ToolSpec(
     name="pagerduty",
     timeline=incident_marks,
     world=WorldSection("pagerduty", PagerDutyFile, build_world, accounts_kind="user"),
@@ -62,6 +62,7 @@ TOOL = ToolSpec(
     ),
     judge_view=judge_view,
     secret_patterns=(r"u\+[A-Za-z0-9_-]{18}", r"(?<![0-9a-f])[0-9a-f]{32}(?![0-9a-f])"),
+    vendor_files=("rest",),
     agent_accounts=_agent_accounts,
     body_too_large=_body_too_large,
 )
