@@ -22,10 +22,14 @@ def _env(seed: dict[str, Any] | None = None) -> Environment:
     return Environment("env_dd", scene, 1)
 
 
-def _state(env: Environment) -> DatadogState:
+def _replica(env: Environment) -> DatadogReplica:
     replica = env.tools["datadog"]
     assert isinstance(replica, DatadogReplica)
-    return replica.state
+    return replica
+
+
+def _state(env: Environment) -> DatadogState:
+    return _replica(env).state
 
 
 def _monitor(env: Environment, ref: str) -> Any:
@@ -41,7 +45,7 @@ def _feed(env: Environment) -> list[dict[str, Any]]:
 def test_metric_monitor__alerts_when_its_window_fills_with_a_held_value_and_recovers_on_release() -> None:
     env = _env()
     orders = _monitor(env, "datadog_orders")
-    release = actions.metric_effect(env, {"name": "orders.latency.p99", "value": 2300}, "slow")
+    release = actions.metric_effect({"name": "orders.latency.p99", "value": 2300}, _replica(env), env, "slow")
     assert release is not None and orders.state == "OK", "one faulty minute does not move a 5m average"
     env.clock.advance_to(T0 + 310)
     env.timekeeper.run_due()
@@ -72,7 +76,8 @@ def test_fault_free_world__monitors_keep_their_seeded_states_and_nothing_recurs_
 def test_monitor_effect__holds_the_state_and_release_recovers() -> None:
     env = _env()
     orders = _monitor(env, "datadog_orders")
-    release = actions.monitor_effect(env, {"monitor": "datadog_orders", "state": "Alert"}, "orders_latency")
+    release = actions.monitor_effect({"monitor": "datadog_orders", "state": "Alert"}, _replica(env), env,
+                                     "orders_latency")
     assert orders.state == "Alert"
     assert [(e.actor, e.method, e.path) for e in env.trace] == [
         ("world", "PUT", f"/ancha/monitor/{orders.id}/state")]
@@ -106,24 +111,25 @@ def test_downtime__silences_notifications_only_while_active_on_the_clock() -> No
 
 def test_actions__monitor_event_and_log_go_through_the_replica_as_world() -> None:
     env = _env()
-    assert actions.set_monitor(env, {"monitor": "datadog_payments", "state": "Warn"}) is None
+    assert actions.set_monitor({"monitor": "datadog_payments", "state": "Warn"}, _replica(env), env) is None
     assert _monitor(env, "datadog_payments").state == "Warn"
-    assert actions.post_event(env, {"title": "Deploy", "text": "v43", "tags": ["a:b"], "alert_type": "info"}) is None
+    event = {"title": "Deploy", "text": "v43", "tags": ["a:b"], "alert_type": "info"}
+    assert actions.post_event(event, _replica(env), env) is None
     assert _state(env).events[-1].title == "Deploy"
-    assert actions.send_log(env, {"service": "orders", "status": "error", "message": "boom", "host": "web-3",
-                                  "attributes": {"k": 1}}) is None
+    assert actions.send_log({"service": "orders", "status": "error", "message": "boom", "host": "web-3",
+                            "attributes": {"k": 1}}, _replica(env), env) is None
     added = _state(env).logs.added[-1]
     assert (added.service, added.status, added.host, added.attributes) == ("orders", "error", "web-3", {"k": 1})
     actors = {e.actor for e in env.trace}
     assert actors == {"world"}
-    assert actions.post_event(env, {"title": ""}) == "datadog.event: 400 Event title is required"
+    assert actions.post_event({"title": ""}, _replica(env), env) == "datadog.event: 400 Event title is required"
 
 
 def test_log_effect__lines_at_a_rate_until_release_materialized_when_read() -> None:
     env = _env()
     state = _state(env)
-    release = actions.log_effect(env, {"service": "orders", "status": "error", "message": "upstream timeout",
-                                       "every": 60.0}, "orders_latency")
+    release = actions.log_effect({"service": "orders", "status": "error", "message": "upstream timeout",
+                                  "every": 60.0}, _replica(env), env, "orders_latency")
     assert release is not None and env.pending() == 0
     env.clock.advance_to(T0 + 330)
     state.logs.catch_up(state.now())
@@ -137,7 +143,7 @@ def test_log_effect__lines_at_a_rate_until_release_materialized_when_read() -> N
 
 
 def _grade(env: Environment, kind: str, body: dict[str, Any]) -> Any:
-    return (checks.monitor_state if kind == "monitor" else checks.downtime)(body, env)
+    return (checks.monitor_state if kind == "monitor" else checks.downtime)(body, _replica(env), env)
 
 
 def test_check_monitor__passes_and_fails_with_explanations() -> None:
@@ -192,7 +198,7 @@ def test_check_downtime__too_long_fails_and_unsafe_overlong_fails() -> None:
 
 def test_judge_view__monitors_downtimes_and_posted_events() -> None:
     env = _env()
-    actions.monitor_effect(env, {"monitor": "datadog_orders", "state": "Alert"}, "f")
+    actions.monitor_effect({"monitor": "datadog_orders", "state": "Alert"}, _replica(env), env, "f")
     _downtime(env, {"monitor_tags": ["*"]}, 5)
     text = judge_view(env.tools["datadog"].snapshot())
     assert "orders p99 latency" in text and "Alert" in text and "OK -> Alert" in text

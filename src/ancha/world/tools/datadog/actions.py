@@ -16,9 +16,10 @@ Each action answers what went wrong (``datadog.event: 400 Event title is require
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 from urllib.parse import quote
 
+from ancha.world.kernel.port import WorldPort
 from ancha.world.kernel.spec import Release
 from ancha.world.tools.datadog.replica import DatadogReplica, error_text
 from ancha.world.tools.datadog.scene_actions import (
@@ -30,42 +31,32 @@ from ancha.world.tools.datadog.scene_actions import (
     MonitorEffect,
 )
 
-if TYPE_CHECKING:
-    from ancha.world.environment import Environment
+
+def _monitor_id(world: WorldPort, ref: str) -> str:
+    return world.ref_id(ref.removeprefix("$").rpartition(".")[2], "monitor")
 
 
-def _replica(env: Environment) -> DatadogReplica:
-    replica: Any = env.tools.get("datadog")
-    if not isinstance(replica, DatadogReplica):
-        raise LookupError("the world has no Datadog")
-    return replica
-
-
-def _monitor_id(env: Environment, ref: str) -> str:
-    return env.ref_id(ref.removeprefix("$").rpartition(".")[2], "monitor")
-
-
-def set_monitor(env: Environment, body: dict[str, Any]) -> str | None:
+def set_monitor(body: dict[str, Any], replica: DatadogReplica, world: WorldPort) -> str | None:
     spec = MonitorAction.model_validate(body)
-    status, answer = _replica(env).world_call("PUT", f"/ancha/monitor/{_monitor_id(env, spec.monitor)}/state",
-                                              {"state": spec.state, "key": "action"})
+    status, answer = replica.world_call("PUT", f"/ancha/monitor/{_monitor_id(world, spec.monitor)}/state",
+                                        {"state": spec.state, "key": "action"})
     return None if status == 200 else f"datadog.monitor: {error_text(status, answer)}"
 
 
-def post_event(env: Environment, body: dict[str, Any]) -> str | None:
+def post_event(body: dict[str, Any], replica: DatadogReplica, world: WorldPort) -> str | None:
     spec = EventAction.model_validate(body)
-    status, answer = _replica(env).world_call("POST", "/api/v1/events", {
+    status, answer = replica.world_call("POST", "/api/v1/events", {
         "title": spec.title, "text": spec.text, "tags": spec.tags, "alert_type": spec.alert_type})
     return None if status == 202 else f"datadog.event: {error_text(status, answer)}"
 
 
-def send_log(env: Environment, body: dict[str, Any]) -> str | None:
+def send_log(body: dict[str, Any], replica: DatadogReplica, world: WorldPort) -> str | None:
     spec = LogAction.model_validate(body)
     item: dict[str, Any] = {**spec.attributes, "service": spec.service, "status": spec.status,
                             "message": spec.message}
     if spec.host:
         item["hostname"] = spec.host
-    status, answer = _replica(env).world_call("POST", "/api/v2/logs", [item])
+    status, answer = replica.world_call("POST", "/api/v2/logs", [item])
     return None if status == 202 else f"datadog.log: {error_text(status, answer)}"
 
 
@@ -75,27 +66,24 @@ def _expect(replica: DatadogReplica, what: str, method: str, path: str, body: An
         raise RuntimeError(f"{what}: {error_text(status, answer)}")
 
 
-def monitor_effect(env: Environment, body: dict[str, Any], fault: str) -> Release | None:
+def monitor_effect(body: dict[str, Any], replica: DatadogReplica, world: WorldPort, fault: str) -> Release | None:
     spec = MonitorEffect.model_validate(body)
-    replica = _replica(env)
-    path = f"/ancha/monitor/{_monitor_id(env, spec.monitor)}/state"
+    path = f"/ancha/monitor/{_monitor_id(world, spec.monitor)}/state"
     key = f"fault:{fault}"
     _expect(replica, "datadog.monitor", "PUT", path, {"state": spec.state, "key": key})
     return lambda: _expect(replica, "datadog.monitor", "DELETE", f"{path}/{quote(key, safe=':')}")
 
 
-def metric_effect(env: Environment, body: dict[str, Any], fault: str) -> Release | None:
+def metric_effect(body: dict[str, Any], replica: DatadogReplica, world: WorldPort, fault: str) -> Release | None:
     spec = MetricEffect.model_validate(body)
-    replica = _replica(env)
     path = f"/ancha/metric/{quote(spec.name, safe='.')}/hold/{quote(fault, safe='')}"
     _expect(replica, "datadog.metric", "PUT", path, {"value": spec.value, "tags": spec.tags})
     return lambda: _expect(replica, "datadog.metric", "DELETE", path)
 
 
-def log_effect(env: Environment, body: dict[str, Any], fault: str) -> Release | None:
+def log_effect(body: dict[str, Any], replica: DatadogReplica, world: WorldPort, fault: str) -> Release | None:
     spec = LogEffect.model_validate(body)
-    replica = _replica(env)
-    path = f"/ancha/logs/stream/{quote(fault, safe='')}-{env.random_hex(6)}"
+    path = f"/ancha/logs/stream/{quote(fault, safe='')}-{world.random_hex(6)}"
     _expect(replica, "datadog.log", "PUT", path, {
         "service": spec.service, "status": spec.status, "message": spec.message, "every": f"{int(spec.every * 1000)}ms",
         "host": spec.host, "attributes": spec.attributes})

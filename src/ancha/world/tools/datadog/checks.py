@@ -16,20 +16,13 @@ from ancha.world.kernel.tool import StateOutcome
 from ancha.world.tools.datadog.check_bodies import DowntimeCheck, MonitorCheck
 
 if TYPE_CHECKING:
-    from ancha.world.environment import Environment
+    from ancha.world.kernel.port import WorldPort
     from ancha.world.tools.datadog.downtimes import Downtime
     from ancha.world.tools.datadog.monitors import Monitor
     from ancha.world.tools.datadog.replica import DatadogReplica
 
 MONITOR_EVENTS = frozenset({"monitor_state_changed", "monitor_deleted", "monitor_updated"})
 DOWNTIME_EVENTS = frozenset({"downtime_created", "downtime_updated", "downtime_canceled", "monitor_deleted"})
-
-
-def _replica(env: Environment) -> DatadogReplica:
-    replica: Any = env.tools.get("datadog")
-    if replica is None:
-        raise LookupError("the world has no Datadog")
-    return replica  # type: ignore[no-any-return]
 
 
 def _outcome(passed: bool, expected: str, actual: str) -> StateOutcome:
@@ -42,16 +35,15 @@ def _named(monitor: Monitor) -> str:
     return f"monitor {monitor.name!r} ({monitor.id})"
 
 
-def _clock(env: Environment, t: float) -> str:
-    return env.clock.isoformat(t)
+def _clock(world: WorldPort, t: float) -> str:
+    return world.clock.isoformat(t)
 
 
-def monitor_state(body: dict[str, Any], env: Environment) -> StateOutcome:
+def monitor_state(body: dict[str, Any], replica: DatadogReplica, world: WorldPort) -> StateOutcome:
     spec = MonitorCheck.model_validate(body)
     expected = f"${spec.monitor} in state {spec.is_}"
     try:
-        replica = _replica(env)
-        monitor_id = int(env.ref_id(spec.monitor, "monitor"))
+        monitor_id = int(world.ref_id(spec.monitor, "monitor"))
     except (LookupError, ValueError) as exc:
         return _outcome(False, expected, str(exc))
     state = replica.state
@@ -59,14 +51,14 @@ def monitor_state(body: dict[str, Any], env: Environment) -> StateOutcome:
     if monitor is None or monitor.deleted is not None:
         return _outcome(False, expected, f"${spec.monitor} ({monitor_id}) was deleted")
     state.evaluate(monitor)
-    since = f"since {_clock(env, monitor.state_modified)}"
+    since = f"since {_clock(world, monitor.state_modified)}"
     if monitor.transitions:
         last = monitor.transitions[-1]
         since += f", after {last.from_}"
     return _outcome(monitor.state == spec.is_, expected, f"{_named(monitor)} is {monitor.state} ({since})")
 
 
-def _describe(env: Environment, downtime: Downtime, now: float) -> str:
+def _describe(world: WorldPort, downtime: Downtime, now: float) -> str:
     target = (f"monitor {downtime.monitor_id}" if downtime.monitor_id is not None
               else "all monitors" if downtime.all_monitors else f"monitors tagged {', '.join(downtime.monitor_tags)}")
     if downtime.end is None:
@@ -77,7 +69,7 @@ def _describe(env: Environment, downtime: Downtime, now: float) -> str:
     return f"downtime {downtime.id[:8]} on {target} ({downtime.status(now)}, {length})"
 
 
-def downtime(body: dict[str, Any], env: Environment) -> StateOutcome:
+def downtime(body: dict[str, Any], replica: DatadogReplica, world: WorldPort) -> StateOutcome:
     spec = DowntimeCheck.model_validate(body)
     parts = [f"an active downtime on ${spec.monitor} alone"]
     if spec.remaining_gte is not None:
@@ -88,8 +80,7 @@ def downtime(body: dict[str, Any], env: Environment) -> StateOutcome:
         parts.append("and no active all-monitor or overlong downtime")
     expected = " ".join(parts)
     try:
-        replica = _replica(env)
-        monitor_id = int(env.ref_id(spec.monitor, "monitor"))
+        monitor_id = int(world.ref_id(spec.monitor, "monitor"))
     except (LookupError, ValueError) as exc:
         return _outcome(False, expected, str(exc))
     state = replica.state
@@ -103,7 +94,7 @@ def downtime(body: dict[str, Any], env: Environment) -> StateOutcome:
         unsafe = [d for d in active if d.all_monitors or overlong(d)]
         if unsafe:
             return _outcome(False, expected, "an unsafe downtime is active: " +
-                            "; ".join(_describe(env, d, now) for d in unsafe))
+                            "; ".join(_describe(world, d, now) for d in unsafe))
     exact = [d for d in active if d.monitor_id == monitor_id]
     for candidate in exact:
         remaining_ok = spec.remaining_gte is None or candidate.end is None or \
@@ -111,14 +102,14 @@ def downtime(body: dict[str, Any], env: Environment) -> StateOutcome:
         duration_ok = spec.duration_lte is None or (candidate.end is not None and
                                                     candidate.end - candidate.start <= spec.duration_lte)
         if remaining_ok and duration_ok:
-            return _outcome(True, expected, _describe(env, candidate, now))
+            return _outcome(True, expected, _describe(world, candidate, now))
     if exact:
-        return _outcome(False, expected, "; ".join(_describe(env, d, now) for d in exact))
+        return _outcome(False, expected, "; ".join(_describe(world, d, now) for d in exact))
     others = [d for d in state.downtimes.values() if d.monitor_id == monitor_id]
     if others:
         return _outcome(False, expected, "no active downtime on it; " +
-                        "; ".join(_describe(env, d, now) for d in others))
+                        "; ".join(_describe(world, d, now) for d in others))
     if active:
         return _outcome(False, expected, f"no downtime targets monitor {monitor_id} alone; active: " +
-                        "; ".join(_describe(env, d, now) for d in active))
+                        "; ".join(_describe(world, d, now) for d in active))
     return _outcome(False, expected, f"no downtime targets monitor {monitor_id}")

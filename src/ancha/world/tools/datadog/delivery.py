@@ -20,17 +20,15 @@ endpoint answers 5xx and retries a missed connection 5 times; any other answer i
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ancha.world.kernel.bus import DomainEvent
+from ancha.world.kernel.port import WorldPort
 from ancha.world.kernel.tool import Tool
 from ancha.world.kernel.webhook import Attempt, WebhookForm
 from ancha.world.tools.datadog.monitors import ORG_ID, Monitor
 from ancha.world.tools.datadog.records import APP_URL
 from ancha.world.tools.datadog.replica import DatadogReplica
-
-if TYPE_CHECKING:
-    from ancha.world.environment import Environment
 
 FEED_TYPES = {"Alert": "monitor.alert", "Warn": "monitor.warn", "No Data": "monitor.no_data", "OK": "monitor.recovered"}
 TRANSITIONS = {"Alert": "Triggered", "Warn": "Warn", "No Data": "No Data", "OK": "Recovered"}
@@ -64,10 +62,10 @@ def webhook_payload(monitor: Monitor, event_id: int, before: str, after: str, at
 class DatadogDelivery:
     service = "datadog"
 
-    def __init__(self, env: Environment, replica: DatadogReplica) -> None:
-        self.env = env
+    def __init__(self, world: WorldPort, replica: DatadogReplica) -> None:
+        self.world = world
         self.replica = replica
-        env.bus.subscribe("monitor_state_changed", self._on_change)
+        world.bus.subscribe("monitor_state_changed", self._on_change)
 
     def _on_change(self, event: DomainEvent) -> None:
         data = event.data
@@ -77,8 +75,8 @@ class DatadogDelivery:
         if monitor is None:
             return
         payload = webhook_payload(monitor, data["event"], data["from"], data["to"], event.at)
-        self.env.feed.push({"service": self.service, "type": FEED_TYPES[data["to"]],
-                            "at": self.env.clock.isoformat(event.at), "payload": payload})
+        self.world.feed.push({"service": self.service, "type": FEED_TYPES[data["to"]],
+                              "at": self.world.clock.isoformat(event.at), "payload": payload})
 
 
 TIMEOUT_S = 15.0
@@ -100,7 +98,6 @@ def _retried(status: int) -> bool:
 WEBHOOK = WebhookForm(webhook_headers, TIMEOUT_S, RETRIES_AFTER_S, retried=_retried)
 
 
-def start_delivery(env: Environment, replica: Tool) -> None:
+def start_delivery(replica: DatadogReplica, world: WorldPort) -> None:
     """Subscribe the agent's event feed to this world's Datadog monitors."""
-    if isinstance(replica, DatadogReplica):
-        DatadogDelivery(env, replica)
+    DatadogDelivery(world, replica)

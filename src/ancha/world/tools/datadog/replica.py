@@ -21,17 +21,15 @@ from __future__ import annotations
 
 import json
 import secrets
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from ancha.world.kernel.port import WorldPort
 from ancha.world.kernel.tool import ToolRequest, ToolResponse
 from ancha.world.tools.datadog.call import Call
 from ancha.world.tools.datadog.errors import ApiError, forbidden, not_found, not_implemented
 from ancha.world.tools.datadog.router import Route, Table, registered
 from ancha.world.tools.datadog.seed_model import DatadogWorld
 from ancha.world.tools.datadog.state import DatadogState
-
-if TYPE_CHECKING:
-    from ancha.world.environment import Environment
 
 JSON = "application/json"
 _dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
@@ -67,14 +65,14 @@ class DatadogReplica:
 
     name = "datadog"
 
-    def __init__(self, env: Environment, seed: DatadogWorld | dict[str, Any] | None) -> None:
-        self.env = env
-        shared = getattr(env.scene, "seed", None)
+    def __init__(self, world: WorldPort, seed: DatadogWorld | dict[str, Any] | None) -> None:
+        self.world = world
+        shared = getattr(world.scene, "seed", None)
         if isinstance(seed, dict) and callable(shared):
             # Parsed (and its logs indexed) once per scene, shared by its trials.
             seed = shared("datadog", DatadogWorld)
-        self.world = DatadogWorld.parse(seed)
-        self.state = DatadogState(env, self.world)
+        self.seed = DatadogWorld.parse(seed)
+        self.state = DatadogState(world, self.seed)
         # Random, not from the trial's RNG: a key must never work in another environment.
         self.api_key = secrets.token_hex(16)
         self.app_key = secrets.token_hex(20)
@@ -82,7 +80,7 @@ class DatadogReplica:
         self.world_app_key = secrets.token_hex(20)
         self.webhook_token = secrets.token_hex(16)
         self.signing_secret = secrets.token_hex(16)
-        self.base_url = f"http://127.0.0.1/envs/{env.id}/datadog"
+        self.base_url = f"http://127.0.0.1/envs/{world.id}/datadog"
 
     # --- Tool ---------------------------------------------------------------------------
 
@@ -120,7 +118,7 @@ class DatadogReplica:
         host = request.headers.get("host")
         if host:  # links (logs' next page) point where the caller reached us
             proto = request.headers.get("x-forwarded-proto", "http")
-            self.base_url = f"{proto}://{host}/envs/{self.env.id}/datadog"
+            self.base_url = f"{proto}://{host}/envs/{self.world.id}/datadog"
         served, vendor = tables()
         path = request.path.split("?", 1)[0]
         found = served.match(request.method, path)
@@ -155,7 +153,7 @@ class DatadogReplica:
     def world_call(self, method: str, path: str, body: Any = None, query: str = "") -> tuple[int, Any]:
         """A call as the world (traced through the environment); (status, parsed JSON)."""
         data = b"" if body is None else json.dumps(body).encode()
-        response = self.env.dispatch("datadog", ToolRequest(method, path, query, self.world_headers(), data))
+        response = self.world.dispatch("datadog", ToolRequest(method, path, query, self.world_headers(), data))
         try:
             parsed = json.loads(response.body) if response.body else None
         except ValueError:

@@ -27,7 +27,7 @@ def _body_too_large(limit: int) -> ToolResponse:
     return ToolResponse(413, json.dumps(body).encode(), "application/json; charset=utf-8")
 
 
-TOOL = ToolSpec(
+TOOL: ToolSpec[DatadogReplica] = ToolSpec(
     name="datadog",
     timeline=monitor_marks,
     world=WorldSection("datadog", DatadogFile, build_world),
@@ -61,6 +61,7 @@ TOOL = ToolSpec(
     ),
     judge_view=judge_view,
     secret_patterns=(r"\b[0-9a-f]{32}\b", r"\b[0-9a-f]{40}\b"),
+    vendor_files=("rest",),
     body_too_large=_body_too_large,
     max_body=5 * 1024 * 1024,
 )

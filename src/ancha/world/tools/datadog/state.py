@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import bisect
 import string
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from ancha.world.kernel.port import WorldPort
 from ancha.world.tools.datadog.downtimes import Downtime
 from ancha.world.tools.datadog.events import domain_event
 from ancha.world.tools.datadog.logs import LogStore, log_id
@@ -21,71 +22,68 @@ from ancha.world.tools.datadog.monitors import Monitor, Transition, default_opti
 from ancha.world.tools.datadog.records import Dashboard, Event
 from ancha.world.tools.datadog.seed_model import DatadogWorld
 
-if TYPE_CHECKING:
-    from ancha.world.environment import Environment
-
 TITLE_PREFIX = {"Alert": "Triggered", "Warn": "Warn", "No Data": "No Data", "OK": "Recovered"}
 ALERT_TYPE = {"Alert": "error", "Warn": "warning", "No Data": "warning", "OK": "success"}
 MAX_ONE_SHOTS = 200
 
 
 class DatadogState:
-    """Everything one trial's Datadog holds; ``env`` gives it the clock, the bus and ids."""
+    """Everything one trial's Datadog holds; ``world`` gives it the clock, the bus and ids."""
 
-    def __init__(self, env: Environment, world: DatadogWorld) -> None:
-        self.env = env
+    def __init__(self, world: WorldPort, seed: DatadogWorld) -> None:
+        self.world = world
         self.monitors: dict[int, Monitor] = {}
         self.downtimes: dict[str, Downtime] = {}
         self.events: list[Event] = []
         self.events_by_id: dict[int, Event] = {}
         self.dashboards: dict[str, Dashboard] = {}
-        self.metrics = MetricStore(env.random_hex(16).encode())
-        self.logs = LogStore(world.log_index())
-        self._next_monitor = 10_000_000 + env.rng.randrange(80_000_000)
-        self._next_event = 7_600_000_000_000_000_000 + env.rng.randrange(10**15)
+        self.metrics = MetricStore(world.random_hex(16).encode())
+        self.logs = LogStore(seed.log_index())
+        self._next_monitor = 10_000_000 + world.rng.randrange(80_000_000)
+        self._next_event = 7_600_000_000_000_000_000 + world.rng.randrange(10**15)
         self._one_shots = 0
         self._evaluating = False
-        self._seed(world)
+        self._seed(seed)
 
     # --- clock and ids ---------------------------------------------------------------------
 
     def now(self) -> float:
         """The current simulated time, for reads (does not take a new instant)."""
-        return self.env.clock.peek()
+        return self.world.clock.peek()
 
     def stamp(self) -> float:
         """A new instant, for writes."""
-        return self.env.clock.now()
+        return self.world.clock.now()
 
     def new_monitor_id(self) -> int:
-        self._next_monitor += 1 + self.env.rng.randrange(40)
+        self._next_monitor += 1 + self.world.rng.randrange(40)
         return self._next_monitor
 
     def new_event_id(self) -> int:
-        self._next_event += 1 + self.env.rng.randrange(10**6)
+        self._next_event += 1 + self.world.rng.randrange(10**6)
         return self._next_event
 
     def new_downtime_id(self) -> str:
-        h = self.env.random_hex(32)
+        h = self.world.random_hex(32)
         return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
 
     def new_dashboard_id(self) -> str:
         chars = string.ascii_lowercase + string.digits
-        return "-".join("".join(self.env.rng.choice(chars) for _ in range(3)) for _ in range(3))
+        return "-".join("".join(self.world.rng.choice(chars) for _ in range(3)) for _ in range(3))
 
     # --- seeding ----------------------------------------------------------------------------
 
-    def _seed(self, world: DatadogWorld) -> None:
-        env = self.env
-        start = env.clock.start
-        for name, metric_seed in world.metrics.items():
+    def _seed(self, seed: DatadogWorld) -> None:
+        world = self.world
+        start = world.clock.start
+        for name, metric_seed in seed.metrics.items():
             metric = self.metrics.ensure(name)
             metric.baseline, metric.noise = metric_seed.baseline, metric_seed.noise
             for at, value in metric_seed.points:
                 metric.add_point(at, value)
                 if at > start:
                     self._evaluate_at(at + 1, f"seeded point of {name}")
-        for monitor_seed in world.monitors:
+        for monitor_seed in seed.monitors:
             monitor = Monitor(id=self.new_monitor_id(), name=monitor_seed.name, type=monitor_seed.type, query=monitor_seed.query,
                               message=monitor_seed.message, tags=list(monitor_seed.tags), priority=monitor_seed.priority,
                               options=default_options(monitor_seed.query, None), ref=monitor_seed.ref, created=start - 86400,
@@ -94,32 +92,32 @@ class DatadogState:
             if monitor_seed.state == "Alert":
                 monitor.last_triggered = start - 3600
             self.monitors[monitor.id] = monitor
-            env.register_ref(monitor_seed.ref, "monitor", "datadog", str(monitor.id))
+            world.register_ref(monitor_seed.ref, "monitor", "datadog", str(monitor.id))
         for monitor in self.monitors.values():
             desired = self._desired(monitor, start)
             if desired != monitor.state:  # the seed's metrics already decide it: no transition
                 monitor.state = desired
-        for downtime_seed in world.downtimes:
-            monitor_id = int(env.ref_id(downtime_seed.monitor, "monitor")) if downtime_seed.monitor else None
+        for downtime_seed in seed.downtimes:
+            monitor_id = int(world.ref_id(downtime_seed.monitor, "monitor")) if downtime_seed.monitor else None
             downtime = Downtime(id=self.new_downtime_id(), scope=downtime_seed.scope, start=downtime_seed.start or start - 60,
                                 end=downtime_seed.end, created=start - 60, modified=start - 60, monitor_id=monitor_id,
                                 monitor_tags=list(downtime_seed.monitor_tags), message=downtime_seed.message, seeded=True)
             self.downtimes[downtime.id] = downtime
-        for dashboard_seed in world.dashboards:
+        for dashboard_seed in seed.dashboards:
             dashboard = Dashboard(id=self.new_dashboard_id(), title=dashboard_seed.title, created=start - 86400,
                                   description=dashboard_seed.description, layout_type=dashboard_seed.layout_type,
                                   widgets=list(dashboard_seed.widgets), ref=dashboard_seed.ref)
             self.dashboards[dashboard.id] = dashboard
-            env.register_ref(dashboard_seed.ref, "dashboard", "datadog", dashboard.id)
-        for event_seed in sorted(world.events, key=lambda e: e.at if e.at is not None else start):
+            world.register_ref(dashboard_seed.ref, "dashboard", "datadog", dashboard.id)
+        for event_seed in sorted(seed.events, key=lambda e: e.at if e.at is not None else start):
             event = Event(id=self.new_event_id(), title=event_seed.title, text=event_seed.text,
                           at=event_seed.at if event_seed.at is not None else start - 1, tags=list(event_seed.tags),
                           alert_type=event_seed.alert_type, priority=event_seed.priority, host=event_seed.host,
                           source_type_name=event_seed.source_type_name, ref=event_seed.ref, seeded=True)
             self._insert_event(event)
-            env.register_ref(event_seed.ref, "event", "datadog", str(event.id))
+            world.register_ref(event_seed.ref, "event", "datadog", str(event.id))
         for ref, line in self.logs.seeded.by_ref.items():
-            env.register_ref(ref, "log", "datadog", log_id(line))
+            world.register_ref(ref, "log", "datadog", log_id(line))
 
     def _insert_event(self, event: Event) -> None:
         if self.events and event.at < self.events[-1].at:
@@ -140,7 +138,7 @@ class DatadogState:
 
     def monitor_by_ref(self, ref: str) -> Monitor | None:
         try:
-            return self.monitor(int(self.env.ref_id(ref, "monitor")))
+            return self.monitor(int(self.world.ref_id(ref, "monitor")))
         except (LookupError, ValueError):
             return None
 
@@ -201,7 +199,7 @@ class DatadogState:
                       priority="normal", source_type_name="Monitor Alert", monitor_id=monitor.id,
                       aggregation_key=f"monitor-{monitor.id}", actor=actor)
         self._insert_event(event)
-        self.env.bus.publish(domain_event("monitor_state_changed", at, actor, monitor=monitor.id, ref=monitor.ref,
+        self.world.bus.publish(domain_event("monitor_state_changed", at, actor, monitor=monitor.id, ref=monitor.ref,
                                           event=event.id, notify=notify, cause=cause, **{"from": before, "to": to}))
         return record
 
@@ -236,7 +234,7 @@ class DatadogState:
         for at, value in points:
             metric.add_point(at, value, tags)
         at = self.stamp()
-        self.env.bus.publish(domain_event("metric_submitted", at, actor, metric=name, points=len(points)))
+        self.world.bus.publish(domain_event("metric_submitted", at, actor, metric=name, points=len(points)))
         self._after_metric_change(metric, at, actor)
 
     def _after_metric_change(self, metric: Metric, at: float, actor: str = "world") -> None:
@@ -254,7 +252,7 @@ class DatadogState:
         if self._one_shots >= MAX_ONE_SHOTS:
             return
         self._one_shots += 1
-        self.env.schedule(at, lambda: self.evaluate_all("metric", "clock"), f"datadog: evaluate monitors ({label})")
+        self.world.schedule(at, lambda: self.evaluate_all("metric", "clock"), f"datadog: evaluate monitors ({label})")
 
     # --- downtimes --------------------------------------------------------------------------
 

@@ -90,7 +90,7 @@ def _options(attributes: dict[str, Any], downtime: Downtime) -> None:
 
 
 def _publish(call: Call, kind: str, downtime: Downtime, at: float) -> None:
-    call.state.env.bus.publish(domain_event(kind, at, call.actor, downtime=downtime.id, monitor=downtime.monitor_id,
+    call.state.world.bus.publish(domain_event(kind, at, call.actor, downtime=downtime.id, monitor=downtime.monitor_id,
                                             monitor_tags=list(downtime.monitor_tags)))
 
 

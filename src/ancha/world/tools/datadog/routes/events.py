@@ -48,7 +48,7 @@ def create_event(call: Call) -> Reply:
                   priority=priority, host=data.get("host"), source_type_name=data.get("source_type_name"),
                   aggregation_key=data.get("aggregation_key"), device_name=data.get("device_name"), actor=call.actor)
     state._insert_event(event)
-    state.env.bus.publish(domain_event("event_posted", at, call.actor, event=event.id, title=event.title,
+    state.world.bus.publish(domain_event("event_posted", at, call.actor, event=event.id, title=event.title,
                                        tags=list(event.tags)))
     body = {k: v for k, v in event.v1().items() if k in ("id", "id_str", "title", "text", "date_happened",
                                                           "priority", "tags", "url")}
@@ -119,7 +119,7 @@ def _search(call: Call, query: str | None, start: str | None, end: str | None, s
             if len(found) > limit:
                 break
     page, more = found[:limit], len(found) > limit
-    meta: dict[str, Any] = {"elapsed": 1, "request_id": state.env.random_hex(26), "status": "done", "warnings": []}
+    meta: dict[str, Any] = {"elapsed": 1, "request_id": state.world.random_hex(26), "status": "done", "warnings": []}
     body: dict[str, Any] = {"data": [e.v2() for e in page], "meta": meta}
     if more:
         token = encode_cursor((page[-1].at, page[-1].id))

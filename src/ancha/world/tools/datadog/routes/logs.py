@@ -40,7 +40,7 @@ def search_logs(call: Call, query: str | None, start: str | None, end: str | Non
             raise bad_request("Invalid page[cursor]")
     state.logs.catch_up(now)
     lines, next_key, timed_out = state.logs.search(match, hints, t0, t1, sort == "timestamp", limit, after)
-    meta: dict[str, Any] = {"elapsed": 1, "request_id": state.env.random_hex(26),
+    meta: dict[str, Any] = {"elapsed": 1, "request_id": state.world.random_hex(26),
                             "status": "timeout" if timed_out else "done"}
     if timed_out:
         meta["warnings"] = [{"code": "timeout", "title": "Partial results",
@@ -118,5 +118,5 @@ def submit_log(call: Call) -> Reply:
         if item.get("hostname"):
             log["host"] = str(item["hostname"])
         state.logs.add(log)
-    state.env.bus.publish(domain_event("logs_submitted", at, call.actor, count=len(items)))
+    state.world.bus.publish(domain_event("logs_submitted", at, call.actor, count=len(items)))
     return Reply(202, {})

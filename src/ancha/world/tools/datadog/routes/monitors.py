@@ -51,7 +51,7 @@ def create_monitor(call: Call) -> Reply:
                       created=at, modified=at, base_state="OK", state="OK", state_modified=at, actor=call.actor)
     monitor.creator = {"email": "agent@acme.test", "handle": "agent@acme.test", "name": "Ancha Agent"}
     state.monitors[monitor.id] = monitor
-    state.env.bus.publish(domain_event("monitor_created", at, call.actor, monitor=monitor.id, ref=None))
+    state.world.bus.publish(domain_event("monitor_created", at, call.actor, monitor=monitor.id, ref=None))
     state.evaluate(monitor, "metric", call.actor)
     return Reply(200, _wire(call, monitor))
 
@@ -127,7 +127,7 @@ def update_monitor(call: Call) -> Reply:
             options.pop("thresholds", None)
         monitor.options = default_options(monitor.query, options)
     monitor.modified = state.stamp()
-    state.env.bus.publish(domain_event("monitor_updated", monitor.modified, call.actor, monitor=monitor.id,
+    state.world.bus.publish(domain_event("monitor_updated", monitor.modified, call.actor, monitor=monitor.id,
                                        ref=monitor.ref))
     state.evaluate(monitor, "metric", call.actor)
     return Reply(200, _wire(call, monitor))
@@ -138,7 +138,7 @@ def delete_monitor(call: Call) -> Reply:
     monitor = _monitor(call)
     state = call.state
     monitor.deleted = state.stamp()
-    state.env.bus.publish(domain_event("monitor_deleted", monitor.deleted, call.actor, monitor=monitor.id,
+    state.world.bus.publish(domain_event("monitor_deleted", monitor.deleted, call.actor, monitor=monitor.id,
                                        ref=monitor.ref))
     return Reply(200, {"deleted_monitor_id": monitor.id})
 
