@@ -1,12 +1,14 @@
 """A replica of PagerDuty's REST API v2 and Events API v2: the official ``pagerduty``
 client (``RestApiV2Client``, ``EventsApiV2Client``) talks to it unchanged.
 
-Layout: ``replica.py`` the Tool (authentication, ``From``, routing, 501/404), ``state.py``
-the account with its indexes, ``models.py`` records and wire shapes, ``lifecycle.py``
-every incident change (escalation on the simulated clock), ``seed.py`` building the
-account from ``world.pagerduty``, ``routes/`` thin handlers, ``events_api.py`` the Events
-API v2, ``events.py`` domain events and v3 webhooks, ``delivery.py`` the feed,
-``reach.py`` people (paging and notes), ``checks.py`` ``pagerduty.incident``,
+Layout: ``spec.py`` the ToolSpec, ``replica.py`` the Tool (authentication, ``From``,
+routing, 501/404), ``models/`` the account with its indexes (``account.py``) and its
+records with their wire shapes (``records.py``), ``lifecycle.py`` every incident change
+(escalation on the simulated clock), ``scene_file.py`` the ``world.pagerduty`` section and
+how it resolves, ``seed.py`` building the account from it, ``router.py`` and ``routes/``
+thin handlers, ``events_api.py`` the Events API v2, ``events.py`` domain events and v3
+webhooks, ``delivery.py`` the feed, ``reach.py`` people (paging and notes),
+``check_bodies.py`` and ``checks.py`` ``pagerduty.incident``, ``action_bodies.py`` and
 ``actions.py`` world rules and the ``pagerduty.trigger`` fault effect, ``coverage.py`` the
 generator of ``endpoints_ledger.py``.
 

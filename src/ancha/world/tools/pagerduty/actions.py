@@ -17,7 +17,7 @@ import json
 from typing import TYPE_CHECKING, Any
 
 from ancha.world.kernel.tool import ToolRequest
-from ancha.world.tools.pagerduty.scene_actions import IncidentAction, Trigger
+from ancha.world.tools.pagerduty.action_bodies import IncidentAction, Trigger
 
 if TYPE_CHECKING:
     from ancha.world.kernel.port import WorldPort

@@ -11,9 +11,8 @@ from ancha.world.tools.pagerduty.params import Query, json_body
 
 if TYPE_CHECKING:
     from ancha.world.tools.pagerduty.lifecycle import IncidentDesk
-    from ancha.world.tools.pagerduty.models import Incident, User
+    from ancha.world.tools.pagerduty.models import Incident, PagerDutyState, User
     from ancha.world.tools.pagerduty.replica import PagerDutyReplica
-    from ancha.world.tools.pagerduty.state import PagerDutyState
 
 
 @dataclass(frozen=True, slots=True)

@@ -32,7 +32,7 @@ from ancha.world.tools.pagerduty.models import (
 
 if TYPE_CHECKING:
     from ancha.world.kernel.port import WorldPort
-    from ancha.world.tools.pagerduty.state import PagerDutyState
+    from ancha.world.tools.pagerduty.models import PagerDutyState
 
 TOOL = "pagerduty"
 

@@ -20,12 +20,11 @@ from ancha.world.tools.pagerduty import errors
 from ancha.world.tools.pagerduty.call import Call, Caller
 from ancha.world.tools.pagerduty.endpoints_ledger import LEDGER
 from ancha.world.tools.pagerduty.lifecycle import IncidentDesk
-from ancha.world.tools.pagerduty.models import User
+from ancha.world.tools.pagerduty.models import PagerDutyState, User
 from ancha.world.tools.pagerduty.router import Route, Router
 from ancha.world.tools.pagerduty.routes import load_all
 from ancha.world.tools.pagerduty.seed import seed_state
 from ancha.world.tools.pagerduty.seed_model import PagerDutyWorld
-from ancha.world.tools.pagerduty.state import PagerDutyState
 
 JSON = "application/json; charset=utf-8"
 EVENTS_PATHS = ("/v2/enqueue", "/v2/change/enqueue")

@@ -22,6 +22,7 @@ from ancha.world.tools.pagerduty.models import (
     Layer,
     LogEntry,
     Note,
+    PagerDutyState,
     Priority,
     Rule,
     Schedule,
@@ -29,7 +30,6 @@ from ancha.world.tools.pagerduty.models import (
     User,
 )
 from ancha.world.tools.pagerduty.seed_model import PagerDutyWorld
-from ancha.world.tools.pagerduty.state import PagerDutyState
 
 SPACING_S = 3600
 PRIORITIES = (("P1", "Critical: whole service down"), ("P2", "High: a major feature is broken"),

@@ -8,7 +8,7 @@ from typing import Any
 from ancha.scene.sections import BodyKind, WorldSection
 from ancha.world.kernel.spec import ActionKind, EffectKind, StateKind, ToolSpec
 from ancha.world.kernel.tool import ToolResponse
-from ancha.world.tools.pagerduty import actions, checks, scene_actions
+from ancha.world.tools.pagerduty import action_bodies, actions, checks
 from ancha.world.tools.pagerduty.check_bodies import SIBLINGS, IncidentSelectorFile, resolve_incident
 from ancha.world.tools.pagerduty.delivery import WEBHOOK, start_delivery
 from ancha.world.tools.pagerduty.judge import judge_view
@@ -49,15 +49,15 @@ TOOL: ToolSpec[PagerDutyReplica] = ToolSpec(
                   checks.evaluate, checks.INCIDENT_EVENTS),
     ),
     actions=(
-        ActionKind(_action("pagerduty.trigger", scene_actions.TriggerFile, scene_actions.resolve_trigger,
+        ActionKind(_action("pagerduty.trigger", action_bodies.TriggerFile, action_bodies.resolve_trigger,
                            "trigger an incident on a service"), actions.trigger),
-        ActionKind(_action("pagerduty.acknowledge", scene_actions.IncidentActionFile,
-                           scene_actions.resolve_incident_action, "acknowledge an incident"), actions.acknowledge),
-        ActionKind(_action("pagerduty.resolve", scene_actions.IncidentActionFile,
-                           scene_actions.resolve_incident_action, "resolve an incident"), actions.resolve),
+        ActionKind(_action("pagerduty.acknowledge", action_bodies.IncidentActionFile,
+                           action_bodies.resolve_incident_action, "acknowledge an incident"), actions.acknowledge),
+        ActionKind(_action("pagerduty.resolve", action_bodies.IncidentActionFile,
+                           action_bodies.resolve_incident_action, "resolve an incident"), actions.resolve),
     ),
     effects=(
-        EffectKind(_action("pagerduty.trigger", scene_actions.TriggerFile, scene_actions.resolve_trigger,
+        EffectKind(_action("pagerduty.trigger", action_bodies.TriggerFile, action_bodies.resolve_trigger,
                            "trigger one incident when the fault starts"), actions.trigger_effect),
     ),
     judge_view=judge_view,

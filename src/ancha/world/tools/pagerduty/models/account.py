@@ -12,7 +12,7 @@ import bisect
 from collections.abc import Callable
 from typing import Any
 
-from ancha.world.tools.pagerduty.models import (
+from ancha.world.tools.pagerduty.models.records import (
     EscalationPolicy,
     Incident,
     LogEntry,

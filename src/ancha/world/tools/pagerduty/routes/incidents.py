@@ -6,10 +6,9 @@ from typing import Any
 
 from ancha.world.tools.pagerduty.call import Call, paginated
 from ancha.world.tools.pagerduty.errors import InvalidInput, NotFound
-from ancha.world.tools.pagerduty.models import EscalationPolicy, Incident, User
+from ancha.world.tools.pagerduty.models import SORT_KEYS, EscalationPolicy, Incident, User
 from ancha.world.tools.pagerduty.params import object_id
 from ancha.world.tools.pagerduty.router import route
-from ancha.world.tools.pagerduty.state import SORT_KEYS
 
 STATUSES = ("triggered", "acknowledged", "resolved")
 URGENCIES = ("high", "low")
