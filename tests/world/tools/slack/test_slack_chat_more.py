@@ -286,7 +286,7 @@ def test_chat_stream__published_once_with_the_whole_text_when_it_stops(slack_sce
     posted: list[dict[str, Any]] = []
     env.bus.subscribe("message_posted", lambda event: posted.append(event.data))
     support = slack.state.channel_named("support").id
-    call = SlackActor(env).call
+    call = SlackActor(env, slack).call
     started = call(slack.bot.id, "agent", "chat.startStream", channel=support, markdown_text="Exports moved ")
     call(slack.bot.id, "agent", "chat.appendStream", channel=support, ts=started["ts"],
          chunks=[{"type": "markdown_text", "text": "to Reports."}])

@@ -353,10 +353,10 @@ def test_channel_messages__are_message_events_with_their_subtype_but_reach_nobod
     support = slack.state.channel_named("support")
     random = slack.state.channel_named("random")
     slack.state.channels[random.id].add_member(slack.bot.id)
-    answer = SlackActor(env).call(laura, "person:laura", "conversations.setTopic", channel=support.id, topic="Busy day")
+    answer = SlackActor(env, slack).call(laura, "person:laura", "conversations.setTopic", channel=support.id, topic="Busy day")
     assert answer["ok"] is True
     ben = next(u.id for u in slack.state.users.values() if u.name == "ben")
-    assert SlackActor(env).call(ben, "person:ben", "conversations.join", channel=random.id)["ok"] is True
+    assert SlackActor(env, slack).call(ben, "person:ben", "conversations.join", channel=random.id)["ok"] is True
     assert [(p["subtype"], p["actor"]) for p in posted] == [("channel_topic", "person:laura"),
                                                             ("channel_join", "person:ben")]
     events = [e["payload"]["event"] for e in env.feed.events if e["type"] == "message"]

@@ -34,7 +34,7 @@ def workspace(server: EmbeddedServer, slack_scene: dict[str, Any]) -> tuple[dict
 def _client(workspace: tuple[dict[str, Any], SlackReplica], ref: str | None) -> WebClient:
     context, replica = workspace
     tool = context["tools"]["slack"]
-    token = tool["token"] if ref is None else replica.issue_user_token(replica.env.refs[ref].id, f"person:{ref}")
+    token = tool["token"] if ref is None else replica.issue_user_token(replica.world.refs[ref].id, f"person:{ref}")
     return WebClient(token=token, base_url=tool["url"] + "/api/")
 
 
@@ -44,7 +44,7 @@ def _error(excinfo: pytest.ExceptionInfo[SlackApiError]) -> str:
 
 def test_reminders_add__a_person_sets_one_and_lists_completes_and_deletes_it(workspace, matches_spec):
     laura = _client(workspace, "laura")
-    now = int(workspace[1].env.clock.peek())
+    now = int(workspace[1].world.clock.peek())
     added = laura.reminders_add(text="Call the customer back", time="in 15 minutes")
     matches_spec("reminders.add", added.data)
     reminder = added["reminder"]
@@ -65,7 +65,7 @@ def test_reminders_add__a_person_sets_one_and_lists_completes_and_deletes_it(wor
 
 def test_reminders_add__times_slack_reads_and_one_it_cannot(workspace):
     laura = _client(workspace, "laura")
-    now = int(workspace[1].env.clock.peek())
+    now = int(workspace[1].world.clock.peek())
     assert laura.reminders_add(text="a", time=str(now + 7200))["reminder"]["time"] == now + 7200
     assert laura.reminders_add(text="b", time="60")["reminder"]["time"] - now in (60, 61)
     with pytest.raises(SlackApiError) as excinfo:
@@ -82,7 +82,7 @@ def test_reminders__a_bot_token_is_not_allowed_token_type(workspace):
 def test_reminders_add__for_someone_else_is_cannot_add_others(workspace):
     laura = _client(workspace, "laura")
     with pytest.raises(SlackApiError) as excinfo:
-        laura.reminders_add(text="x", time="in 5 minutes", user=workspace[1].env.refs["ben"].id)
+        laura.reminders_add(text="x", time="in 5 minutes", user=workspace[1].world.refs["ben"].id)
     assert _error(excinfo) == "cannot_add_others"
     with pytest.raises(SlackApiError) as excinfo:
         laura.reminders_add(text="x", time="in 5 minutes", user=workspace[1].bot.id)

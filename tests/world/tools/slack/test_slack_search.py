@@ -32,7 +32,7 @@ def _workspace(server: EmbeddedServer, scene: dict[str, Any]) -> tuple[dict[str,
 
 
 def _client(context: dict[str, Any], replica: SlackReplica, ref: str) -> WebClient:
-    env = replica.env
+    env = replica.world
     token = replica.issue_user_token(env.refs[ref].id, f"person:{ref}")
     return WebClient(token=token, base_url=context["tools"]["slack"]["url"] + "/api/")
 
@@ -65,7 +65,7 @@ def test_search_messages__finds_words_with_paging_and_a_permalink(laura, matches
     matches_spec("search.messages", answer.data)
     assert answer["query"] == "csv exports"
     [match] = answer["messages"]["matches"]
-    support = replica.env.refs["support"].id
+    support = replica.world.refs["support"].id
     assert match["text"] == "Where did CSV exports go?" and match["channel"]["id"] == support
     assert match["channel"]["name"] == "support" and match["username"] == "laura"
     assert match["permalink"] == f"https://acme.slack.com/archives/{support}/p{match['ts'].replace('.', '')}"
@@ -82,7 +82,7 @@ def test_search_messages__sees_private_channels_only_of_members(server, slack_sc
 
 def test_search_messages__in_from_and_quoted_phrases(laura):
     client, replica, _ = laura
-    support = replica.env.refs["support"].id
+    support = replica.world.refs["support"].id
     client.chat_postMessage(channel=support, text="the nightly export failed again")
     client.chat_postMessage(channel="#random", text="export of the year")
     assert _texts(client.search_messages(query="export in:#random")) == ["export of the year"]
@@ -130,10 +130,10 @@ def test_search_messages__a_long_seeded_history_is_searched_without_building_it(
         for i in range(2000)] + [{"channel": "support", "from": "ben", "text": "the needle is here"}]
     context, replica = _workspace(server, scene)
     client = _client(context, replica, "laura")
-    support = replica.state.channels[replica.env.refs["support"].id]
+    support = replica.state.channels[replica.world.refs["support"].id]
     assert support.deferred
     [match] = client.search_messages(query="needle")["messages"]["matches"]
-    assert match["text"] == "the needle is here" and match["user"] == replica.env.refs["ben"].id
+    assert match["text"] == "the needle is here" and match["user"] == replica.world.refs["ben"].id
     assert support.deferred  # read from the scene's shared plan, not filled in
     assert client.search_messages(query="ticket from:@ben", count=1)["messages"]["total"] == 1000
     client.conversations_history(channel=support.id, limit=1)  # now it is filled in, still lazily
@@ -144,7 +144,7 @@ def test_search_messages__a_long_seeded_history_is_searched_without_building_it(
 def test_search_files_and_all__match_file_names_and_titles(server, slack_scene):
     context, replica = _workspace(server, slack_scene)
     laura = _client(context, replica, "laura")
-    laura.files_upload_v2(channel=replica.env.refs["random"].id, content="q3", filename="q3-report.txt",
+    laura.files_upload_v2(channel=replica.world.refs["random"].id, content="q3", filename="q3-report.txt",
                           title="Quarterly report")
     files = laura.search_files(query="quarterly")
     assert [f["name"] for f in files["files"]["matches"]] == ["q3-report.txt"]

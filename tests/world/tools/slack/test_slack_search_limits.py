@@ -38,7 +38,7 @@ def _laura(server: EmbeddedServer, scene: dict[str, Any]) -> tuple[WebClient, Sl
     context = httpx.post(f"{server.url}/envs", json=body, timeout=30).json()
     replica = server.app.registry.envs[context["env_id"]].tools["slack"]
     assert isinstance(replica, SlackReplica)
-    token = replica.issue_user_token(replica.env.refs["laura"].id, "person:laura")
+    token = replica.issue_user_token(replica.world.refs["laura"].id, "person:laura")
     return WebClient(token=token, base_url=context["tools"]["slack"]["url"] + "/api/", timeout=30), replica
 
 

@@ -42,7 +42,7 @@ def app(server: EmbeddedServer, slack_scene: dict[str, Any]) -> tuple[WebClient,
 
 
 def _trigger(replica: SlackReplica, ref: str = "laura") -> str:
-    return replica.state.views.issue_trigger(replica.env.refs[ref].id, replica.env.clock.peek())
+    return replica.state.views.issue_trigger(replica.world.refs[ref].id, replica.world.clock.peek())
 
 
 def _error(excinfo: pytest.ExceptionInfo[SlackApiError]) -> str:
@@ -64,7 +64,7 @@ def test_views_open__opens_a_modal_for_the_person_who_interacted(app, matches_sp
     assert view["id"].startswith("V") and view["type"] == "modal" and view["callback_id"] == "feedback"
     assert view["root_view_id"] == view["id"] and view["previous_view_id"] is None
     assert view["app_id"] == replica.bot.app_id and view["state"] == {"values": {}}
-    assert replica.state.views.views[view["id"]].user == replica.env.refs["laura"].id
+    assert replica.state.views.views[view["id"]].user == replica.world.refs["laura"].id
 
 
 def test_views_open__a_trigger_is_exchanged_once_and_expires(app):
@@ -74,7 +74,7 @@ def test_views_open__a_trigger_is_exchanged_once_and_expires(app):
     with pytest.raises(SlackApiError) as excinfo:
         client.views_open(trigger_id=trigger, view=MODAL)
     assert _error(excinfo) == "exchanged_trigger_id"
-    stale = replica.state.views.issue_trigger(replica.env.refs["laura"].id, replica.env.clock.peek() - 10)
+    stale = replica.state.views.issue_trigger(replica.world.refs["laura"].id, replica.world.clock.peek() - 10)
     with pytest.raises(SlackApiError) as excinfo:
         client.views_open(trigger_id=stale, view=MODAL)
     assert _error(excinfo) == "expired_trigger_id"
@@ -145,7 +145,7 @@ def test_views_open__an_external_id_in_use_is_duplicate_external_id(app):
 
 def test_views_publish__sets_and_replaces_a_persons_home_tab(app, matches_spec):
     client, replica = app
-    laura = replica.env.refs["laura"].id
+    laura = replica.world.refs["laura"].id
     first = client.views_publish(user_id=laura, view=HOME)
     matches_spec("views.publish", first.data)
     assert first["view"]["type"] == "home" and first["view"]["blocks"] == HOME["blocks"]
@@ -167,7 +167,7 @@ def test_views_publish__sets_and_replaces_a_persons_home_tab(app, matches_spec):
 
 def test_dnd_info_and_team_info__everyone_has_dnd_off(app, matches_spec):
     client, replica = app
-    laura, ben = replica.env.refs["laura"].id, replica.env.refs["ben"].id
+    laura, ben = replica.world.refs["laura"].id, replica.world.refs["ben"].id
     info = client.dnd_info(user=laura)
     matches_spec("dnd.info", info.data)
     assert info["dnd_enabled"] is False and info["snooze_enabled"] is False

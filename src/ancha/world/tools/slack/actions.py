@@ -6,44 +6,35 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ancha.world.tools.slack.reach import SlackActor
 from ancha.world.tools.slack.scene_models import SlackMessageAction, SlackReactionAction
 
 if TYPE_CHECKING:
-    from ancha.world.environment import Environment
+    from ancha.world.kernel.port import WorldPort
+    from ancha.world.tools.slack.replica import SlackReplica
 
 ACTOR = "world"
 
 
-def _actor(env: Environment) -> SlackActor:
-    actor = getattr(env, "_slack_world_actor", None)
-    if actor is None:
-        actor = SlackActor(env)
-        env._slack_world_actor = actor  # type: ignore[attr-defined]
-    return actor
-
-
-def _id(env: Environment, ref: str) -> str:
+def _id(world: WorldPort, ref: str) -> str:
     """The id a ref names (an id written as it is stays as it is: scenes built by hand)."""
-    record = env.refs.get(ref.removeprefix("$").rpartition(".")[2])
+    record = world.refs.get(ref.removeprefix("$").rpartition(".")[2])
     return record.id if record is not None else ref
 
 
-def post_message(env: Environment, body: dict[str, Any]) -> str | None:
+def post_message(body: dict[str, Any], replica: SlackReplica, world: WorldPort) -> str | None:
     spec = SlackMessageAction.model_validate(body)
-    actor = _actor(env)
-    channel, thread_ts = _id(env, spec.channel), None
+    actor = replica.world_actor
+    channel, thread_ts = _id(world, spec.channel), None
     if spec.thread_of:
-        channel, thread_ts = actor.replica.message_ref(spec.thread_of)
-    answer = actor.call(_id(env, spec.from_), ACTOR, "chat.postMessage", channel=channel, text=spec.text,
+        channel, thread_ts = replica.message_ref(spec.thread_of)
+    answer = actor.call(_id(world, spec.from_), ACTOR, "chat.postMessage", channel=channel, text=spec.text,
                         thread_ts=thread_ts)
     return None if answer.get("ok") else f"slack.message: {answer.get('error')}"
 
 
-def add_reaction(env: Environment, body: dict[str, Any]) -> str | None:
+def add_reaction(body: dict[str, Any], replica: SlackReplica, world: WorldPort) -> str | None:
     spec = SlackReactionAction.model_validate(body)
-    actor = _actor(env)
-    channel, ts = actor.replica.message_ref(spec.message)
-    answer = actor.call(_id(env, spec.from_), ACTOR, "reactions.add", channel=channel, timestamp=ts,
-                        name=spec.name.strip(":"))
+    channel, ts = replica.message_ref(spec.message)
+    answer = replica.world_actor.call(_id(world, spec.from_), ACTOR, "reactions.add", channel=channel,
+                                      timestamp=ts, name=spec.name.strip(":"))
     return None if answer.get("ok") else f"slack.reaction: {answer.get('error')}"

@@ -86,7 +86,7 @@ class Call:
 
     def now_key(self) -> int:
         """Simulated now, in microseconds: strictly later than any earlier reading."""
-        return round(self.replica.env.clock.now() * 1_000_000)
+        return round(self.replica.world.clock.now() * 1_000_000)
 
 
 Handler = Callable[[Call], dict[str, Any]]

@@ -20,7 +20,7 @@ from ancha.world.tools.slack.models import Message, SlackState
 from ancha.world.tools.slack.scene_models import SlackMessageState
 
 if TYPE_CHECKING:
-    from ancha.world.environment import Environment
+    from ancha.world.kernel.port import WorldPort
     from ancha.world.tools.slack.replica import SlackReplica
 
 SNIPPET = 80
@@ -29,24 +29,19 @@ Read = Message | SeededView
 MESSAGE_EVENTS = frozenset({"message_posted", "message_changed", "message_deleted"})
 
 
-def evaluate(body: dict[str, Any], env: Environment) -> StateOutcome:
-    return evaluate_slack_message(SlackMessageState.model_validate(body), env)
+def evaluate(body: dict[str, Any], replica: SlackReplica | None, world: WorldPort) -> StateOutcome:
+    """``slack.message`` graded on ``replica`` (None: the world has no Slack, and it fails)."""
+    return evaluate_slack_message(SlackMessageState.model_validate(body), replica, world)
 
 
-def _replica(env: Environment) -> SlackReplica | None:
-    replica: Any = env.tools.get("slack")
-    return replica  # type: ignore[no-any-return]
-
-
-def evaluate_slack_message(spec: SlackMessageState, env: Environment) -> StateOutcome:
+def evaluate_slack_message(spec: SlackMessageState, replica: SlackReplica | None, world: WorldPort) -> StateOutcome:
     """Count the channel's messages (seeded ones included) that meet every condition given."""
-    expected = _expected(spec, env)
-    replica = _replica(env)
+    expected = _expected(spec)
     if replica is None:
         return _failed(expected, "the world has no Slack", [])
     try:
-        channel_id = env.ref_id(spec.channel, "channel")
-        author = env.ref_id(spec.from_, "user") if spec.from_ else None
+        channel_id = world.ref_id(spec.channel, "channel")
+        author = world.ref_id(spec.from_, "user") if spec.from_ else None
         parent = replica.message_ref(spec.in_thread_of) if spec.in_thread_of else None
     except LookupError as exc:
         return _failed(expected, str(exc), [])
@@ -57,23 +52,23 @@ def evaluate_slack_message(spec: SlackMessageState, env: Environment) -> StateOu
     where = _channel_label(replica.state, channel_id)
     if len(matching) >= spec.count_gte:
         actual = f"{_count(matching, 'matching message')} in {where}"
-        return _outcome(True, expected, actual, _creating_calls(env, matching))
+        return _outcome(True, expected, actual, _creating_calls(world, matching))
     if matching:
         actual = f"only {_count(matching, 'matching message')} in {where}, {spec.count_gte} needed"
-        return _outcome(False, expected, actual, _creating_calls(env, matching))
+        return _outcome(False, expected, actual, _creating_calls(world, matching))
     elsewhere = [] if any(not m.seeded for m in present) else _elsewhere(replica.state, channel_id, match)
     went = (f"{_count(elsewhere, 'message')} {match.describe()} went to " + ", ".join(
         sorted({_channel_label(replica.state, m.channel) for m in elsewhere})) + " instead") if elsewhere else ""
     if not present:
         actual = f"there is no message in {where}" + (f"; {went}" if went else "")
-        return _outcome(False, expected, actual, _creating_calls(env, elsewhere))
+        return _outcome(False, expected, actual, _creating_calls(world, elsewhere))
     group, missed = _closest(present, match)
     met = match.describe(exclude=missed)
     reasons = " and ".join(match.explain_miss(name, group, replica.state) for name in missed)
     actual = f"{_count(group, 'message')}{' ' + met if met else ''} in {where}, but {reasons}"
     if went:  # nothing was written here during the trial: say where the agent's messages went
         actual += f"; {went}"
-    return _outcome(False, expected, actual, _creating_calls(env, group + elsewhere))
+    return _outcome(False, expected, actual, _creating_calls(world, group + elsewhere))
 
 
 class _Conditions:
@@ -174,12 +169,12 @@ def _elsewhere(state: SlackState, channel_id: str, match: _Conditions) -> list[R
     return found
 
 
-def _creating_calls(env: Environment, messages: list[Read]) -> list[int]:
+def _creating_calls(world: WorldPort, messages: list[Read]) -> list[int]:
     """Seqs of the calls that created ``messages``: the first call that answered with
     the message's channel and ts (chat.postMessage; a later chat.update echoes them too)."""
     wanted = {(m.channel, m.ts) for m in messages}
     found: dict[tuple[str, str], int] = {}
-    for entry in env.trace:
+    for entry in world.trace:
         if len(found) == len(wanted):
             break
         if entry.tool != "slack" or not entry.worked or b'"ts"' not in entry.response:
@@ -210,7 +205,7 @@ def _user_label(state: SlackState, user_id: str) -> str:
     return f"@{user.name} ({user_id})" if user is not None else user_id
 
 
-def _expected(spec: SlackMessageState, env: Environment) -> str:
+def _expected(spec: SlackMessageState) -> str:
     conditions = _Conditions(spec, None, None).describe()
     noun = "message" if spec.count_gte == 1 else "messages"
     amount = "a" if spec.count_gte == 1 else f"at least {spec.count_gte}"
@@ -239,17 +234,16 @@ class SlackMessageHeld(CompiledPredicate):
     events = MESSAGE_EVENTS
     monotonic = False
 
-    def __init__(self, key: str, env: Environment, body: dict[str, Any]) -> None:
+    def __init__(self, key: str, body: dict[str, Any], replica: SlackReplica | None, world: WorldPort) -> None:
         super().__init__(key)
-        self.env = env
+        self.world = world
         spec = SlackMessageState.model_validate(body)
         self.count = spec.count_gte
-        replica = _replica(env)
         if replica is None:
             raise LookupError("the world has no Slack")
         self.state = replica.state
-        self.channel = env.ref_id(spec.channel, "channel")
-        author = env.ref_id(spec.from_, "user") if spec.from_ else None
+        self.channel = world.ref_id(spec.channel, "channel")
+        author = world.ref_id(spec.from_, "user") if spec.from_ else None
         parent = replica.message_ref(spec.in_thread_of) if spec.in_thread_of else None
         self.conditions = _Conditions(spec, author, parent)
         self.matching: dict[str, int] = {}
@@ -258,7 +252,7 @@ class SlackMessageHeld(CompiledPredicate):
             if self._matches(message):
                 self.matching[message.ts] = 0
         if len(self.matching) >= self.count:
-            self._set(True, env.clock.peek())
+            self._set(True, world.clock.peek())
 
     def _matches(self, message: Message) -> bool:
         return not message.seeded and not self.conditions.misses(message)
@@ -273,7 +267,7 @@ class SlackMessageHeld(CompiledPredicate):
         else:
             message = self.state.message(self.channel, ts)
             if message is not None and self._matches(message):
-                self.matching.setdefault(ts, len(self.env.trace) + 1)
+                self.matching.setdefault(ts, len(self.world.trace) + 1)
             else:
                 self.matching.pop(ts, None)
         holds = len(self.matching) >= self.count

@@ -15,22 +15,21 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ancha.world.kernel.bus import DomainEvent
-from ancha.world.kernel.tool import Tool
 from ancha.world.tools.slack import event_callback
 from ancha.world.tools.slack import events as slack_events
-from ancha.world.tools.slack.replica import SlackReplica
 
 if TYPE_CHECKING:
-    from ancha.world.environment import Environment
+    from ancha.world.kernel.port import WorldPort
+    from ancha.world.tools.slack.replica import SlackReplica
 
 
 class SlackDelivery:
     service = "slack"
 
-    def __init__(self, env: Environment, replica: SlackReplica) -> None:
-        self.env = env
+    def __init__(self, world: WorldPort, replica: SlackReplica) -> None:
+        self.world = world
         self.replica = replica
-        env.bus.subscribe("message_posted", self._on_message)
+        world.bus.subscribe("message_posted", self._on_message)
 
     def _on_message(self, event: DomainEvent) -> None:
         data = event.data
@@ -47,14 +46,13 @@ class SlackDelivery:
 
     def _push(self, kind: str, inner: dict[str, Any], at: float) -> None:
         envelope = event_callback.wrap(self.replica, inner, at)
-        if self.env.agent.get("slack_transport") == "socket":
+        if self.world.agent.get("slack_transport") == "socket":
             self.replica.socket_mode.push(envelope)  # over the agent's Socket Mode connection
             return
-        self.env.feed.push({"service": self.service, "type": kind, "at": self.env.clock.isoformat(at),
+        self.world.feed.push({"service": self.service, "type": kind, "at": self.world.clock.isoformat(at),
                             "payload": envelope})
 
 
-def start_delivery(env: Environment, replica: Tool) -> None:
+def start_delivery(replica: SlackReplica, world: WorldPort) -> None:
     """Subscribe the agent's event feed to this world's Slack."""
-    if isinstance(replica, SlackReplica):
-        SlackDelivery(env, replica)
+    SlackDelivery(world, replica)

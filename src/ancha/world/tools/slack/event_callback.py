@@ -21,10 +21,10 @@ import json
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from ancha.world.environment import Environment
+    from ancha.world.kernel.port import WorldPort
     from ancha.world.tools.slack.replica import SlackReplica
 
-__all__ = ["body_bytes", "envelope", "event_callback", "new_event_id", "signature", "signed_headers",
+__all__ = ["body_bytes", "event_callback", "new_event_id", "signature", "signed_headers",
            "url_verification", "wrap"]
 
 
@@ -49,9 +49,9 @@ def event_callback(event: dict[str, Any], *, team_id: str, api_app_id: str, bot_
     }
 
 
-def new_event_id(env: Environment) -> str:
+def new_event_id(world: WorldPort) -> str:
     """An ``Ev...`` id from the trial's RNG (the same behaviour gives the same ids)."""
-    return "Ev" + env.random_hex(10).upper()
+    return "Ev" + world.random_hex(10).upper()
 
 
 def wrap(replica: SlackReplica, inner: dict[str, Any], at: float, token: str = "") -> dict[str, Any]:
@@ -60,12 +60,7 @@ def wrap(replica: SlackReplica, inner: dict[str, Any], at: float, token: str = "
     ``authorizations``."""
     bot = replica.bot
     return event_callback(inner, team_id=replica.state.team["id"], api_app_id=bot.app_id or "", bot_user_id=bot.id,
-                          event_id=new_event_id(replica.env), event_time=int(at), token=token)
-
-
-def envelope(env: Environment, replica: SlackReplica, inner: dict[str, Any], at: float) -> dict[str, Any]:
-    """``wrap`` for the replica of ``env``."""
-    return wrap(replica, inner, at)
+                          event_id=new_event_id(replica.world), event_time=int(at), token=token)
 
 
 def url_verification(challenge: str, token: str = "") -> dict[str, Any]:

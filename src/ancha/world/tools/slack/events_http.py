@@ -40,7 +40,7 @@ def request_headers(tool: Tool, event: dict[str, Any], body: bytes, attempt: Att
 
 def handshake(tool: Tool) -> Handshake:
     assert isinstance(tool, SlackReplica)
-    challenge = tool.env.random_hex(48)
+    challenge = tool.world.random_hex(48)
     return Handshake(url_verification(challenge), challenge, "challenge", "Slack URL verification")
 
 

@@ -9,7 +9,7 @@ as Slack does not notify them). A DM or a
 mention addresses P directly; the others reach P without addressing them.
 
 People and world rules write through the replica's Web API with user tokens, exactly
-as a user would: ``SlackActor.call`` goes through ``Environment.dispatch``, so every
+as a user would: ``SlackActor.call`` goes through ``WorldPort.dispatch``, so every
 such call is traced (actor ``person:NAME`` or ``world``) and publishes the same
 domain events as the agent's calls.
 """
@@ -25,7 +25,7 @@ from ancha.world.kernel.tool import ToolRequest
 from ancha.world.tools.slack import channel_events
 
 if TYPE_CHECKING:
-    from ancha.world.environment import Environment
+    from ancha.world.kernel.port import WorldPort
     from ancha.world.tools.slack.replica import SlackReplica
 
 TOOL = "slack"
@@ -34,14 +34,10 @@ TOOL = "slack"
 class SlackActor:
     """Calls Slack's Web API as a given user, with one token per (user, actor)."""
 
-    def __init__(self, env: Environment) -> None:
-        self.env = env
+    def __init__(self, world: WorldPort, replica: SlackReplica) -> None:
+        self.world = world
+        self.replica = replica
         self._tokens: dict[tuple[str, str], str] = {}
-
-    @property
-    def replica(self) -> SlackReplica:
-        replica: Any = self.env.tools[TOOL]
-        return replica  # type: ignore[no-any-return]
 
     def call(self, user_id: str, actor: str, method: str, **args: Any) -> dict[str, Any]:
         """``method`` with JSON ``args`` as ``user_id``; Slack's answer as a dict."""
@@ -51,7 +47,7 @@ class SlackActor:
         request = ToolRequest("POST", f"/api/{method}", headers={
             "authorization": f"Bearer {token}", "content-type": "application/json; charset=utf-8"},
             body=json.dumps({k: v for k, v in args.items() if v is not None}).encode())
-        answer = self.env.dispatch(TOOL, request)
+        answer = self.world.dispatch(TOOL, request)
         try:
             body = json.loads(answer.body)
         except ValueError:
@@ -63,11 +59,10 @@ class SlackReach:
     tool: str = TOOL
     events: tuple[str, ...] = ("message_posted",)
 
-    def __init__(self, env: Environment, directory: Directory) -> None:
-        self.env = env
+    def __init__(self, replica: SlackReplica, world: WorldPort, directory: Directory) -> None:
+        self.world = world
         self.directory = directory
-        self.actor = SlackActor(env)
-        replica = self.actor.replica
+        self.actor = SlackActor(world, replica)
         self.state = replica.state
         for user in self.state.users.values():
             if user.person:

@@ -27,6 +27,7 @@ from ancha.world.tools.slack.methods_ledger import LEDGER
 from ancha.world.tools.slack.models import Channel, Message, RawJSON, SlackState, User
 from ancha.world.tools.slack.params import Params, bearer_token
 from ancha.world.tools.slack.rate_limits import HOLD_MARGIN_S, REAL, RateLimiter, retry_after
+from ancha.world.tools.slack.reach import SlackActor
 from ancha.world.tools.slack.routes import APP_LEVEL, ROUTES
 from ancha.world.tools.slack.scene_models import SlackWorld
 from ancha.world.tools.slack.seed import bot_profile, new_id, seed_state
@@ -34,7 +35,7 @@ from ancha.world.tools.slack.snapshot import Line, channel_lines, written
 from ancha.world.tools.slack.socket_mode import new_socket_mode
 
 if TYPE_CHECKING:
-    from ancha.world.environment import Environment
+    from ancha.world.kernel.port import WorldPort
 
 JSON = "application/json; charset=utf-8"
 _dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
@@ -45,26 +46,28 @@ class SlackReplica:
 
     name = "slack"
 
-    def __init__(self, env: Environment, seed: SlackWorld | dict[str, Any] | None) -> None:
-        self.env = env
+    def __init__(self, world: WorldPort, seed: SlackWorld | dict[str, Any] | None) -> None:
+        self.world = world
         self.state: SlackState
         self.bot: User
         if not isinstance(seed, SlackWorld):
-            seed = env.scene.seed("slack", SlackWorld) or SlackWorld()
-        self.state, self.bot, self.history = seed_state(env, seed)
+            seed = world.scene.seed("slack", SlackWorld) or SlackWorld()
+        self.state, self.bot, self.history = seed_state(world, seed)
         self._bot_profile = bot_profile(self.bot, self.state.team["id"])
         self.tokens: dict[str, Caller] = {}
         self.bot_token = self._mint("xoxb", Caller(self.bot.id, "agent", is_bot=True))
         self.signing_secret = secrets.token_hex(16)
         self.app_token = f"xapp-1-{self.bot.app_id}-{_digits(13)}-{secrets.token_hex(32)}"
-        self.base_url = f"http://127.0.0.1/envs/{env.id}/slack"
+        self.base_url = f"http://127.0.0.1/envs/{world.id}/slack"
         """Where callers reach this replica (from the last request's Host): file URLs and
         Socket Mode URLs point here."""
         self._reached: tuple[str, str] | None = None
         """(Host, scheme) ``base_url`` was made from."""
-        self.socket_mode = new_socket_mode(env, self)
+        self.socket_mode = new_socket_mode(world, self)
         self.rate_limiter = RateLimiter() if seed.rate_limits == REAL else None
         """Slack's per-method limits on the agent's calls (``world.slack.rate_limits: real``)."""
+        self.world_actor = SlackActor(world, self)
+        """Writes as world rules' users (``actions.py``), with one token per user, kept for the trial."""
 
     # --- Tool ---------------------------------------------------------------------------
 
@@ -79,7 +82,7 @@ class SlackReplica:
             reached = (host, request.headers.get("x-forwarded-proto", "http"))
             if reached != self._reached:
                 self._reached = reached
-                self.base_url = f"{reached[1]}://{host}/envs/{self.env.id}/slack"
+                self.base_url = f"{reached[1]}://{host}/envs/{self.world.id}/slack"
         if not path.startswith("/api/"):
             return file_urls.serve(self, request)  # the upload URL and url_private; else 404
         method = path[5:].rstrip("/")
@@ -206,7 +209,7 @@ class SlackReplica:
 
     def message_ref(self, ref: str) -> tuple[str, str]:
         """``(channel id, ts)`` of a message ref (or of a ``"C.../ts"`` record id)."""
-        record = self.env.refs.get(ref.removeprefix("$"))
+        record = self.world.refs.get(ref.removeprefix("$"))
         record_id = record.id if record is not None else ref
         channel, sep, ts = record_id.partition("/")
         if not sep:
@@ -223,7 +226,7 @@ class SlackReplica:
 
     def new_message(self, channel: Channel, caller: Caller, text: str, *, parent: Message | None = None,
                     broadcast: bool = False) -> Message:
-        key = self.state.free_key(channel.id, round(self.env.clock.now() * 1_000_000))
+        key = self.state.free_key(channel.id, round(self.world.clock.now() * 1_000_000))
         message = Message(channel.id, key, caller.user_id, text, team=self.state.team["id"],
                           thread_ts=parent.ts if parent is not None else None)
         message.actor = caller.actor
@@ -237,42 +240,42 @@ class SlackReplica:
 
     def post(self, message: Message, channel: Channel, parent: Message | None) -> None:
         self.state.add_message(message, parent)
-        self.env.bus.publish(events.message_posted(message, channel))
+        self.world.bus.publish(events.message_posted(message, channel))
 
     def changed(self, message: Message, channel: Channel, previous: dict[str, Any], caller: Caller) -> None:
         message.touch()
-        self.env.bus.publish(events.message_changed(message, channel, previous, caller.actor, self.env.clock.now()))
+        self.world.bus.publish(events.message_changed(message, channel, previous, caller.actor, self.world.clock.now()))
 
     def delete(self, message: Message, channel: Channel, caller: Caller) -> None:
         self.state.remove_message(message)
-        self.env.bus.publish(events.message_deleted(message, channel, caller.actor, self.env.clock.now()))
+        self.world.bus.publish(events.message_deleted(message, channel, caller.actor, self.world.clock.now()))
 
     def react(self, message: Message, channel: Channel, name: str, caller: Caller, *, added: bool) -> None:
         message.touch()
         users = message.reactions.setdefault(name, [])
         if added:
             users.append(caller.user_id)
-            self.state.reacted.note(caller.user_id, channel.id, message.key, self.env.clock.now())
+            self.state.reacted.note(caller.user_id, channel.id, message.key, self.world.clock.now())
         else:
             users.remove(caller.user_id)
             if not users:
                 del message.reactions[name]
-        self.env.bus.publish(events.reaction(added, message, channel, name, caller.user_id, caller.actor,
-                                             self.env.clock.now()))
+        self.world.bus.publish(events.reaction(added, message, channel, name, caller.user_id, caller.actor,
+                                             self.world.clock.now()))
 
     def join(self, channel: Channel, caller: Caller) -> bool:
         """Add the caller to a channel; False when they already were a member."""
         if not channel.add_member(caller.user_id):
             return False
-        self.env.bus.publish(events.member_joined_channel(channel, caller.user_id, caller.actor,
-                                                          self.env.clock.now()))
+        self.world.bus.publish(events.member_joined_channel(channel, caller.user_id, caller.actor,
+                                                          self.world.clock.now()))
         return True
 
     def leave(self, channel: Channel, user_id: str, actor: str) -> bool:
         """Take ``user_id`` out of a channel (they left or were removed); False when they were not in it."""
         if not channel.remove_member(user_id):
             return False
-        self.env.bus.publish(events.member_left_channel(channel, user_id, actor, self.env.clock.now()))
+        self.world.bus.publish(events.member_left_channel(channel, user_id, actor, self.world.clock.now()))
         return True
 
     def open_dm(self, members: list[str], creator: str) -> Channel:
@@ -281,12 +284,12 @@ class SlackReplica:
         existing = self.state.dms.get(key)
         if existing is not None:
             return self.state.channels[existing]
-        created = int(self.env.clock.peek())
+        created = int(self.world.clock.peek())
         if len(key) <= 2:
-            channel = Channel(new_id(self.env, "D"), "", created=created, creator=creator, is_im=True)
+            channel = Channel(new_id(self.world, "D"), "", created=created, creator=creator, is_im=True)
         else:
             names = [self.state.users[m].name for m in sorted(key)]
-            channel = Channel(new_id(self.env, "G"), "mpdm-" + "--".join(names) + "-1", created=created,
+            channel = Channel(new_id(self.world, "G"), "mpdm-" + "--".join(names) + "-1", created=created,
                               creator=creator, is_private=True, is_mpim=True)
         for member in sorted(key):
             channel.add_member(member)
@@ -313,15 +316,15 @@ class SlackReplica:
     def _rate_limited(self, method: str, token: str, params: Params) -> ToolResponse | None:
         """Slack's 429 when this call is past ``method``'s limit for ``token``, else None (and
         the call is counted). The agent then counts as working until Retry-After has passed,
-        so the clock flows through its sleep rather than jumping (``Environment.hold_agent``)."""
+        so the clock flows through its sleep rather than jumping (``WorldPort.hold_agent``)."""
         assert self.rate_limiter is not None
         channel = params.values.get("channel") or params.values.get("channel_id")
-        clock = self.env.clock
+        clock = self.world.clock
         wait = self.rate_limiter.take(token, method, str(channel) if channel else None, clock.peek())
         if not wait:
             return None
         seconds = retry_after(wait, clock.speed)
-        self.env.hold_agent(seconds + HOLD_MARGIN_S)
+        self.world.hold_agent(seconds + HOLD_MARGIN_S)
         error = errors.Ratelimited()
         return ToolResponse(error.status, _dumps(error.body()).encode(), JSON, headers={"Retry-After": str(seconds)},
                             vendor_ok=False)

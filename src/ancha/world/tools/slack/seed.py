@@ -1,6 +1,6 @@
 """Build a workspace from a scene's ``world.slack``: ids, members, seeded history.
 
-Ids come from the trial's RNG (``env.random_hex``), so the same scene and trial give
+Ids come from the trial's RNG (``WorldPort.random_hex``), so the same scene and trial give
 the same world. Seeded messages are placed once per scene and built into a trial's
 channel the first time it is touched (``history``).
 """
@@ -16,30 +16,30 @@ from ancha.world.tools.slack.models import Channel, SlackState, User
 from ancha.world.tools.slack.scene_models import SlackWorld
 
 if TYPE_CHECKING:
-    from ancha.world.environment import Environment
+    from ancha.world.kernel.port import WorldPort
 
 _COLORS = ("9f69e7", "4bbe2e", "e7392d", "3c989f", "e96699", "674b1b", "5b89d5", "e0a729")
 
 
-def new_id(env: Environment, prefix: str) -> str:
-    return prefix + env.random_hex(10).upper()
+def new_id(world: WorldPort, prefix: str) -> str:
+    return prefix + world.random_hex(10).upper()
 
 
-def seed_state(env: Environment, world: SlackWorld) -> tuple[SlackState, User, HistoryLoader]:
+def seed_state(world: WorldPort, seed: SlackWorld) -> tuple[SlackState, User, HistoryLoader]:
     """The workspace, the agent's bot user and what gives channels their seeded history."""
-    start = int(env.clock.start)
-    state = SlackState(new_id(env, "T"), world.team.name, world.team.domain)
+    start = int(world.clock.start)
+    state = SlackState(new_id(world, "T"), seed.team.name, seed.team.domain)
     team = state.team["id"]
-    bot = User(new_id(env, "U"), team, world.bot.name, is_bot=True, bot_id=new_id(env, "B"),
-               app_id=new_id(env, "A"), ref=world.bot.ref, updated=start - 86400, color="757575")
-    users: dict[str, str] = {world.bot.ref: bot.id}
+    bot = User(new_id(world, "U"), team, seed.bot.name, is_bot=True, bot_id=new_id(world, "B"),
+               app_id=new_id(world, "A"), ref=seed.bot.ref, updated=start - 86400, color="757575")
+    users: dict[str, str] = {seed.bot.ref: bot.id}
     state.add_user(User("USLACKBOT", team, "slackbot", real_name="Slackbot", updated=0, color="757575"))
     state.add_user(bot)
-    env.register_ref(world.bot.ref, "user", "slack", bot.id)
-    owners = env.scene.accounts("slack")
-    for i, seeded in enumerate(world.users):
+    world.register_ref(seed.bot.ref, "user", "slack", bot.id)
+    owners = world.scene.accounts("slack")
+    for i, seeded in enumerate(seed.users):
         tz, label, offset = _timezone(seeded.tz, datetime.fromtimestamp(start, UTC))
-        user = User(new_id(env, "U"), team, seeded.name, real_name=seeded.real_name or seeded.name,
+        user = User(new_id(world, "U"), team, seeded.name, real_name=seeded.real_name or seeded.name,
                     email=seeded.email, title=seeded.title or "", tz=tz, tz_label=label, tz_offset=offset,
                     is_admin=seeded.is_admin, deleted=seeded.deleted,
                     person=owners.get(seeded.ref or "", seeded.person),
@@ -47,12 +47,12 @@ def seed_state(env: Environment, world: SlackWorld) -> tuple[SlackState, User, H
         state.add_user(user)
         if seeded.ref:
             users[seeded.ref] = user.id
-        env.register_ref(seeded.ref, "user", "slack", user.id)
+        world.register_ref(seeded.ref, "user", "slack", user.id)
 
     channels_by_index: list[Channel] = []
-    for seeded_channel in world.channels:
+    for seeded_channel in seed.channels:
         members = [resolve(users, ref, f"channel {seeded_channel.name!r} member") for ref in seeded_channel.members]
-        channel = Channel(new_id(env, "C"), seeded_channel.name.lstrip("#").lower(), created=start - 30 * 86400,
+        channel = Channel(new_id(world, "C"), seeded_channel.name.lstrip("#").lower(), created=start - 30 * 86400,
                           creator=members[0] if members else bot.id, is_private=seeded_channel.private,
                           topic=seeded_channel.topic or "", purpose=seeded_channel.purpose or "",
                           is_archived=seeded_channel.archived, ref=seeded_channel.ref)
@@ -61,11 +61,11 @@ def seed_state(env: Environment, world: SlackWorld) -> tuple[SlackState, User, H
             channel.add_member(member)
         state.add_channel(channel)
         channels_by_index.append(channel)
-        env.register_ref(seeded_channel.ref, "channel", "slack", channel.id)
+        world.register_ref(seeded_channel.ref, "channel", "slack", channel.id)
 
-    plan = plan_history(world, start)  # shared by every trial of the scene
+    plan = plan_history(seed, start)  # shared by every trial of the scene
     for position in plan.with_ref:
-        env.register_ref(plan.seeded.ref[position], "message", "slack",
+        world.register_ref(plan.seeded.ref[position], "message", "slack",
                          f"{channels_by_index[plan.channel[position]].id}/{plan.ts(position)}")
     history = HistoryLoader(plan, Ids(team, users, bot.id, bot.bot_id, bot.app_id, lambda: bot_profile(bot, team)))
     for index, channel in enumerate(channels_by_index):

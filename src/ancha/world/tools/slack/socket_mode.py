@@ -35,7 +35,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 if TYPE_CHECKING:
     from starlette.types import Receive, Scope, Send
 
-    from ancha.world.environment import Environment
+    from ancha.world.kernel.port import WorldPort
     from ancha.world.tools.slack.replica import SlackReplica
 
 ACK_TIMEOUT_S = 3.0
@@ -84,8 +84,8 @@ class Connection:
 class SocketMode:
     """One replica's Socket Mode endpoint: tickets, connections, envelopes in flight."""
 
-    def __init__(self, env: Environment, replica: SlackReplica) -> None:
-        self.env = env
+    def __init__(self, world: WorldPort, replica: SlackReplica) -> None:
+        self.world = world
         self.replica = replica
         self.ack_timeout = ACK_TIMEOUT_S
         self.max_age = MAX_AGE_S
@@ -125,7 +125,7 @@ class SocketMode:
         envelope = Envelope(str(uuid.uuid4()), payload, due=self._now())
         self.envelopes[envelope.envelope_id] = envelope
         self._poke()
-        self.env.agent_changed()
+        self.world.agent_changed()
         return envelope
 
     def refresh(self) -> int:
@@ -145,7 +145,7 @@ class SocketMode:
         """The agent listens on a connection with nothing in flight and has been quiet a moment."""
         if not self.live or self.envelopes:
             return False
-        quiet_for = time.monotonic() - max(self._active_at, self.env.agent_active_at)
+        quiet_for = time.monotonic() - max(self._active_at, self.world.agent_active_at)
         if quiet_for >= self.quiet_s:
             return True
         self._recheck_after(self.quiet_s - quiet_for)
@@ -158,7 +158,7 @@ class SocketMode:
 
         def recheck() -> None:
             self._recheck = None
-            self.env.agent_changed()
+            self.world.agent_changed()
 
         self._recheck = loop.call_later(max(delay, 0.0) + 0.001, recheck)
 
@@ -168,7 +168,7 @@ class SocketMode:
         """One WebSocket connection to ``<tool URL>/link/?ticket=...``."""
         socket = WebSocket(scope, receive, send)
         ticket = (parse_qs(scope.get("query_string", b"").decode("latin-1")).get("ticket") or [""])[0]
-        if path.rstrip("/") != LINK_PATH.rstrip("/") or ticket not in self.tickets or self.env.status != "running":
+        if path.rstrip("/") != LINK_PATH.rstrip("/") or ticket not in self.tickets or self.world.status != "running":
             await socket.close(code=1008)  # before accepting: the handshake is refused
             return
         self.tickets.discard(ticket)
@@ -182,7 +182,7 @@ class SocketMode:
                 other.closed.set()  # its replacement is up
         self._active_at = time.monotonic()
         self._poke()
-        self.env.agent_changed()
+        self.world.agent_changed()
         reader = asyncio.ensure_future(self._read(connection))
         try:
             closed = asyncio.ensure_future(connection.closed.wait())
@@ -200,11 +200,11 @@ class SocketMode:
             except Exception:  # already closed by the app
                 pass
             self._poke()  # the delivery task ends once the trial has and no connection is left
-            self.env.agent_changed()
+            self.world.agent_changed()
 
     def _hello(self, connection: Connection) -> dict[str, Any]:
         return {"type": "hello", "num_connections": len(self.live) + 1,
-                "debug_info": {"host": f"applink-ancha-{self.env.id}", "build_number": 1,
+                "debug_info": {"host": f"applink-ancha-{self.world.id}", "build_number": 1,
                                "approximate_connection_time": int(self.max_age)},
                 "connection_info": {"app_id": self.replica.bot.app_id}}
 
@@ -221,7 +221,7 @@ class SocketMode:
                 if isinstance(envelope_id, str) and self.envelopes.pop(envelope_id, None) is not None:
                     self.acked.append(envelope_id)
                     self._active_at = time.monotonic()
-                    self.env.agent_changed()
+                    self.world.agent_changed()
         except (WebSocketDisconnect, RuntimeError):
             return
 
@@ -232,11 +232,11 @@ class SocketMode:
         try:
             await connection.socket.send_text(json.dumps(
                 {"type": "disconnect", "reason": "refresh_requested",
-                 "debug_info": {"host": f"applink-ancha-{self.env.id}"}}))
+                 "debug_info": {"host": f"applink-ancha-{self.world.id}"}}))
         except Exception:
             connection.closed.set()
             return
-        self.env.agent_changed()
+        self.world.agent_changed()
         assert self._loop is not None
         self._loop.call_later(self.drain_s, connection.closed.set)
 
@@ -244,7 +244,7 @@ class SocketMode:
         if self._pump is None or self._pump.done():
             self._loop = asyncio.get_running_loop()
             self._wake = asyncio.Event()
-            self._pump = self._loop.create_task(self._send_due(), name=f"slack-socket-{self.env.id}")
+            self._pump = self._loop.create_task(self._send_due(), name=f"slack-socket-{self.world.id}")
 
     def _poke(self) -> None:
         if self._wake is not None:
@@ -256,7 +256,7 @@ class SocketMode:
     async def _send_due(self) -> None:
         """Send every envelope that is due on the newest live connection; sleep until the next."""
         assert self._wake is not None
-        while self.env.status == "running" or self.connections:
+        while self.world.status == "running" or self.connections:
             self._wake.clear()
             now = self._now()
             live = self.live
@@ -267,7 +267,7 @@ class SocketMode:
                     if envelope.attempt >= MAX_RETRIES:
                         del self.envelopes[envelope.envelope_id]
                         self.dropped.append(envelope.envelope_id)
-                        self.env.agent_changed()
+                        self.world.agent_changed()
                         continue
                     envelope.attempt += 1
                 try:
@@ -285,10 +285,10 @@ class SocketMode:
                 pass
 
 
-def new_socket_mode(env: Environment, replica: SlackReplica) -> SocketMode:
+def new_socket_mode(world: WorldPort, replica: SlackReplica) -> SocketMode:
     """The replica's Socket Mode endpoint; with ``slack_transport: socket`` it also tells the
     clock when the agent waits."""
-    socket_mode = SocketMode(env, replica)
-    if env.agent.get("slack_transport") == "socket":
-        env.add_waiter(socket_mode.waiting)
+    socket_mode = SocketMode(world, replica)
+    if world.agent.get("slack_transport") == "socket":
+        world.add_waiter(socket_mode.waiting)
     return socket_mode

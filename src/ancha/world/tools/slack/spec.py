@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from ancha.scene.sections import BodyKind, WorldSection
 from ancha.world.kernel.spec import ActionKind, StateKind, ToolSpec
-from ancha.world.kernel.tool import Tool, ToolResponse
+from ancha.world.kernel.tool import ToolResponse
 from ancha.world.tools.slack import actions, checks, scene, scene_models
 from ancha.world.tools.slack.delivery import start_delivery
 from ancha.world.tools.slack.events_http import WEBHOOK
@@ -23,10 +23,9 @@ def _agent_accounts(seed: dict[str, Any]) -> list[str]:
     return [str((seed.get("bot") or {}).get("ref") or scene_models.SlackBot().ref)]
 
 
-async def _websocket(replica: Tool, path: str, scope: Scope, receive: Receive, send: Send) -> None:
+async def _websocket(replica: SlackReplica, path: str, scope: Scope, receive: Receive, send: Send) -> None:
     """Socket Mode connections (``<tool URL>/link/?ticket=...``)."""
-    if isinstance(replica, SlackReplica):
-        await replica.socket_mode.serve(path, scope, receive, send)
+    await replica.socket_mode.serve(path, scope, receive, send)
 
 
 def _body_too_large(limit: int) -> ToolResponse:
@@ -35,7 +34,7 @@ def _body_too_large(limit: int) -> ToolResponse:
     return ToolResponse(413, json.dumps(body).encode(), "application/json; charset=utf-8")
 
 
-TOOL = ToolSpec(
+TOOL: ToolSpec[SlackReplica] = ToolSpec(
     name="slack",
     world=WorldSection("slack", scene_models.SlackFile, scene.build_world, as_json=scene.world_json),
     replica=SlackReplica,
@@ -59,6 +58,7 @@ TOOL = ToolSpec(
     ),
     judge_view=judge_view,
     secret_patterns=(r"xox[a-z]-[A-Za-z0-9-]+", r"xapp-[A-Za-z0-9-]+"),
+    vendor_files=("web_api", "events", "rate_tiers"),
     agent_accounts=_agent_accounts,
     body_too_large=_body_too_large,
 )

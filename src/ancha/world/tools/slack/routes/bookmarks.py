@@ -21,9 +21,9 @@ def bookmarks_add(call: Call) -> dict[str, Any]:
     kind = p.required("type")
     if kind != "link":
         raise errors.InvalidBookmarkType("[ERROR] only link bookmarks can be added (type=link)")
-    now = int(call.replica.env.clock.now())
+    now = int(call.replica.world.clock.now())
     bookmark = Bookmark(
-        id=new_id(call.replica.env, "Bk"), channel_id=channel.id, title=title, link=_link(p.get_str("link")),
+        id=new_id(call.replica.world, "Bk"), channel_id=channel.id, title=title, link=_link(p.get_str("link")),
         emoji=_emoji(p.get_str("emoji")), date_created=now, last_updated_by_user_id=call.caller.user_id,
         last_updated_by_team_id=call.state.team["id"], rank=call.state.bookmarks.next_rank(channel.id),
         entity_id=p.get_str("entity_id"))
@@ -43,7 +43,7 @@ def bookmarks_edit(call: Call) -> dict[str, Any]:
         bookmark.title = title
     if link is not None:
         bookmark.link = link
-    bookmark.date_updated = int(call.replica.env.clock.now())
+    bookmark.date_updated = int(call.replica.world.clock.now())
     bookmark.last_updated_by_user_id = call.caller.user_id
     return {"ok": True, "bookmark": bookmark.to_dict()}
 

@@ -72,19 +72,19 @@ def chat_schedule_message(call: Call) -> dict[str, Any]:
     text, blocks, attachments = _content(call)
     metadata = read_metadata(call)
     parent = thread_parent(call, channel, p.get_str("thread_ts"))
-    now = call.replica.env.clock.peek()
+    now = call.replica.world.clock.peek()
     if post_at <= now:
         raise errors.TimeInPast()
     if post_at > now + MAX_SCHEDULE_AHEAD:
         raise errors.TimeTooFar()
     scheduled = ScheduledMessage(
-        new_id(call.replica.env, "Q"), channel.id, post_at, int(now), call.caller.user_id, call.caller.actor,
+        new_id(call.replica.world, "Q"), channel.id, post_at, int(now), call.caller.user_id, call.caller.actor,
         text, thread_ts=parent.ts if parent is not None else None,
         reply_broadcast=parent is not None and p.get_bool("reply_broadcast"), blocks=blocks,
         attachments=attachments, metadata=metadata,
         options={name: p.values[name] for name in KEPT_OPTIONS if name in p.values})
     replica = call.replica
-    scheduled.due = replica.env.schedule(post_at, lambda: post_scheduled(replica, scheduled.id),
+    scheduled.due = replica.world.schedule(post_at, lambda: post_scheduled(replica, scheduled.id),
                                          f"slack: scheduled message {scheduled.id}")
     call.state.scheduled.add(scheduled)
     user = call.state.users[call.caller.user_id]
@@ -135,7 +135,7 @@ def chat_delete_scheduled_message(call: Call) -> dict[str, Any]:
         raise errors.InvalidScheduledMessageId()
     call.state.scheduled.pop(scheduled_id)
     if scheduled.due is not None:
-        call.replica.env.scheduler.cancel(scheduled.due)
+        call.replica.world.cancel(scheduled.due)
     return {"ok": True}
 
 

@@ -53,7 +53,7 @@ def chat_stop_stream(call: Call) -> dict[str, Any]:
         message.metadata = metadata
     message.touch()
     call.state.streaming.discard((channel.id, message.key))
-    call.replica.env.bus.publish(events.message_posted(message, channel))
+    call.replica.world.bus.publish(events.message_posted(message, channel))
     return {"ok": True, "channel": channel.id, "ts": message.ts, "message": message.to_dict()}
 
 

@@ -28,7 +28,7 @@ def conversations_create(call: Call) -> dict[str, Any]:
     p = call.params
     name = _valid_name(call, p.get_str("name"))
     replica = call.replica
-    channel = Channel(new_id(replica.env, "C"), name, created=int(replica.env.clock.peek()),
+    channel = Channel(new_id(replica.world, "C"), name, created=int(replica.world.clock.peek()),
                       creator=call.caller.user_id, is_private=p.get_bool("is_private"))
     call.state.add_channel(channel)
     replica.join(channel, call.caller)
@@ -135,7 +135,7 @@ def conversations_set_topic(call: Call) -> dict[str, Any]:
     channel, topic = _described(call, "topic")
     if topic != channel.topic:
         channel.topic = topic
-        channel.topic_set = (call.caller.user_id, int(call.replica.env.clock.peek()))
+        channel.topic_set = (call.caller.user_id, int(call.replica.world.clock.peek()))
         channel_events.write(call.replica, channel, call.caller.user_id, call.caller.actor, "channel_topic",
                              topic=topic)
     return {"ok": True, "channel": channel.to_dict(call.caller.user_id)}
@@ -145,7 +145,7 @@ def conversations_set_purpose(call: Call) -> dict[str, Any]:
     channel, purpose = _described(call, "purpose")
     if purpose != channel.purpose:
         channel.purpose = purpose
-        channel.purpose_set = (call.caller.user_id, int(call.replica.env.clock.peek()))
+        channel.purpose_set = (call.caller.user_id, int(call.replica.world.clock.peek()))
         channel_events.write(call.replica, channel, call.caller.user_id, call.caller.actor, "channel_purpose",
                              purpose=purpose)
     return {"ok": True, "channel": channel.to_dict(call.caller.user_id)}

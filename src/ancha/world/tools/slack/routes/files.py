@@ -45,8 +45,8 @@ def files_get_upload_url_external(call: Call) -> dict[str, Any]:
         raise errors.FileUploadSizeRestricted()
     replica = call.replica
     # The upload URL is a capability (no token goes with the bytes): random, like a token.
-    file = SlackFile(new_id(replica.env, "F"), secrets.token_urlsafe(24), call.caller.user_id,
-                     call.state.team["id"], filename, length, int(replica.env.clock.peek()),
+    file = SlackFile(new_id(replica.world, "F"), secrets.token_urlsafe(24), call.caller.user_id,
+                     call.state.team["id"], filename, length, int(replica.world.clock.peek()),
                      actor=call.caller.actor, alt_txt=alt_txt, snippet_type=snippet_type)
     call.state.files.add(file)
     return {"ok": True, "upload_url": f"{replica.base_url}/upload/v1/{file.ticket}", "file_id": file.id}

@@ -22,10 +22,10 @@ def pins_add(call: Call) -> dict[str, Any]:
     pins = call.state.pins
     if pins.get(channel, message.key) is not None:
         raise errors.AlreadyPinned()
-    now = call.replica.env.clock.now()
+    now = call.replica.world.clock.now()
     pin = Pin(channel.id, message.key, message.ts, int(now), call.caller.user_id)
     pins.add(pin)
-    call.replica.env.bus.publish(pin_event(True, pin, call.caller.user_id, call.caller.actor, now))
+    call.replica.world.bus.publish(pin_event(True, pin, call.caller.user_id, call.caller.actor, now))
     return {"ok": True}
 
 
@@ -35,8 +35,8 @@ def pins_remove(call: Call) -> dict[str, Any]:
     if pin is None:
         raise errors.NoPin()
     call.state.pins.remove(channel.id, message.key)
-    call.replica.env.bus.publish(pin_event(False, pin, call.caller.user_id, call.caller.actor,
-                                           call.replica.env.clock.now()))
+    call.replica.world.bus.publish(pin_event(False, pin, call.caller.user_id, call.caller.actor,
+                                           call.replica.world.clock.now()))
     return {"ok": True}
 
 

@@ -20,7 +20,7 @@ def users_get_presence(call: Call) -> dict[str, Any]:
     if user.id == call.caller.user_id:  # Slack tells the caller more about themself
         body.update(online=presence == "active", auto_away=False, manual_away=user.away,
                     connection_count=1 if presence == "active" else 0,
-                    last_activity=int(call.replica.env.clock.peek()))
+                    last_activity=int(call.replica.world.clock.peek()))
     return body
 
 

@@ -41,8 +41,8 @@ def users_profile_set(call: Call) -> dict[str, Any]:
     if status and not _EMOJI.fullmatch(status):
         raise errors.ProfileStatusSetFailedNotEmojiSyntax()
     _apply(call, user, changes)
-    user.updated = int(call.replica.env.clock.now())
-    call.replica.env.bus.publish(DomainEvent("user_profile_changed", "slack", call.replica.env.clock.now(), {
+    user.updated = int(call.replica.world.clock.now())
+    call.replica.world.bus.publish(DomainEvent("user_profile_changed", "slack", call.replica.world.clock.now(), {
         "user": user.id, "actor": call.caller.actor, "changed": sorted(changes)}))
     return {"ok": True, "username": user.name, "profile": user.profile()}
 

@@ -33,7 +33,7 @@ def reminders_add(call: Call) -> dict[str, Any]:
         raise errors.CannotAddBot()
     if user.id != call.caller.user_id:
         raise errors.CannotAddOthers()
-    reminder = Reminder(new_id(call.replica.env, "Rm"), call.caller.user_id, user.id, text, when)
+    reminder = Reminder(new_id(call.replica.world, "Rm"), call.caller.user_id, user.id, text, when)
     call.state.reminders.add(reminder)
     return {"ok": True, "reminder": reminder.to_dict()}
 
@@ -58,7 +58,7 @@ def reminders_complete(call: Call) -> dict[str, Any]:
     if reminder.user != call.caller.user_id:
         raise errors.CannotCompleteOthers()
     if not reminder.complete_ts:
-        reminder.complete_ts = int(call.replica.env.clock.peek())
+        reminder.complete_ts = int(call.replica.world.clock.peek())
     return {"ok": True}
 
 
@@ -77,7 +77,7 @@ def _reminder(call: Call) -> Reminder:
 
 def _time(call: Call, value: str) -> int:
     """A Unix time, seconds from now (within a day), or ``in N minutes`` (hours, days...)."""
-    now = int(call.replica.env.clock.peek())
+    now = int(call.replica.world.clock.peek())
     if value.isdigit():
         number = int(value)
         when = now + number if number <= DAY_S else number

@@ -23,8 +23,8 @@ def usergroups_create(call: Call) -> dict[str, Any]:
     if groups.named(name) is not None:
         raise errors.NameAlreadyExists()
     handle = _handle(call, p.get_str("handle") or re.sub(r"[^a-z0-9._\-]+", "-", name.lower()).strip("-._"))
-    now = int(call.replica.env.clock.now())
-    group = Usergroup(id=new_id(call.replica.env, "S"), team_id=call.state.team["id"], name=name, handle=handle,
+    now = int(call.replica.world.clock.now())
+    group = Usergroup(id=new_id(call.replica.world, "S"), team_id=call.state.team["id"], name=name, handle=handle,
                       description=_description(p.get_str("description")), created_by=call.caller.user_id,
                       date_create=now, date_update=now, channels=_channels(call))
     groups.add(group)
@@ -163,7 +163,7 @@ def _ids(value: Any) -> list[str]:
 
 
 def _touched(call: Call, group: Usergroup) -> None:
-    group.date_update = int(call.replica.env.clock.now())
+    group.date_update = int(call.replica.world.clock.now())
     group.updated_by = call.caller.user_id
 
 

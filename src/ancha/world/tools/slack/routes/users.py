@@ -42,7 +42,7 @@ def users_list(call: Call) -> dict[str, Any]:
     end = start + limit
     next_cursor = encode_cursor("user", users[end].id) if end < len(users) else ""
     return {"ok": True, "members": [u.to_dict() for u in users[start:end]],
-            "cache_ts": int(call.replica.env.clock.peek()),
+            "cache_ts": int(call.replica.world.clock.peek()),
             "response_metadata": {"next_cursor": next_cursor}}
 
 

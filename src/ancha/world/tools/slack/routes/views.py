@@ -99,7 +99,7 @@ def _exchange(call: Call) -> str:
         raise errors.InvalidTriggerId()
     if trigger.exchanged:
         raise errors.ExchangedTriggerId()
-    if call.replica.env.clock.peek() - trigger.issued > TRIGGER_TTL_S:
+    if call.replica.world.clock.peek() - trigger.issued > TRIGGER_TTL_S:
         raise errors.ExpiredTriggerId()
     trigger.exchanged = True
     return trigger.user
@@ -159,7 +159,7 @@ def _new_view(call: Call, user: str, payload: dict[str, Any], root: str | None =
               previous: str | None = None) -> View:
     _check_external_id(call, payload, None)
     bot = call.replica.bot
-    return View(new_id(call.replica.env, "V"), call.state.team["id"], user, payload, _hash(call),
+    return View(new_id(call.replica.world, "V"), call.state.team["id"], user, payload, _hash(call),
                 app_id=bot.app_id, bot_id=bot.bot_id, root_view_id=root, previous_view_id=previous)
 
 
@@ -179,7 +179,7 @@ def _check_external_id(call: Call, payload: dict[str, Any], own: View | None) ->
 
 def _hash(call: Call) -> str:
     """Slack's view hash: when it was set, and a random tail."""
-    return f"{int(call.replica.env.clock.peek())}.{call.replica.env.random_hex(8)}"
+    return f"{int(call.replica.world.clock.peek())}.{call.replica.world.random_hex(8)}"
 
 
 ROUTES: dict[str, Handler] = {
