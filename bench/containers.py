@@ -32,7 +32,7 @@ from ancha.config.loading import ConfigOverrides, load_config
 from ancha.runner.agents.container_engine import find_engine
 from ancha.runner.run import run_scenes
 from ancha.scene.loading import load_scenes
-from ancha.world.registry import catalog
+from ancha.world.registry import catalog, config_catalog
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "runner"))
 from container_image import ENGINES, agent_image, engine_ready  # noqa: E402
@@ -67,7 +67,7 @@ def run_mode(root: Path, mode: str, image: str, trials: int) -> list[dict[str, f
                                      f"scenes: [scenes/*/scene.yaml]\ntrials: {trials}\nparallel: 1\n")
     if mode != "host":
         os.environ["ANCHA_CONTAINER_ENGINE"] = mode
-    config = load_config(root / "ancha.yaml", root, ConfigOverrides())
+    config = load_config(root / "ancha.yaml", root, ConfigOverrides(), catalog=config_catalog())
     scenes = load_scenes(list(config.scenes), config.root, catalog())
     result = asyncio.run(run_scenes(config, scenes, console=Console(quiet=True), progress=False))
     outcomes = result.scenes[0].outcomes

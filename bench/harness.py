@@ -20,7 +20,7 @@ from ancha.config.loading import ConfigOverrides, load_config
 from ancha.runner.run import run_scenes
 from ancha.scene.loading import load_scene, load_scenes
 from ancha.server.embedded import EmbeddedServer
-from ancha.world.registry import catalog
+from ancha.world.registry import catalog, config_catalog
 
 
 def seeded_scene(folder: Path, messages: int) -> Path:
@@ -78,7 +78,7 @@ def bench_trial_overhead(tmp: Path, trials: int = 50, name: str = "overhead") ->
         "name: noop\ntask: nothing\nworld:\n  slack:\n    channels: [{ name: general }]\n"
         'checks:\n  - { id: quiet, trace: { not_called: "*" } }\n')
     (project / "ancha.yaml").write_text(f"agent:\n  command: 'true'\ntrials: {trials}\nparallel: 1\n")
-    config = load_config(None, project, ConfigOverrides())
+    config = load_config(None, project, ConfigOverrides(), catalog=config_catalog())
     scenes = load_scenes(list(config.scenes), config.root, catalog())
     t = time.perf_counter()
     result = asyncio.run(run_scenes(config, scenes, progress=False, console=_quiet_console()))

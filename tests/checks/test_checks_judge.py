@@ -333,7 +333,7 @@ def test_run__a_failed_judge_call_errors_the_check_and_invalidates_the_trial(
     from ancha.cli.explain import explain
     from ancha.config.loading import load_config
     from ancha.scene.loading import load_scenes
-    from ancha.world.registry import catalog
+    from ancha.world.registry import catalog, config_catalog
 
     (tmp_path / "scenes" / "hello").mkdir(parents=True)
     (tmp_path / "scenes" / "hello" / "scene.yaml").write_text(
@@ -347,7 +347,7 @@ def test_run__a_failed_judge_call_errors_the_check_and_invalidates_the_trial(
     monkeypatch.setenv("OPENROUTER_API_KEY", KEY)
     monkeypatch.setenv("OPENROUTER_BASE_URL", judge.base_url)
     judge.answers.extend([(500, "upstream exploded"), (500, "upstream exploded")])
-    config = load_config(None, tmp_path)
+    config = load_config(None, tmp_path, catalog=config_catalog())
     scenes = load_scenes(list(config.scenes), config.root, catalog())
     result = asyncio.run(run_module.run_scenes(config, scenes, console=Console(file=sys.stderr), progress=False))
 

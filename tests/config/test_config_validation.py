@@ -5,12 +5,13 @@ from pathlib import Path
 import pytest
 
 from ancha.config import ConfigInvalid, ConfigOverrides, load_config
+from ancha.world.registry import config_catalog
 
 
 def _problems(tmp_path: Path, text: str, overrides: ConfigOverrides | None = None) -> ConfigInvalid:
     (tmp_path / "ancha.yaml").write_text(text)
     with pytest.raises(ConfigInvalid) as info:
-        load_config(None, tmp_path, overrides or ConfigOverrides())
+        load_config(None, tmp_path, overrides or ConfigOverrides(), catalog=config_catalog())
     return info.value
 
 
@@ -26,7 +27,7 @@ def test_reference_invalid_config__exact_output(tmp_path: Path) -> None:
     bad = tmp_path / "bad.yaml"
     bad.write_text("execution:\n  mode: container\nagent:\n  command: node agent.mjs\n  bogus: 1\ntrials: 0\n")
     with pytest.raises(ConfigInvalid) as info:
-        load_config(Path("bad.yaml"), tmp_path, ConfigOverrides())
+        load_config(Path("bad.yaml"), tmp_path, ConfigOverrides(), catalog=config_catalog())
     assert info.value.exit_code == 2
     assert info.value.render() == (
         "error[CONFIG_INVALID]: execution: unknown field\n"
@@ -132,7 +133,7 @@ def test_endpoint_parallel_with_port_and_start__valid(tmp_path: Path) -> None:
     (tmp_path / "ancha.yaml").write_text(
         "agent:\n  url: 'http://127.0.0.1:{{agent.port}}/events/{{service}}'\n  start: node s.mjs\n"
         "  ready_url: 'http://127.0.0.1:{{agent.port}}/ready'\nparallel: 2\n")
-    config = load_config(None, tmp_path, ConfigOverrides())
+    config = load_config(None, tmp_path, ConfigOverrides(), catalog=config_catalog())
     assert config.agent is not None and config.agent.kind == "endpoint"
     assert config.parallel == 2
 
@@ -191,6 +192,6 @@ def test_min_pass_rate_override_out_of_range__config_invalid(tmp_path: Path) -> 
 
 def test_missing_config_file__error(tmp_path: Path) -> None:
     with pytest.raises(ConfigInvalid) as info:
-        load_config(Path("nope.yaml"), tmp_path, ConfigOverrides())
+        load_config(Path("nope.yaml"), tmp_path, ConfigOverrides(), catalog=config_catalog())
     assert info.value.problems[0].path == "--config"
     assert "no such file" in info.value.render()

@@ -8,12 +8,13 @@ import pytest
 
 from ancha.config.errors import ConfigInvalid
 from ancha.config.loading import ConfigOverrides, load_config
+from ancha.world.registry import config_catalog
 
 
 def problems(tmp_path: Path, text: str) -> dict[str, tuple[str, str | None]]:
     (tmp_path / "ancha.yaml").write_text(text)
     with pytest.raises(ConfigInvalid) as info:
-        load_config(Path("ancha.yaml"), tmp_path, ConfigOverrides())
+        load_config(Path("ancha.yaml"), tmp_path, ConfigOverrides(), catalog=config_catalog())
     assert info.value.exit_code == 2
     return {p.path: (p.message, p.hint) for p in info.value.problems}
 
@@ -21,7 +22,7 @@ def problems(tmp_path: Path, text: str) -> dict[str, tuple[str, str | None]]:
 def test_budget_and_model_hosts__load_when_valid(tmp_path: Path) -> None:
     (tmp_path / "ancha.yaml").write_text(
         "agent:\n  command: python agent.py\n  budget_usd: 0.5\n  execution:\n    modelHosts: [openrouter.ai]\n")
-    agent = load_config(Path("ancha.yaml"), tmp_path, ConfigOverrides()).agent
+    agent = load_config(Path("ancha.yaml"), tmp_path, ConfigOverrides(), catalog=config_catalog()).agent
     assert agent is not None and agent.budget_usd == 0.5 and agent.execution.model_hosts == ["openrouter.ai"]
 
 

@@ -11,12 +11,13 @@ from tests.scene.scene_files import SLACK, problems_of
 
 from ancha.config import ConfigInvalid, ConfigOverrides, load_config
 from ancha.durations import parse_duration
+from ancha.world.registry import config_catalog
 
 
 def config_problems(tmp_path: Path, text: str, overrides: ConfigOverrides | None = None) -> list[str]:
     (tmp_path / "ancha.yaml").write_text(text)
     with pytest.raises(ConfigInvalid) as info:
-        load_config(None, tmp_path, overrides or ConfigOverrides())
+        load_config(None, tmp_path, overrides or ConfigOverrides(), catalog=config_catalog())
     return [f"{p.path}: {p.message}" for p in info.value.problems]
 
 

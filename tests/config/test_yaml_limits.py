@@ -10,6 +10,7 @@ from tests.scene.scene_files import problems_of, scene_of
 
 from ancha.config import ConfigInvalid, ConfigOverrides, load_config
 from ancha.config.yaml_source import read_yaml
+from ancha.world.registry import config_catalog
 
 
 def laughs(levels: int, indent: str = "") -> str:
@@ -34,7 +35,7 @@ def test_scene__a_billion_laughs_is_refused_at_once(tmp_path: Path) -> None:
 def test_config__alias_bomb_is_refused(tmp_path: Path) -> None:
     (tmp_path / "ancha.yaml").write_text(f"agent:\n  command: run\n  env:\n{laughs(9, '    ')}")
     with pytest.raises(ConfigInvalid) as info:
-        load_config(None, tmp_path, ConfigOverrides())
+        load_config(None, tmp_path, ConfigOverrides(), catalog=config_catalog())
     assert "aliases expand to more than 10,000 values" in str(info.value)
     assert info.value.exit_code == 2
 

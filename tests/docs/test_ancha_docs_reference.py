@@ -13,14 +13,18 @@ import pytest
 from doc_snippets import DOCS
 
 from ancha.config.model import AgentConfig, AnchaConfig, ExecutionConfig
-from ancha.config.templates import TEMPLATE_NAMES
-from ancha.world.registry import registry
+from ancha.config.templates import available_names
+from ancha.world.registry import config_catalog, registry
 
 sys.path.insert(0, str(DOCS / "hooks"))
 import coverage as coverage_hook  # noqa: E402  (docs/hooks is not a package)
 import seed as seed_hook  # noqa: E402
 
 TOOLS = tuple(registry().tools)
+
+
+def template_names() -> list[str]:
+    return available_names(config_catalog(), "url")
 
 
 def page(name: str) -> str:
@@ -37,14 +41,14 @@ def test_docs__the_ancha_yaml_page_names_every_field_and_template() -> None:
     missing = [f"`{f}`" for f in file_fields(AnchaConfig) if f"`{f}" not in text]
     missing += [f"`agent.{f}`" for f in file_fields(AgentConfig) if f"`agent.{f}`" not in text]
     missing += [f"`{f}`" for f in file_fields(ExecutionConfig) if f"`{f}`" not in text]
-    missing += ["{{" + n + "}}" for n in TEMPLATE_NAMES
+    missing += ["{{" + n + "}}" for n in template_names()
                 if "{{" + n + "}}" not in text and "{{" + n.split(".", 1)[-1] not in text
                 and n.split(".", 1)[0] not in ("slack", "github", "datadog", "pagerduty", "okta")]
     assert not missing, f"ancha-yaml.md does not name: {', '.join(missing)}"
 
 
 def test_docs__every_tool_specific_template_is_named_on_its_tool_page() -> None:
-    for name in TEMPLATE_NAMES:
+    for name in template_names():
         tool = name.split(".", 1)[0]
         if tool in TOOLS:
             assert "{{" + name + "}}" in page(f"tools/{tool}.md"), f"tools/{tool}.md does not name {{{{{name}}}}}"

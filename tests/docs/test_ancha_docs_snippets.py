@@ -40,7 +40,7 @@ from ancha.errors import AnchaUserError
 from ancha.runner.run import refuse_unbuilt_agents
 from ancha.scene.errors import SceneInvalid
 from ancha.scene.loading import load_scene, load_scenes
-from ancha.world.registry import catalog
+from ancha.world.registry import catalog, config_catalog
 
 PAGES = [
     "index.md", "quickstart.md", "concepts.md", "scenes.md", "ancha-yaml.md", "model-calls.md", "checks.md",
@@ -230,7 +230,7 @@ def test_docs__every_refused_task_file_is_refused_as_its_output_shows(block: Blo
 
 def load_example_config(tmp_path: Path, text: str) -> Any:
     (tmp_path / "ancha.yaml").write_text(text, encoding="utf-8")
-    return load_config(None, tmp_path)
+    return load_config(None, tmp_path, catalog=config_catalog())
 
 
 @pytest.mark.parametrize("block", blocks_titled("ancha.yaml"), ids=ids(blocks_titled("ancha.yaml")))

@@ -7,6 +7,7 @@ from typing import Any
 
 from ancha.config.templates import available_names
 from ancha.runner.agents.environment import ancha_variables, base_environment, template_values
+from ancha.world.registry import config_catalog
 
 EVERY_TOOL = {"world": {"slack": {}, "github": {}, "datadog": {}, "okta": {},
                         "pagerduty": {"services": [{"ref": "pd_orders", "name": "orders"}]}}}
@@ -14,7 +15,7 @@ EVERY_TOOL = {"world": {"slack": {}, "github": {}, "datadog": {}, "okta": {},
 
 def test_every_template_name__resolves_in_a_world_with_every_tool(make_env: Any) -> None:
     values = template_values(make_env(EVERY_TOOL))
-    wanted = [name for name in available_names() if not name.startswith("agent.")]
+    wanted = [name for name in available_names(config_catalog()) if not name.startswith("agent.")]
     assert [name for name in wanted if name not in values] == []
     assert values["pagerduty.routing_keys"].split(",") == [values["pagerduty.routing_key"]]
 

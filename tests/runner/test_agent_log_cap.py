@@ -12,6 +12,7 @@ from test_run_cli import ancha, latest, project
 
 from ancha.config.loading import load_config
 from ancha.results.agent_log import AgentLog
+from ancha.world.registry import config_catalog
 
 FLOODING_AGENT = textwrap.dedent("""
     import sys
@@ -67,5 +68,5 @@ def test_agent_log__counts_every_dropped_byte(tmp_path: Path) -> None:
 
 def test_config__agent_log_limit_defaults_to_16_mib(tmp_path: Path) -> None:
     (tmp_path / "ancha.yaml").write_text("agent:\n  command: python agent.py\n")
-    config = load_config(None, tmp_path)
+    config = load_config(None, tmp_path, catalog=config_catalog())
     assert config.agent is not None and config.agent.log_limit == 16 * 1024 * 1024

@@ -347,7 +347,7 @@ def test_container_agent_reaches_its_model_host_only_through_the_gateway(tmp_pat
     from ancha.config.loading import ConfigOverrides, load_config
     from ancha.runner.run import run_scenes
     from ancha.scene.loading import load_scenes
-    from ancha.world.registry import catalog
+    from ancha.world.registry import catalog, config_catalog
 
     monkeypatch.setenv("ANCHA_CONTAINER_ENGINE", engine)
     with ModelStandIn() as standin:
@@ -357,7 +357,7 @@ def test_container_agent_reaches_its_model_host_only_through_the_gateway(tmp_pat
         (tmp_path / "ancha.yaml").write_text(
             f"agent:\n  command: python3 agent.py {port}\n  execution:\n    mode: container\n    image: {image}\n"
             "    modelHosts: [openrouter.ai]\ntrials: 1\n")
-        config = load_config(tmp_path / "ancha.yaml", tmp_path, ConfigOverrides())
+        config = load_config(tmp_path / "ancha.yaml", tmp_path, ConfigOverrides(), catalog=config_catalog())
         scenes = load_scenes(list(config.scenes), config.root, catalog())
         result = asyncio.run(run_scenes(config, scenes, console=Console(quiet=True), progress=False,
                                         model_upstreams={"openrouter.ai": standin.url}))

@@ -21,7 +21,7 @@ from ancha.results.step_summary import markdown_summary
 from ancha.runner.gateway.prices import cost_usd
 from ancha.runner.run import RunResult, run_scenes
 from ancha.scene.loading import load_scenes
-from ancha.world.registry import catalog
+from ancha.world.registry import catalog, config_catalog
 
 HOSTS = ["api.openai.com", "api.anthropic.com"]
 
@@ -72,7 +72,7 @@ def run(tmp_path: Path, standin: ModelStandIn, mode: str, extra: str = "", trial
     (tmp_path / "ancha.yaml").write_text(
         f"agent:\n  command: {sys.executable} agent.py {mode}\n{extra}"
         f"  execution:\n    modelHosts: [{', '.join(HOSTS)}]\ntrials: {trials}\nparallel: 2\n")
-    config = load_config(None, tmp_path)
+    config = load_config(None, tmp_path, catalog=config_catalog())
     scenes = load_scenes(list(config.scenes), config.root, catalog())
     out = io.StringIO()
     result = asyncio.run(run_scenes(config, scenes, console=Console(file=out, width=200), progress=False,

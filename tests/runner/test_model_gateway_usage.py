@@ -26,7 +26,7 @@ from ancha.runner.gateway import GatewayTrial, ModelGateway
 from ancha.runner.gateway.prices import CALL_USD_CEILING, price_of, worst_case_usd
 from ancha.runner.run import run_scenes
 from ancha.scene.loading import load_scenes
-from ancha.world.registry import catalog
+from ancha.world.registry import catalog, config_catalog
 
 
 def strict_json(text: str) -> Any:
@@ -180,7 +180,7 @@ def test_ancha_run__a_hostile_cost_leaves_checks_summary_and_models_valid_json(t
     (tmp_path / "agent.py").write_text(AGENT)
     (tmp_path / "ancha.yaml").write_text(f"agent:\n  command: {sys.executable} agent.py\n  budget_usd: 1000\n"
                                          "  execution:\n    modelHosts: [api.openai.com]\ntrials: 1\n")
-    config = load_config(None, tmp_path)
+    config = load_config(None, tmp_path, catalog=config_catalog())
     scenes = load_scenes(list(config.scenes), config.root, catalog())
     out = io.StringIO()
     result = asyncio.run(run_scenes(config, scenes, console=Console(file=out, width=200), progress=False,

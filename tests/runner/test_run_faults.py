@@ -19,7 +19,7 @@ import ancha.runner.run as run_module
 from ancha.config.loading import load_config
 from ancha.runner.control import ControlClient, ServerError
 from ancha.scene.loading import load_scenes
-from ancha.world.registry import catalog
+from ancha.world.registry import catalog, config_catalog
 
 # Trial number -> what goes wrong for that trial only; trial 1 runs on a healthy server.
 FAULTS = {
@@ -67,7 +67,7 @@ def test_run__a_fault_in_one_trial_leaves_every_result_and_the_summary(tmp_path:
     agent = POSTING_AGENT + "import time\ntime.sleep(0.3)\n"  # long enough for the runner to watch it
     project(tmp_path, agent, trials=len(FAULTS) + 1)
     monkeypatch.setattr("ancha.runner.trial_executor.ControlClient", FaultyControl)  # how local trials connect
-    config = load_config(None, tmp_path)
+    config = load_config(None, tmp_path, catalog=config_catalog())
     scenes = load_scenes(list(config.scenes), config.root, catalog())
 
     result = asyncio.run(run_module.run_scenes(config, scenes, console=Console(file=sys.stderr), progress=False))

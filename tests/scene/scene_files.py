@@ -53,7 +53,8 @@ def slack_only() -> Catalog:
         return {k: v for k, v in kinds.items() if v.tool in ("slack", "world")}
 
     return Catalog(worlds={"slack": full.worlds["slack"]}, states=kept(full.states),
-                   predicates=kept(full.predicates), actions=kept(full.actions), effects=kept(full.effects))
+                   predicates=kept(full.predicates), actions=kept(full.actions), effects=kept(full.effects),
+                   planned_tools=tuple(t for t in full.tools if t != "slack"))
 
 
 def messages(problems: list[Problem]) -> list[str]:

@@ -12,7 +12,7 @@ from ruamel.yaml import YAML
 
 from ancha.config import ConfigInvalid, ConfigOverrides, load_config
 from ancha.scene import SceneInvalid, load_scene
-from ancha.world.registry import catalog
+from ancha.world.registry import catalog, config_catalog
 
 _KEYS = ["name", "task", "clock", "start", "limit", "speed", "world", "slack", "users", "channels", "messages",
          "messages_file", "ref", "channel", "from", "at", "thread_of", "reactions", "members", "checks", "id",
@@ -71,7 +71,7 @@ def test_random_yaml__config_loader_only_raises_config_invalid(text: str) -> Non
     with tempfile.TemporaryDirectory() as tmp:
         (Path(tmp) / "ancha.yaml").write_text(text)
         try:
-            load_config(None, Path(tmp), ConfigOverrides())
+            load_config(None, Path(tmp), ConfigOverrides(), catalog=config_catalog())
         except ConfigInvalid as exc:
             assert exc.render().startswith("error[CONFIG_INVALID]: ")
 

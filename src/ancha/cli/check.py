@@ -102,10 +102,11 @@ def _judge_model() -> str | None:
     """``judge.model`` of ./ancha.yaml, when there is one that loads."""
     from ancha.config.errors import ConfigInvalid
     from ancha.config.loading import load_config
+    from ancha.world.registry import config_catalog
 
     if not Path("ancha.yaml").is_file():
         return None
     try:
-        return load_config(None, Path.cwd()).judge.model
+        return load_config(None, Path.cwd(), catalog=config_catalog()).judge.model
     except ConfigInvalid:  # an invalid ancha.yaml is ancha run's to report; the default model grades
         return None

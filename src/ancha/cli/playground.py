@@ -12,7 +12,7 @@ from ancha.checks.task import load_task
 from ancha.config.loading import ConfigOverrides, load_config
 from ancha.runner.playground import context_lines, open_playground
 from ancha.scene.loading import load_scene
-from ancha.world.registry import catalog
+from ancha.world.registry import catalog, config_catalog
 
 
 @click.command()
@@ -27,7 +27,7 @@ def playground(task: Path, scene_path: Path, config_path: Path | None) -> None:
     TASK is a JSON list of state and trace checks (at most 20). The world's context (tool
     URLs and tokens) is printed; `ancha check --env ENV_ID --task TASK` grades it. Ctrl-C
     tears it down."""
-    config = load_config(config_path, Path.cwd(), ConfigOverrides())
+    config = load_config(config_path, Path.cwd(), ConfigOverrides(), catalog=config_catalog())
     scene = load_scene(scene_path, catalog())
     load_task(task, scene)  # refuse a bad task before a world is built
 

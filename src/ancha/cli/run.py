@@ -18,7 +18,7 @@ from ancha.runner.preflight import check_templates_against_scenes
 from ancha.runner.ray_trials import import_ray
 from ancha.runner.run import run_scenes
 from ancha.scene.loading import load_scenes
-from ancha.world.registry import catalog
+from ancha.world.registry import catalog, config_catalog
 
 
 @click.command()
@@ -43,7 +43,7 @@ def run(config_path: Path | None, agent_command: str | None, trials: int | None,
     overrides = ConfigOverrides(agent_command=agent_command, trials=trials, parallel=parallel,
                                 min_pass_rate=min_pass_rate, pass_env=list(pass_env), inherit_env=inherit_env,
                                 ray=ray_address)
-    config = load_config(config_path, Path.cwd(), overrides)
+    config = load_config(config_path, Path.cwd(), overrides, catalog=config_catalog())
     if config.ray is not None:
         import_ray()  # before anything is written: Ray is an optional extra (exit 3 with how to install it)
     scenes = load_scenes(list(config.scenes), config.root, catalog())

@@ -7,16 +7,16 @@ from typing import Any
 
 import click
 
-from ancha.config.model import AnchaConfig
+from ancha.config.catalog import config_model
 from ancha.scene.file_model import scene_file_model
-from ancha.world.registry import catalog
+from ancha.world.registry import catalog, config_catalog
 
 _TITLES = {"ancha": "ancha.yaml", "scene": "scene.yaml"}
 
 
 def json_schema(which: str) -> dict[str, Any]:
     """The JSON Schema (draft 2020-12) of the file format named ``ancha`` or ``scene``."""
-    model = AnchaConfig if which == "ancha" else scene_file_model(catalog())
+    model = config_model(config_catalog()) if which == "ancha" else scene_file_model(catalog())
     schema = model.model_json_schema(by_alias=True)
     schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
     schema["title"] = _TITLES[which]

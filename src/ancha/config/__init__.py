@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ancha.config.catalog import ConfigCatalog
 from ancha.config.errors import ConfigInvalid
 from ancha.config.loading import ConfigOverrides, load_config
 from ancha.config.model import AgentConfig, AnchaConfig, ExecutionConfig, JudgeConfig, ServerConfig
@@ -9,6 +10,7 @@ from ancha.config.model import AgentConfig, AnchaConfig, ExecutionConfig, JudgeC
 __all__ = [
     "AgentConfig",
     "AnchaConfig",
+    "ConfigCatalog",
     "ConfigInvalid",
     "ConfigOverrides",
     "ExecutionConfig",

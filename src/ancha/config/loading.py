@@ -9,6 +9,7 @@ from typing import Any
 
 from pydantic import TypeAdapter, ValidationError
 
+from ancha.config.catalog import ConfigCatalog, config_model
 from ancha.config.errors import ConfigInvalid, sort_problems
 from ancha.config.model import MAX_PARALLEL, MAX_TRIALS, AgentConfig, AnchaConfig, RayAddress, RayConfig
 from ancha.config.rules import config_problems
@@ -34,8 +35,11 @@ class ConfigOverrides:
     of the file if it has one, else a local Ray)."""
 
 
-def load_config(path: Path | None, cwd: Path, overrides: ConfigOverrides | None = None) -> AnchaConfig:
+def load_config(path: Path | None, cwd: Path, overrides: ConfigOverrides | None = None, *,
+                catalog: ConfigCatalog) -> AnchaConfig:
     """Read ``path`` (``--config``) or ``cwd/ancha.yaml``; without either, the defaults apply.
+    ``catalog``: the tools of this build (``ancha.world.registry.config_catalog()``): the
+    templates the file may name and the values of its ``agent.<tool>_transport`` fields.
 
     Every problem of the file and of the overrides is raised at once as ``ConfigInvalid``.
     """
@@ -49,10 +53,11 @@ def load_config(path: Path | None, cwd: Path, overrides: ConfigOverrides | None 
                                          "pass the path of an existing ancha.yaml")])
     elif (cwd / CONFIG_NAME).is_file():
         file = cwd / CONFIG_NAME
-    walker = Walker(AnchaConfig, str(file) if file else None)
+    model = config_model(catalog)
+    walker = Walker(model, str(file) if file else None)
     data: dict[str, Any] = {}
     if file is not None:
-        data = _read(file, walker)
+        data = _read(file, walker, model)
     try:
         config = AnchaConfig.model_validate(data)
     except ValidationError:  # the walker has reported why; build from defaults to keep checking
@@ -60,13 +65,13 @@ def load_config(path: Path | None, cwd: Path, overrides: ConfigOverrides | None 
     config.root = cwd
     config.source = file
     problems = [*walker.problems, *_apply(config, overrides, parallel_in_file="parallel" in data)]
-    problems += config_problems(config, walker.line_of, walker.file)
+    problems += config_problems(config, walker.line_of, walker.file, catalog)
     if problems:
         raise ConfigInvalid(sort_problems(problems), file)
     return config
 
 
-def _read(file: Path, walker: Walker) -> dict[str, Any]:
+def _read(file: Path, walker: Walker, model: type[AnchaConfig]) -> dict[str, Any]:
     try:
         text = file.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
@@ -76,7 +81,7 @@ def _read(file: Path, walker: Walker) -> dict[str, Any]:
     walker.problems.extend(problems)
     if tree is None:
         return {}
-    clean = walker.section(tree, AnchaConfig, "", 1)
+    clean = walker.section(tree, model, "", 1)
     return clean if clean is not INVALID else {}
 
 

@@ -82,7 +82,9 @@ class AgentConfig(_Section):
     env: dict[str, str] = Field(default_factory=dict)
     pass_env: EnvNames = Field(default_factory=list)
     input: Literal["command", "per_event"] = "command"
-    slack_transport: Literal["feed", "http", "socket"] = "feed"
+    slack_transport: str = "feed"
+    """How Slack's events reach the agent; the values this build has come from the tool
+    (``ConfigCatalog.transports``, checked by ``config_model``)."""
     execution: ExecutionConfig = Field(default_factory=ExecutionConfig)
     url: str | None = None
     start: str | None = None

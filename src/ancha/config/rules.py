@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from ancha.config.catalog import ConfigCatalog
 from ancha.config.model import AnchaConfig
 from ancha.config.templates import available_names, find_placeholders
 from ancha.errors import Problem
@@ -13,8 +14,9 @@ RESERVED_ENV = ("PATH", "HOME")
 LineOf = Callable[[str], "int | None"]
 
 
-def config_problems(config: AnchaConfig, line_of: LineOf, file: str | None) -> list[Problem]:
-    """Every cross-field problem of ``config``; ``line_of(path)`` finds a path's line in the file."""
+def config_problems(config: AnchaConfig, line_of: LineOf, file: str | None, catalog: ConfigCatalog) -> list[Problem]:
+    """Every cross-field problem of ``config``; ``line_of(path)`` finds a path's line in the file;
+    ``catalog``: the tools whose templates the file may name."""
     out: list[Problem] = []
 
     def add(path: str, message: str, hint: str | None = None) -> None:
@@ -63,11 +65,11 @@ def config_problems(config: AnchaConfig, line_of: LineOf, file: str | None) -> l
             "agent.execution.modelHosts, such as [openrouter.ai]")
     has_port = endpoint and agent.start is not None
     for key, value in agent.env.items():
-        _check_templates(f"agent.env.{key}", value, "env", add, has_port)
+        _check_templates(f"agent.env.{key}", value, "env", add, has_port, catalog)
     for name in ("url", "ready_url", "setup_url"):
         value = getattr(agent, name)
         if value is not None:
-            _check_templates(f"agent.{name}", value, name, add, has_port)
+            _check_templates(f"agent.{name}", value, name, add, has_port, catalog)
     return out
 
 
@@ -75,10 +77,10 @@ PORT_TEMPLATE = "agent.port"
 
 
 def _check_templates(path: str, text: str, where: str, add: Callable[[str, str, str | None], None],
-                     has_port: bool) -> None:
+                     has_port: bool, catalog: ConfigCatalog) -> None:
     """Every placeholder of ``text`` must name a template ``where`` offers; ``{{agent.port}}``
     exists only for an endpoint agent whose server Ancha starts (``has_port``)."""
-    names = [n for n in available_names(where=where) if has_port or n != PORT_TEMPLATE]
+    names = [n for n in available_names(catalog, where) if has_port or n != PORT_TEMPLATE]
     for name in find_placeholders(text):
         if name == PORT_TEMPLATE and not has_port:
             add(path, "{{agent.port}} applies only to an endpoint agent that Ancha starts (agent.url with "

@@ -1,7 +1,8 @@
 """``{{name}}`` placeholders in agent.env values and endpoint URLs.
 
-Config loading checks names against every tool (a scene decides which tools exist,
-and the config serves many scenes); a trial renders with its actual values.
+Config loading checks names against every tool of the build (a scene decides which tools
+exist, and the config serves many scenes), as its ``ConfigCatalog`` gives them; a trial
+renders with its actual values.
 """
 
 from __future__ import annotations
@@ -10,14 +11,9 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Literal
 
-ALL_TOOLS: tuple[str, ...] = ("slack", "github", "datadog", "pagerduty", "okta")
+from ancha.config.catalog import ConfigCatalog
+
 _GENERAL = ("task", "trial", "env.id")
-_PER_TOOL = ("url", "token", "signing_secret")
-_TOOL_EXTRAS: dict[str, tuple[str, ...]] = {
-    "slack": ("slack.app_token",),
-    "datadog": ("datadog.api_key", "datadog.app_key", "datadog.webhook_token"),
-    "pagerduty": ("pagerduty.from_email", "pagerduty.routing_key", "pagerduty.routing_keys"),
-}
 _TRIAL = ("events.url", "events.token", "done.url", "trial.token", "context.url", "server.url")
 _AGENT = ("agent.port",)
 _URL_ONLY = ("service",)
@@ -25,22 +21,19 @@ _URL_ONLY = ("service",)
 Where = Literal["env", "url", "ready_url", "setup_url"]
 
 
-def available_names(tools: Iterable[str] = ALL_TOOLS, where: str = "env") -> list[str]:
+def available_names(catalog: ConfigCatalog, where: str = "env", tools: Iterable[str] | None = None) -> list[str]:
     """Placeholder names usable in ``where``: ``env`` (agent.env values), ``url`` (agent.url, the
-    only place ``service`` is known), ``ready_url`` or ``setup_url``."""
+    only place ``service`` is known), ``ready_url`` or ``setup_url``; ``tools``: only these of
+    the catalog's tools (default: all of them)."""
     names = list(_GENERAL)
-    for tool in tools:
-        names.extend(f"{tool}.{suffix}" for suffix in _PER_TOOL)
-        names.extend(_TOOL_EXTRAS.get(tool, ()))
+    for tool in catalog.tools if tools is None else tools:
+        names.extend(f"{tool}.{credential}" for credential in catalog.templates.get(tool, ()))
     names.extend(_TRIAL)
     names.extend(_AGENT)
     if where == "url":
         names.extend(_URL_ONLY)
     return names
 
-
-TEMPLATE_NAMES: frozenset[str] = frozenset(available_names(ALL_TOOLS, "url"))
-"""Every placeholder name the reference defines."""
 
 _PLACEHOLDER = re.compile(r"\{\{\s*([^{}]*?)\s*\}\}")
 

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from ancha.config.errors import ConfigInvalid
 from ancha.config.model import AnchaConfig
-from ancha.config.templates import ALL_TOOLS, find_placeholders
+from ancha.config.templates import find_placeholders
 from ancha.errors import Problem
 from ancha.scene.model import Scene
+from ancha.world.registry import registry
 
 
 def check_templates_against_scenes(config: AnchaConfig, scenes: list[Scene]) -> None:
@@ -18,7 +19,7 @@ def check_templates_against_scenes(config: AnchaConfig, scenes: list[Scene]) -> 
     for name, value in config.agent.env.items():
         for placeholder in find_placeholders(value):
             tool = placeholder.split(".", 1)[0]
-            if tool not in ALL_TOOLS:
+            if tool not in registry().tools:
                 continue
             lacking = [s.name for s in scenes if tool not in s.tools]
             if lacking:

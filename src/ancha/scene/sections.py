@@ -22,7 +22,6 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 
-from ancha.config.templates import ALL_TOOLS
 from ancha.config.validation import FileModel
 from ancha.scene.folder import SceneFileRefused, SceneFolder
 from ancha.scene.refs import RefTable
@@ -166,15 +165,13 @@ class Catalog:
     actions: dict[str, BodyKind] = field(default_factory=dict)
     effects: dict[str, BodyKind] = field(default_factory=dict)
     """What a fault's ``effects`` can be (``<tool>.<effect>``)."""
+    planned_tools: tuple[str, ...] = ()
+    """Tools the reference names that this build does not have yet (their sections are refused
+    as built in a later version)."""
 
     @property
     def tools(self) -> tuple[str, ...]:
         return tuple(self.worlds)
-
-    @property
-    def planned_tools(self) -> tuple[str, ...]:
-        """Tools the reference names that this build does not have yet."""
-        return tuple(t for t in ALL_TOOLS if t not in self.worlds)
 
     def body_kind(self, key: str) -> BodyKind | None:
         """The state-check or predicate kind ``key`` names, if this build has it."""

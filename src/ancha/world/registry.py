@@ -14,10 +14,11 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
+from ancha.config.catalog import ConfigCatalog
 from ancha.scene.sections import Catalog
 from ancha.world.kernel.spec import ActionKind, EffectKind, PredicateKind, StateKind, ToolSpec
 
-__all__ = ["Registry", "catalog", "registry"]
+__all__ = ["Registry", "catalog", "config_catalog", "registry"]
 
 
 def _specs() -> list[ToolSpec[Any]]:
@@ -41,12 +42,19 @@ class Registry:
     effects: dict[str, EffectKind[Any]]
     catalog: Catalog
     """The tools as scene files see them: what ``load_scene`` validates against."""
+    config: ConfigCatalog
+    """The tools as ancha.yaml sees them: what ``load_config`` validates against."""
 
     def tool(self, name: str) -> ToolSpec[Any]:
         spec = self.tools.get(name)
         if spec is None:
             raise LookupError(f"this build has no tool {name!r}; tools: {', '.join(self.tools)}")
         return spec
+
+    @property
+    def vendor_files(self) -> list[tuple[str, str]]:
+        """Every vendor data file the package ships, as (tool, name)."""
+        return [(name, file) for name, spec in self.tools.items() for file in spec.vendor_files]
 
 
 @cache
@@ -65,9 +73,23 @@ def registry() -> Registry:
         predicates={key: kind.body for key, kind in predicates.items()},
         actions={key: kind.body for key, kind in actions.items()},
         effects={key: kind.body for key, kind in effects.items()},
+    ), ConfigCatalog(
+        templates={name: spec.templates for name, spec in tools.items()},
+        transports={name: _transports(spec) for name, spec in tools.items()},
     ))
+
+
+def _transports(spec: ToolSpec[Any]) -> tuple[str, ...]:
+    """The values of ``agent.<tool>_transport``: the tool's transports, and ``http`` when the vendor
+    POSTs its events to a URL (an endpoint agent's), sorted."""
+    return tuple(sorted({*spec.transports, *(("http",) if spec.webhook is not None else ())}))
 
 
 def catalog() -> Catalog:
     """The tools as scene files see them (``registry().catalog``)."""
     return registry().catalog
+
+
+def config_catalog() -> ConfigCatalog:
+    """The tools as ancha.yaml sees them (``registry().config``)."""
+    return registry().config

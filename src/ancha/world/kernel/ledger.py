@@ -6,7 +6,7 @@ URLs) and this module does the rest: the status of each operation, the generated
 ``*_ledger.py`` text, and the ``--regenerate`` / ``--check`` command line.
 
 Tool folders import this module; it imports none of them (nor the registry in
-``ancha.world.tools``), so the served routes reach it only through the declaration.
+``ancha.world.registry``), so the served routes reach it only through the declaration.
 """
 
 from __future__ import annotations

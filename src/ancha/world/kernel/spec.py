@@ -104,8 +104,8 @@ class ToolSpec(Generic[R]):
     """Builds one trial's replica from the world and the resolved seed (JSON)."""
     variables: tuple[str, ...] = ("token",)
     """Credentials the agent gets as ``ANCHA_<TOOL>_<NAME>`` (``url`` always)."""
-    templates: tuple[str, ...] = ("url", "token")
-    """Credentials usable as ``{{<tool>.<name>}}``."""
+    templates: tuple[str, ...] = ("url", "token", "signing_secret")
+    """Credentials usable as ``{{<tool>.<name>}}`` in ancha.yaml."""
     reach: Callable[[R, WorldPort, Directory], Reach] | None = None
     """How people are reached on this tool, and how they write there: ``(replica, world,
     directory)``."""
@@ -117,7 +117,8 @@ class ToolSpec(Generic[R]):
     """Its official SDK only talks https (the ``pagerduty`` client refuses other URLs): agents
     get its URL on the server's TLS listener, signed by a CA they are told to trust."""
     transports: tuple[str, ...] = ("feed",)
-    """How this build can deliver the tool's events to an agent (``agent.<tool>_transport``)."""
+    """How this build can deliver the tool's events to an agent (``agent.<tool>_transport``);
+    ``http`` too when the tool has a ``webhook``."""
     websocket: Callable[[R, str, Scope, Receive, Send], Awaitable[None]] | None = None
     """Serves a WebSocket opened below the tool's URL (Slack's Socket Mode), given the replica
     and the path relative to the tool's URL; None: the tool has none."""
@@ -133,6 +134,13 @@ class ToolSpec(Generic[R]):
     """What the judge sees of this tool's final state (from its snapshot), as text."""
     timeline: Callable[[dict[str, Any]], list[TimelineMark]] | None = None
     """What the console's timeline shows of this tool's final state (from its snapshot)."""
+    vendor_files: tuple[str, ...] = ()
+    """The generated vendor data the tool ships (``vendor/<name>.json.gz`` in its folder, read
+    through ``ancha.world.kernel.vendor_data``): ``ancha doctor`` reads each afresh."""
+    data_check: Callable[[], str] | None = None
+    """Checks the tool's vendor data beyond reading each file (a schema built from it) for
+    ``ancha doctor``: answers what it found, as a clause of doctor's ``data`` line, or raises
+    ``VendorDataMissing``; None: reading the files is check enough."""
     secret_patterns: tuple[str, ...] = ()
     """Regexes of this tool's credential shapes: never shown to the judge model."""
     agent_accounts: Callable[[Body], list[str]] = field(default=lambda seed: [])

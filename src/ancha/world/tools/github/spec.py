@@ -9,6 +9,7 @@ from ancha.world.kernel.spec import ActionKind, PredicateKind, StateKind, ToolSp
 from ancha.world.tools.github import actions, checks, scene_actions
 from ancha.world.tools.github import check_bodies as bodies
 from ancha.world.tools.github.delivery import WEBHOOK, start_delivery
+from ancha.world.tools.github.graphql.data_check import schema_builds
 from ancha.world.tools.github.judge import judge_view
 from ancha.world.tools.github.reach import GitHubReach
 from ancha.world.tools.github.replica import GitHubReplica
@@ -64,6 +65,8 @@ TOOL = ToolSpec(
     ),
     judge_view=judge_view,
     secret_patterns=(r"gh[pousr]_[A-Za-z0-9_]+", r"github_pat_[A-Za-z0-9_]+"),
+    vendor_files=("rest", "webhooks", "graphql"),
+    data_check=schema_builds,
     agent_accounts=_agent_accounts,
     body_too_large=body_too_large,
     decode_body=decode_request,

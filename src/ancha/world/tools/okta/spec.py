@@ -42,5 +42,6 @@ TOOL = ToolSpec(
     agent_env={"OKTA_TESTING_TESTINGDISABLEHTTPSCHECK": "true"},
     judge_view=judge_view,
     secret_patterns=(r"\b00[A-Za-z0-9_-]{40}\b",),
+    vendor_files=("rest",),
     body_too_large=_body_too_large,
 )
