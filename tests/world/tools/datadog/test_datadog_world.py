@@ -11,8 +11,8 @@ from ancha.scene.model import Scene
 from ancha.world.environment import Environment
 from ancha.world.tools.datadog import actions, checks
 from ancha.world.tools.datadog.judge import judge_view
+from ancha.world.tools.datadog.models import DatadogState
 from ancha.world.tools.datadog.replica import DatadogReplica
-from ancha.world.tools.datadog.state import DatadogState
 from conftest import SEED, START, T0
 
 

@@ -21,8 +21,7 @@ from urllib.parse import quote
 
 from ancha.world.kernel.port import WorldPort
 from ancha.world.kernel.spec import Release
-from ancha.world.tools.datadog.replica import DatadogReplica, error_text
-from ancha.world.tools.datadog.scene_actions import (
+from ancha.world.tools.datadog.action_bodies import (
     EventAction,
     LogAction,
     LogEffect,
@@ -30,6 +29,7 @@ from ancha.world.tools.datadog.scene_actions import (
     MonitorAction,
     MonitorEffect,
 )
+from ancha.world.tools.datadog.replica import DatadogReplica, error_text
 
 
 def _monitor_id(world: WorldPort, ref: str) -> str:

@@ -11,8 +11,8 @@ from ancha.world.kernel.tool import ToolRequest
 from ancha.world.tools.datadog.errors import bad_request
 
 if TYPE_CHECKING:
+    from ancha.world.tools.datadog.models import DatadogState
     from ancha.world.tools.datadog.replica import DatadogReplica
-    from ancha.world.tools.datadog.state import DatadogState
 
 
 @dataclass(slots=True)

@@ -27,9 +27,9 @@ from ancha.world.kernel.port import WorldPort
 from ancha.world.kernel.tool import ToolRequest, ToolResponse
 from ancha.world.tools.datadog.call import Call
 from ancha.world.tools.datadog.errors import ApiError, forbidden, not_found, not_implemented
+from ancha.world.tools.datadog.models import DatadogState
 from ancha.world.tools.datadog.router import Route, Table, registered
 from ancha.world.tools.datadog.seed_model import DatadogWorld
-from ancha.world.tools.datadog.state import DatadogState
 
 JSON = "application/json"
 _dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode

@@ -8,7 +8,7 @@ from typing import Any
 from ancha.scene.sections import BodyKind, WorldSection
 from ancha.world.kernel.spec import ActionKind, EffectKind, StateKind, ToolSpec
 from ancha.world.kernel.tool import ToolResponse
-from ancha.world.tools.datadog import actions, checks, scene_actions
+from ancha.world.tools.datadog import action_bodies, actions, checks
 from ancha.world.tools.datadog import check_bodies as bodies
 from ancha.world.tools.datadog.delivery import WEBHOOK, start_delivery
 from ancha.world.tools.datadog.judge import judge_view
@@ -44,19 +44,19 @@ TOOL: ToolSpec[DatadogReplica] = ToolSpec(
                         "an active downtime on one monitor"), checks.downtime, checks.DOWNTIME_EVENTS),
     ),
     actions=(
-        ActionKind(_kind("datadog.monitor", scene_actions.MonitorActionFile, scene_actions.resolve_monitor_action,
+        ActionKind(_kind("datadog.monitor", action_bodies.MonitorActionFile, action_bodies.resolve_monitor_action,
                          "set a monitor's state"), actions.set_monitor),
-        ActionKind(_kind("datadog.event", scene_actions.EventActionFile, scene_actions.resolve_event_action,
+        ActionKind(_kind("datadog.event", action_bodies.EventActionFile, action_bodies.resolve_event_action,
                          "post an event"), actions.post_event),
-        ActionKind(_kind("datadog.log", scene_actions.LogActionFile, scene_actions.resolve_log_action,
+        ActionKind(_kind("datadog.log", action_bodies.LogActionFile, action_bodies.resolve_log_action,
                          "send one log line"), actions.send_log),
     ),
     effects=(
-        EffectKind(_kind("datadog.monitor", scene_actions.MonitorEffectFile, scene_actions.resolve_monitor_effect,
+        EffectKind(_kind("datadog.monitor", action_bodies.MonitorEffectFile, action_bodies.resolve_monitor_effect,
                          "a monitor holds a state while the fault is active"), actions.monitor_effect),
-        EffectKind(_kind("datadog.metric", scene_actions.MetricEffectFile, scene_actions.resolve_metric_effect,
+        EffectKind(_kind("datadog.metric", action_bodies.MetricEffectFile, action_bodies.resolve_metric_effect,
                          "a metric reads a value while the fault is active"), actions.metric_effect),
-        EffectKind(_kind("datadog.log", scene_actions.LogEffectFile, scene_actions.resolve_log_effect,
+        EffectKind(_kind("datadog.log", action_bodies.LogEffectFile, action_bodies.resolve_log_effect,
                          "log lines at a rate while the fault is active"), actions.log_effect),
     ),
     judge_view=judge_view,
