@@ -88,7 +88,7 @@ checks:
 
 
 def _grade(env: Any, body: dict[str, Any]) -> Any:
-    return registry().states["okta.user"].evaluate(body, env)
+    return registry().states["okta.user"].evaluate(body, env.tools["okta"], env)
 
 
 SEED: dict[str, Any] = {"users": [{"ref": "okta_dana", "login": "dana@acme.com", "first_name": "Dana",
@@ -137,7 +137,7 @@ def test_check__as_a_predicate_timestamps_the_deactivation() -> None:
 
 
 def _perform(env: Any, body: dict[str, Any]) -> str | None:
-    return registry().actions["okta.user"].perform(env, body)
+    return registry().actions["okta.user"].perform(body, env.tools["okta"], env)
 
 
 def test_action__walks_the_lifecycle_through_the_api_as_world() -> None:

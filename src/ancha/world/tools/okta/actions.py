@@ -27,20 +27,20 @@ from ancha.world.tools.okta import lifecycle
 from ancha.world.tools.okta.check_bodies import UserAction
 
 if TYPE_CHECKING:
-    from ancha.world.environment import Environment
+    from ancha.world.kernel.port import WorldPort
     from ancha.world.tools.okta.replica import OktaReplica
 
 MAX_STEPS = 8
 
 
-def _call(env: Environment, replica: OktaReplica, method: str, path: str, body: Any = None,
+def _call(replica: OktaReplica, world: WorldPort, method: str, path: str, body: Any = None,
           query: str = "") -> tuple[int, Any]:
     headers = {"authorization": f"SSWS {replica.world_token}", "accept": "application/json"}
     raw = b""
     if body is not None:
         headers["content-type"] = "application/json"
         raw = json.dumps(body).encode()
-    answer = env.dispatch("okta", ToolRequest(method, path, query, headers, raw))
+    answer = world.dispatch("okta", ToolRequest(method, path, query, headers, raw))
     try:
         data = json.loads(answer.body) if answer.body else None
     except ValueError:
@@ -55,7 +55,7 @@ def _failed(status: int, data: Any) -> str:
     return f"okta.user: {status}"
 
 
-def _create(env: Environment, replica: OktaReplica, spec: UserAction) -> tuple[str | None, str | None]:
+def _create(spec: UserAction, replica: OktaReplica, world: WorldPort) -> tuple[str | None, str | None]:
     login = spec.login or ""
     local = login.split("@", 1)[0]
     body: dict[str, Any] = {"profile": {"login": login, "email": spec.email or login,
@@ -63,19 +63,16 @@ def _create(env: Environment, replica: OktaReplica, spec: UserAction) -> tuple[s
                                         "lastName": spec.last_name or (local.split(".")[1:] or ["Okta"])[0].title()}}
     if spec.status not in ("STAGED", "PROVISIONED"):
         body["credentials"] = {"password": {"value": secrets.token_urlsafe(18)}}
-    status, data = _call(env, replica, "POST", "/api/v1/users", body, "activate=false")
+    status, data = _call(replica, world, "POST", "/api/v1/users", body, "activate=false")
     if status != 200 or not isinstance(data, dict):
         return None, _failed(status, data)
     return str(data["id"]), None
 
 
-def perform(env: Environment, body: dict[str, Any]) -> str | None:
+def perform(body: dict[str, Any], replica: OktaReplica, world: WorldPort) -> str | None:
     spec = UserAction.model_validate(body)
-    replica: Any = env.tools.get("okta")
-    if replica is None:
-        return "okta.user: the world has no Okta"
     if spec.user is not None:
-        user = replica.state.users.get(env.refs[spec.user].id) if spec.user in env.refs else None
+        user = replica.state.users.get(world.refs[spec.user].id) if spec.user in world.refs else None
         if user is None:
             return f"okta.user: ${spec.user} no longer exists"
         target = spec.status
@@ -83,8 +80,8 @@ def perform(env: Environment, body: dict[str, Any]) -> str | None:
         user = replica.state.user(spec.login or "")
         target = spec.status or ("ACTIVE" if user is None else None)
         if user is None:
-            user_id, error = _create(env, replica, spec)
-            if error:
+            user_id, error = _create(spec, replica, world)
+            if user_id is None:
                 return error
             user = replica.state.users[user_id]
     for _ in range(MAX_STEPS):
@@ -97,19 +94,19 @@ def perform(env: Environment, body: dict[str, Any]) -> str | None:
             replica.set_status(user, "LOCKED_OUT", "lock", "world")
             continue
         if step == "set_password":
-            status, data = _call(env, replica, "POST", f"/api/v1/users/{user.id}",
+            status, data = _call(replica, world, "POST", f"/api/v1/users/{user.id}",
                                  {"credentials": {"password": {"value": secrets.token_urlsafe(18)}}})
         else:
-            status, data = _call(env, replica, "POST", f"/api/v1/users/{user.id}/lifecycle/{step}",
+            status, data = _call(replica, world, "POST", f"/api/v1/users/{user.id}/lifecycle/{step}",
                                  query="sendEmail=false")
         if status >= 400:
             return _failed(status, data)
     for pointer, is_ref in zip(spec.groups, spec.group_refs or [False] * len(spec.groups), strict=False):
-        group_id = env.refs[pointer].id if is_ref and pointer in env.refs else replica.state.by_group_name.get(
+        group_id = world.refs[pointer].id if is_ref and pointer in world.refs else replica.state.by_group_name.get(
             pointer.casefold())
         if group_id is None:
             return f"okta.user: no group {pointer!r}"
-        status, data = _call(env, replica, "PUT", f"/api/v1/groups/{quote(group_id)}/users/{user.id}")
+        status, data = _call(replica, world, "PUT", f"/api/v1/groups/{quote(group_id)}/users/{user.id}")
         if status >= 400:
             return _failed(status, data)
     return None

@@ -11,7 +11,7 @@ from ancha.world.tools.okta.check_bodies import UserState
 from ancha.world.tools.okta.events import USER_EVENTS
 
 if TYPE_CHECKING:
-    from ancha.world.environment import Environment
+    from ancha.world.kernel.port import WorldPort
     from ancha.world.tools.okta.models import User
     from ancha.world.tools.okta.replica import OktaReplica
 
@@ -26,14 +26,11 @@ def _expected(spec: UserState, who: str) -> str:
     return f"{who} to exist" if spec.exists else f"{who} to no longer exist"
 
 
-def _find(env: Environment, spec: UserState) -> tuple[User | None, str, str | None]:
+def _find(spec: UserState, replica: OktaReplica, world: WorldPort) -> tuple[User | None, str, str | None]:
     """The user (None when gone), how it reads, and its id when known."""
-    replica: OktaReplica | Any = env.tools.get("okta")
-    if replica is None:
-        return None, spec.login or f"${spec.user}", None
     if spec.user is not None:
         try:
-            user_id = env.ref_id(spec.user, "user")
+            user_id = world.ref_id(spec.user, "user")
         except LookupError:
             return None, f"${spec.user}", None
         user = replica.state.users.get(user_id)
@@ -44,17 +41,17 @@ def _find(env: Environment, spec: UserState) -> tuple[User | None, str, str | No
     return user, f"Okta user {spec.login}", user.id if user is not None else None
 
 
-def _evidence(env: Environment, user_id: str | None) -> list[int]:
+def _evidence(world: WorldPort, user_id: str | None) -> list[int]:
     """The agent's calls that worked on this user (its path names the id)."""
     if not user_id:
         return []
-    return [e.seq for e in env.trace if e.tool == "okta" and e.actor == "agent" and e.worked
+    return [e.seq for e in world.trace if e.tool == "okta" and e.actor == "agent" and e.worked
             and e.method != "GET" and user_id in e.path]
 
 
-def evaluate(body: dict[str, Any], env: Environment) -> StateOutcome:
+def evaluate(body: dict[str, Any], replica: OktaReplica, world: WorldPort) -> StateOutcome:
     spec = UserState.model_validate(body)
-    user, who, user_id = _find(env, spec)
+    user, who, user_id = _find(spec, replica, world)
     expected = _expected(spec, who)
     actual = "no such user (it does not exist, or was deleted)" if user is None else f"status {user.status}"
     if spec.status is not None:
@@ -67,4 +64,4 @@ def evaluate(body: dict[str, Any], env: Environment) -> StateOutcome:
                    else f"Failed: expected {expected}; actually {actual}.")
     if not passed and user is None and spec.status == "DEPROVISIONED":
         explanation += " Deleting a user is not deactivating it: a deleted user has no status."
-    return StateOutcome(passed, expected, actual, explanation, _evidence(env, user_id))
+    return StateOutcome(passed, expected, actual, explanation, _evidence(world, user_id))

@@ -1,9 +1,9 @@
-"""OktaReplica: one environment's Okta org behind Okta's Management API (``/api/v1/...``).
+"""OktaReplica: one world's Okta org behind Okta's Management API (``/api/v1/...``).
 
 Requests carry ``Authorization: SSWS <token>``; the agent's token answers as ``agent``, the
 world's (world-rule actions) as ``world``; anything else is Okta's 401 ``E0000011``. The
 router (``router.py``) picks the handler, the coverage gap (501) or Okta's 404/405.
-Every write publishes a domain event (``events.py``) on the environment's bus.
+Every write publishes a domain event (``events.py``) on the world's bus.
 
 Refs: seeded users register as ``user`` (id ``00u...``), groups as ``group`` (``00g...``).
 """
@@ -25,7 +25,7 @@ from ancha.world.tools.okta.router import table
 from ancha.world.tools.okta.seed_model import OktaWorld
 
 if TYPE_CHECKING:
-    from ancha.world.environment import Environment
+    from ancha.world.kernel.port import WorldPort
 
 TOOL = "okta"
 JSON = "application/json"
@@ -48,21 +48,21 @@ class OktaReplica:
 
     name = TOOL
 
-    def __init__(self, env: Environment, seed: OktaWorld | dict[str, Any] | None) -> None:
-        self.env = env
-        self.ids = IdMaker(env.rng)
+    def __init__(self, world: WorldPort, seed: OktaWorld | dict[str, Any] | None) -> None:
+        self.world = world
+        self.ids = IdMaker(world.rng)
         self.state = OktaState()
-        self.base_url = f"http://127.0.0.1/envs/{env.id}/okta"
+        self.base_url = f"http://127.0.0.1/envs/{world.id}/okta"
         self.token = new_token()
         self.world_token = new_token()
         self.signing_secret = secrets.token_hex(16)
         self.tokens = {self.token: "agent", self.world_token: "world"}
-        self._seed(seed if isinstance(seed, OktaWorld) else env.scene.seed(TOOL, OktaWorld) or OktaWorld.parse(seed))
+        self._seed(seed if isinstance(seed, OktaWorld) else world.scene.seed(TOOL, OktaWorld) or OktaWorld.parse(seed))
 
     # --- seeding ------------------------------------------------------------------------
 
     def _seed(self, seed: OktaWorld) -> None:
-        start = self.env.clock.start
+        start = self.world.clock.start
         everyone = Group(self.ids.make("00g"), "Everyone", "All users in your organization", start - 86400 * 365,
                          start - 86400 * 365, start - 86400, type="BUILT_IN", seeded=True)
         self.everyone = everyone.id
@@ -75,7 +75,7 @@ class OktaReplica:
             self.state.add_group(group)
             if seeded.ref:
                 by_ref[seeded.ref] = group
-                self.env.register_ref(seeded.ref, "group", TOOL, group.id)
+                self.world.register_ref(seeded.ref, "group", TOOL, group.id)
         for n, item in enumerate(seed.users):
             at = start - 86400 * 20 + n
             profile = {"firstName": item.first_name, "lastName": item.last_name, "mobilePhone": None,
@@ -93,7 +93,7 @@ class OktaReplica:
                 if member_of is not None:
                     self._join(user, member_of)
             if item.ref:
-                self.env.register_ref(item.ref, "user", TOOL, user.id)
+                self.world.register_ref(item.ref, "user", TOOL, user.id)
 
     @staticmethod
     def _join(user: User, group: Group) -> None:
@@ -161,10 +161,10 @@ class OktaReplica:
         host = request.headers.get("host")
         if host:
             proto = request.headers.get("x-forwarded-proto", "http")
-            self.base_url = f"{proto}://{host}/envs/{self.env.id}/okta"
+            self.base_url = f"{proto}://{host}/envs/{self.world.id}/okta"
 
     def _rate_headers(self) -> dict[str, str]:
-        reset = int(self.env.clock.peek()) + 60
+        reset = int(self.world.clock.peek()) + 60
         return {"x-rate-limit-limit": str(RATE_LIMIT), "x-rate-limit-remaining": str(RATE_LIMIT - 1),
                 "x-rate-limit-reset": str(reset)}
 
@@ -178,7 +178,7 @@ class OktaReplica:
                             coverage_gap=coverage_gap)
 
     def publish(self, kind: str, actor: str, **data: Any) -> None:
-        self.env.bus.publish(DomainEvent(kind, TOOL, self.env.clock.now(), {**data, "actor": actor}))
+        self.world.bus.publish(DomainEvent(kind, TOOL, self.world.clock.now(), {**data, "actor": actor}))
 
     # --- reads --------------------------------------------------------------------------
 
@@ -203,7 +203,7 @@ class OktaReplica:
     # --- writes (each publishes its domain event) ---------------------------------------
 
     def create_user(self, profile: dict[str, Any], status: str, has_password: bool, actor: str) -> User:
-        now = self.env.clock.now()
+        now = self.world.clock.now()
         user = User(self.ids.make("00u"), status, profile, now, now,
                     status_changed=now if status != "STAGED" else None,
                     activated=now if status == "ACTIVE" else None,
@@ -214,7 +214,7 @@ class OktaReplica:
         return user
 
     def update_user(self, user: User, profile: dict[str, Any] | None, password: bool, actor: str) -> None:
-        now = self.env.clock.now()
+        now = self.world.clock.now()
         if profile is not None:
             old = user.login
             user.profile = profile
@@ -228,7 +228,7 @@ class OktaReplica:
 
     def set_status(self, user: User, status: str, operation: str, actor: str) -> None:
         before = user.status
-        now = self.env.clock.now()
+        now = self.world.clock.now()
         user.status = status
         user.last_updated = now
         if before != status:
@@ -244,7 +244,7 @@ class OktaReplica:
         self.publish(ev.USER_DELETED, actor, user=user.id, login=user.login)
 
     def create_group(self, name: str, description: str | None, actor: str) -> Group:
-        now = self.env.clock.now()
+        now = self.world.clock.now()
         group = Group(self.ids.make("00g"), name, description, now, now, now)
         self.state.add_group(group)
         self.publish(ev.GROUP_CREATED, actor, group=group.id, name=name)
@@ -253,7 +253,7 @@ class OktaReplica:
     def update_group(self, group: Group, name: str, description: str | None, actor: str) -> None:
         old = group.name
         group.name, group.description = name, description
-        group.last_updated = self.env.clock.now()
+        group.last_updated = self.world.clock.now()
         if old != name:
             self.state.rename_group(group, old)
         self.publish(ev.GROUP_UPDATED, actor, group=group.id, name=name)
@@ -266,7 +266,7 @@ class OktaReplica:
         if user.id in group.members:
             return
         self._join(user, group)
-        group.last_membership_updated = self.env.clock.now()
+        group.last_membership_updated = self.world.clock.now()
         self.publish(ev.GROUP_MEMBER_ADDED, actor, group=group.id, name=group.name, user=user.id, login=user.login)
 
     def remove_member(self, group: Group, user: User, actor: str) -> None:
@@ -274,6 +274,6 @@ class OktaReplica:
             return
         group.members.discard(user.id)
         user.groups.discard(group.id)
-        group.last_membership_updated = self.env.clock.now()
+        group.last_membership_updated = self.world.clock.now()
         self.publish(ev.GROUP_MEMBER_REMOVED, actor, group=group.id, name=group.name, user=user.id,
                      login=user.login)
