@@ -23,7 +23,7 @@ def with_effects() -> Catalog:
     """Slack alone, with its message body standing in as a fault effect."""
     base = slack_only()
     return Catalog(worlds=base.worlds, states=base.states, predicates=base.predicates, actions=base.actions,
-                   effects={"slack.message": catalog().actions["slack.message"]})
+                   effects={"slack.message": catalog().actions["slack.message"]}, planned_tools=base.planned_tools)
 
 
 def scene(folder: Path, text: str) -> Scene:
