@@ -11,7 +11,7 @@ import pytest
 
 from ancha.scene import SceneInvalid, load_scene
 from ancha.world.registry import catalog, registry
-from ancha.world.tools.okta.seed_model import OktaWorld
+from ancha.world.tools.okta.scene_file import OktaWorld
 from conftest import build_env, world_call
 
 GOOD = """\

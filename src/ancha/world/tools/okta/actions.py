@@ -24,7 +24,7 @@ from urllib.parse import quote
 
 from ancha.world.kernel.tool import ToolRequest
 from ancha.world.tools.okta import lifecycle
-from ancha.world.tools.okta.check_bodies import UserAction
+from ancha.world.tools.okta.action_bodies import UserAction
 
 if TYPE_CHECKING:
     from ancha.world.kernel.port import WorldPort

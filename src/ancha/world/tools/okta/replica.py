@@ -22,7 +22,7 @@ from ancha.world.tools.okta import events as ev
 from ancha.world.tools.okta.call import Answer, Call
 from ancha.world.tools.okta.models import Group, IdMaker, OktaState, User
 from ancha.world.tools.okta.router import table
-from ancha.world.tools.okta.seed_model import OktaWorld
+from ancha.world.tools.okta.scene_file import OktaWorld
 
 if TYPE_CHECKING:
     from ancha.world.kernel.port import WorldPort

@@ -7,20 +7,23 @@ are unique (Okta refuses duplicates), and every problem is reported with its pat
 
 from __future__ import annotations
 
-from typing import Annotated, Any, ClassVar
+from typing import Annotated, Any, ClassVar, Literal
 
-from pydantic import ConfigDict, Field, StringConstraints
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
 from ancha.config.validation import Expect, FileModel, join
 from ancha.scene.file_model import RefName
 from ancha.scene.refs import Declared
 from ancha.scene.sections import SectionContext
-from ancha.world.tools.okta.seed_model import STATUSES, OktaWorld, Status
+from ancha.world.tools.okta.pointers import TOOL, GroupPointer
 
-TOOL = "okta"
+Status = Literal["STAGED", "PROVISIONED", "ACTIVE", "RECOVERY", "LOCKED_OUT", "PASSWORD_EXPIRED", "SUSPENDED",
+                 "DEPROVISIONED"]
+STATUSES: tuple[str, ...] = ("STAGED", "PROVISIONED", "ACTIVE", "RECOVERY", "LOCKED_OUT", "PASSWORD_EXPIRED",
+                             "SUSPENDED", "DEPROVISIONED")
+"""Okta's user statuses (the ``UserStatus`` enum of the Management API)."""
 Login = Annotated[str, StringConstraints(min_length=1, max_length=100), Expect("a login such as dana@acme.com")]
 GroupName = Annotated[str, StringConstraints(min_length=1, max_length=255), Expect("a group name such as Engineering")]
-GroupPointer = Annotated[str, Expect("a group ref such as $okta_eng, or a group's name")]
 
 
 class _File(FileModel):
@@ -48,6 +51,44 @@ class GroupFile(_File):
 class OktaFile(_File):
     users: list[UserFile] = Field(default_factory=list)
     groups: list[GroupFile] = Field(default_factory=list)
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+
+class OktaUser(_Model):
+    """A seeded user. ``login`` is Okta's sign-in name (an email by default)."""
+
+    ref: str | None = None
+    login: str
+    email: str | None = None
+    """Default: the login."""
+    first_name: str | None = None
+    last_name: str | None = None
+    status: Status = "ACTIVE"
+    groups: list[str] = Field(default_factory=list)
+    """Group refs (bare) or group names."""
+    person: str | None = None
+
+
+class OktaGroup(_Model):
+    """A seeded group (an ``OKTA_GROUP``; Okta's built-in ``Everyone`` always exists besides)."""
+
+    ref: str | None = None
+    name: str
+    description: str | None = None
+
+
+class OktaWorld(_Model):
+    users: list[OktaUser] = Field(default_factory=list)
+    groups: list[OktaGroup] = Field(default_factory=list)
+
+    @classmethod
+    def parse(cls, seed: OktaWorld | dict[str, Any] | None) -> OktaWorld:
+        if isinstance(seed, OktaWorld):
+            return seed
+        return cls.model_validate(seed or {})
 
 
 def build_world(clean: dict[str, Any], ctx: SectionContext) -> OktaWorld | None:

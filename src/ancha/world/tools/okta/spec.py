@@ -7,8 +7,7 @@ import json
 from ancha.scene.sections import BodyKind, WorldSection
 from ancha.world.kernel.spec import ActionKind, StateKind, ToolSpec
 from ancha.world.kernel.tool import ToolResponse
-from ancha.world.tools.okta import actions, checks
-from ancha.world.tools.okta import check_bodies as bodies
+from ancha.world.tools.okta import action_bodies, actions, check_bodies, checks
 from ancha.world.tools.okta.judge import judge_view
 from ancha.world.tools.okta.replica import OktaReplica
 from ancha.world.tools.okta.scene_file import OktaFile, build_world
@@ -21,20 +20,21 @@ def _body_too_large(limit: int) -> ToolResponse:
     return ToolResponse(413, json.dumps(body).encode(), "application/json; charset=utf-8")
 
 
-TOOL = ToolSpec(
+TOOL: ToolSpec[OktaReplica] = ToolSpec(
     name="okta",
     world=WorldSection("okta", OktaFile, build_world),
     replica=OktaReplica,
     variables=("token",),
     templates=("url", "token", "signing_secret"),
     checks=(
-        StateKind(BodyKind("okta.user", "okta", bodies.UserStateFile, bodies.resolve_user_state,
+        StateKind(BodyKind("okta.user", "okta", check_bodies.UserStateFile, check_bodies.resolve_user_state,
                            "an Okta user's status (status, status_in) or existence (exists), "
-                           "by $ref or login", bodies.SIBLINGS),
+                           "by $ref or login", check_bodies.SIBLINGS),
                   checks.evaluate, checks.EVENTS),
     ),
     actions=(
-        ActionKind(BodyKind("okta.user", "okta", bodies.UserActionFile, bodies.resolve_user_action,
+        ActionKind(BodyKind("okta.user", "okta", action_bodies.UserActionFile,
+                            action_bodies.resolve_user_action,
                             "move an Okta user to a status through its lifecycle operations: {user: $ref or login, "
                             "status}; or {login, email, first_name, last_name, status, groups}, creating the user "
                             "when missing; groups are added"), actions.perform),
