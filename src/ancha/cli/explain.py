@@ -12,8 +12,8 @@ import click
 from ancha.checks.calls import dict_line
 from ancha.console.links import trial_url
 from ancha.results.run_folder import RunFolder, TrialFolder, failed_checks
+from ancha.results.runs_folder import LATEST, RUNS_DIR, RunsFolder
 
-RUNS_DIR = Path(".ancha") / "runs"
 SNIPPET = 70
 _REQUEST_FIELDS = ("channel", "thread_ts", "ts", "name", "users", "text", "title")
 
@@ -36,7 +36,7 @@ class TrialReport:
 
 
 @click.command()
-@click.argument("run", default="latest", required=False)
+@click.argument("run", default=LATEST, required=False)
 @click.option("--runs-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Where runs are kept (default: .ancha/runs in this folder or the nearest parent).")
 def explain(run: str, runs_dir: Path | None) -> None:
@@ -46,36 +46,21 @@ def explain(run: str, runs_dir: Path | None) -> None:
 
 
 def find_run(run: str, runs_dir: Path | None = None) -> Path:
-    """The folder of ``run``: a run id under the runs folder, ``latest`` (a symlink or a
-    file holding the id) or a path to a run folder."""
+    """The folder of ``run``: a run id under the runs folder, ``latest`` (the run ``ancha run``
+    started last) or a path to a run folder."""
     direct = Path(run)
-    if run != "latest" and direct.is_dir() and _looks_like_run(direct):
+    if run != LATEST and direct.is_dir() and RunFolder(direct).is_run():
         return direct
-    runs = runs_dir or _nearest_runs_dir()
-    if runs is None or not runs.is_dir():
-        raise NoRun(f"no runs here: {runs or RUNS_DIR} does not exist (run `ancha run` first, "
+    runs = RunsFolder(runs_dir) if runs_dir is not None else RunsFolder.nearest()
+    if runs is None or not runs.path.is_dir():
+        raise NoRun(f"no runs here: {runs.path if runs else RUNS_DIR} does not exist (run `ancha run` first, "
                     "or pass --runs-dir)")
-    candidate = runs / run
-    if run == "latest" and candidate.is_file() and not candidate.is_symlink():
-        run_id = candidate.read_text().strip()
-        candidate = runs / run_id
-    if not candidate.is_dir():
-        known = sorted(p.name for p in runs.iterdir() if p.is_dir() and p.name != "latest")
+    folder = runs.run(run)
+    if folder is None:
+        known = sorted(runs.run_ids())
         hint = f"; runs: {', '.join(known[-5:])}" if known else "; there are no runs yet"
-        raise NoRun(f"no run {run!r} in {runs}{hint}")
-    return candidate
-
-
-def _looks_like_run(folder: Path) -> bool:
-    return RunFolder(folder).is_run()
-
-
-def _nearest_runs_dir() -> Path | None:
-    here = Path.cwd()
-    for folder in (here, *here.parents):
-        if (folder / RUNS_DIR).is_dir():
-            return folder / RUNS_DIR
-    return None
+        raise NoRun(f"no run {run!r} in {runs.path}{hint}")
+    return folder.path
 
 
 def explain_run(run_dir: Path) -> str:
@@ -136,7 +121,7 @@ def explain_trial(trial: TrialReport) -> list[str]:
             for seq in evidence:
                 entry = trace.get(int(seq))
                 lines.append(f"      {evidence_line(entry) if entry else f'#{seq} (not in trace.jsonl)'}")
-    run_id = Path(trial.folder).resolve().parent.parent.name
+    run_id = TrialFolder(trial.folder).run_id
     lines.append(f"  console: {trial_url(run_id, trial.scene, trial.trial)}  (`ancha ui` serves it)")
     return lines
 
@@ -177,7 +162,7 @@ def _agent_reasons(trial: TrialReport) -> list[str]:
         for key in ("reason", "error", "exit"):
             if agent.get(key):
                 reasons.append(f"{key}: {agent[key]}")
-    note = _last_note(trial.folder / "agent.log")
+    note = _last_note(TrialFolder(trial.folder))
     if note:
         reasons.append(note)
     cut = log_cut(data)
@@ -216,15 +201,8 @@ def state_cut(data: dict[str, Any]) -> str | None:
             f"to state/ (the limit is {max_files:,} files and {max_bytes // 1024 // 1024} MiB)")
 
 
-def _last_note(log: Path) -> str | None:
-    try:
-        with log.open("rb") as f:
-            f.seek(0, 2)
-            size = f.tell()
-            f.seek(max(0, size - 4096))
-            tail = f.read().decode("utf-8", errors="replace")
-    except OSError:
-        return None
+def _last_note(folder: TrialFolder) -> str | None:
+    tail, _ = folder.read_log_tail(4096)
     lines = [line for line in tail.splitlines() if line.strip()]
     if lines and lines[-1].startswith("ancha: "):
         return lines[-1].removeprefix("ancha: ").strip()

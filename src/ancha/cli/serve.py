@@ -9,9 +9,9 @@ from pathlib import Path
 import click
 from starlette.types import ASGIApp
 
-from ancha.cli.explain import RUNS_DIR
 from ancha.console.app import console_app
 from ancha.console.links import PREFIX
+from ancha.results.runs_folder import RUNS_DIR
 from ancha.server.app import SecureListener, create_app
 from ancha.server.connections import ConnectionLimits
 from ancha.server.embedded import free_port, listeners

@@ -8,9 +8,9 @@ from pathlib import Path
 import click
 import uvicorn
 
-from ancha.cli.explain import RUNS_DIR, _nearest_runs_dir
 from ancha.console.app import console_app
 from ancha.console.links import DEFAULT_PORT, PREFIX
+from ancha.results.runs_folder import RUNS_DIR, RunsFolder
 from ancha.server.app import create_app
 
 
@@ -27,7 +27,8 @@ def ui(runs_dir: Path | None, host: str, port: int, open_browser: bool) -> None:
 
     Trials of an `ancha run` going on at the same time show live, with the key that run's
     server keeps for this machine's CLI (or ANCHA_SERVER_KEY)."""
-    runs = runs_dir or _nearest_runs_dir() or Path.cwd() / RUNS_DIR
+    nearest = RunsFolder.nearest()
+    runs = runs_dir or (nearest.path if nearest else Path.cwd() / RUNS_DIR)
     if host not in ("127.0.0.1", "localhost", "::1"):
         raise click.UsageError(f"--host {host} would show your runs to other machines: the console serves "
                                "loopback only (use an SSH tunnel to reach it from elsewhere)")

@@ -31,11 +31,12 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from ancha.console import links
 from ancha.console.headers import SecurityHeaders, raw_file_headers
-from ancha.console.runs import RunsFolder, is_dir, is_folder_name, run_row
+from ancha.console.runs import ConsoleRuns, run_row
 from ancha.console.timeline import build_timeline, format_offset
 from ancha.console.trial_data import TrialCache, TrialData
 from ancha.console.world_diff import SeedUnavailable, diff_worlds, read_world, seed_world
-from ancha.results.run_folder import AGENT_LOG, WORLD, TrialFolder, failed_checks
+from ancha.results.run_folder import AGENT_LOG, TrialFolder, failed_checks
+from ancha.results.runs_folder import LATEST, is_dir, is_folder_name
 from ancha.server.keys import server_key
 from ancha.world.registry import registry
 
@@ -54,7 +55,7 @@ class Console:
     is running on its event loop."""
 
     def __init__(self, runs_dir: Path, server_key: str | None = None) -> None:
-        self.runs = RunsFolder(runs_dir)
+        self.runs = ConsoleRuns(runs_dir)
         self.server_key = server_key
         self.cache = TrialCache()
         self.templates = Environment(loader=PackageLoader("ancha.console", "templates"),
@@ -75,9 +76,9 @@ class Console:
 
     def run_page(self, request: Request) -> Response:
         run_id = request.path_params["run_id"]
-        if run_id == "latest":
-            ids = self.runs.run_ids()
-            return RedirectResponse(links.run_path(ids[0]) if ids else links.PREFIX + "/", 307)
+        if run_id == LATEST:
+            latest = self.runs.run(LATEST)
+            return RedirectResponse(links.run_path(latest.run_id) if latest else links.PREFIX + "/", 307)
         folder = self.runs.run(run_id)
         if folder is None:
             return self.not_found(f"run {run_id}")
@@ -112,8 +113,8 @@ class Console:
         window = _window(data, focus, _int(request.query_params.get("from")))
         timeline = data.derived.get("timeline")
         if timeline is None:
-            timeline = data.derived["timeline"] = build_timeline(data, _small_world(folder.path / WORLD))
-        run_id, scene, trial = folder.path.parent.parent.name, folder.scene, folder.trial
+            timeline = data.derived["timeline"] = build_timeline(data, _small_world(folder.world_path))
+        run_id, scene, trial = folder.run_id, folder.scene, folder.trial
         results = [r for r in data.checks.get("results") or [] if isinstance(r, dict)]
         return self.page(
             "trial.html", run_id=run_id, scene=scene, trial=trial, data=data, checks=data.checks,
@@ -135,17 +136,17 @@ class Console:
         folder = self._trial(request)
         if folder is None:
             return JSONResponse({"error": "no such trial"}, 404)
-        return JSONResponse({"graded": (folder.path / "checks.json").exists(), "live": folder.read_live() is not None})
+        return JSONResponse({"graded": folder.is_graded(), "live": folder.read_live() is not None})
 
     def diff_fragment(self, request: Request) -> Response:
         folder = self._trial(request)
         if folder is None:
             return self.not_found("trial")
         values: dict[str, Any] = {"changes": [], "total": 0, "error": None}
-        summary = self.runs.run(folder.path.parent.parent.name)
+        summary = self.runs.run(folder.run_id)
         scene = _scene_summary(summary.read_summary() if summary else None, folder.scene)
         try:
-            end = read_world((folder.path / WORLD).read_bytes())
+            end = read_world(folder.read_world())
             if scene is None:
                 raise SeedUnavailable("the run's summary.json does not name this scene's file (the run has not "
                                       "finished, or was stopped)")
@@ -156,7 +157,7 @@ class Console:
         except (SeedUnavailable, ValueError) as exc:
             values["error"] = str(exc)
         full = request.query_params.get("fragment") != "1"
-        return self.page("diff.html", full=full, folder=folder, run_id=folder.path.parent.parent.name, **values)
+        return self.page("diff.html", full=full, folder=folder, run_id=folder.run_id, **values)
 
     def agent_log(self, request: Request) -> Response:
         folder = self._trial(request)
@@ -241,14 +242,8 @@ def _scene_summary(summary: dict[str, Any] | None, scene: str) -> dict[str, Any]
 
 
 def _log_tail(folder: TrialFolder) -> dict[str, Any]:
-    try:
-        size = folder.log_path.stat().st_size
-        with folder.log_path.open("rb") as log:
-            log.seek(max(0, size - LOG_TAIL))
-            text = log.read().decode(errors="replace")
-    except OSError:
-        return {"text": "", "cut": False}
-    return {"text": text, "cut": size > LOG_TAIL}
+    text, cut = folder.read_log_tail(LOG_TAIL)
+    return {"text": text, "cut": cut}
 
 
 def _pretty(value: Any) -> str:
@@ -276,7 +271,7 @@ def console_app(runs_dir: Path, server_key: str | None = None, page_key: str | N
         Route(trial + "/calls/{seq}", console.call_fragment),
         Route(trial + "/state", console.trial_state),
         Route(trial + "/diff", console.diff_fragment),
-        Route(trial + "/agent.log", console.agent_log),
+        Route(f"{trial}/{AGENT_LOG}", console.agent_log),
         Route(trial + "/live", console.live),
         Mount("/static", static, name="static"),
     ])

@@ -4,10 +4,10 @@ scene's pass rate across them."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from ancha.results.run_folder import RunFolder, TrialFolder
+from ancha.results.runs_folder import RunsFolder
 
 
 @dataclass
@@ -52,59 +52,14 @@ class RunRow:
         return sum(s.invalid for s in self.scenes)
 
 
-NAME_MAX = 255
-"""The longest file name, in bytes, that Linux and macOS file systems take."""
-
-
-def is_folder_name(name: str) -> bool:
-    """Whether ``name`` (a run id, scene or trial from a URL) can name one folder inside
-    another: at most ``NAME_MAX`` bytes of UTF-8, no NUL or separator, not ``.`` or ``..``.
-    Anything else names no item, whatever is on disk."""
-    if name in ("", ".", "..") or "/" in name or "\\" in name or "\0" in name:
-        return False
-    try:
-        return len(name.encode("utf-8")) <= NAME_MAX
-    except UnicodeEncodeError:  # a lone surrogate: no file has that name
-        return False
-
-
-def is_dir(path: Path) -> bool:
-    """``path.is_dir()``, False for a path the system refuses to look at (too long, NUL)."""
-    try:
-        return path.is_dir()
-    except (OSError, ValueError):
-        return False
-
-
-class RunsFolder:
-    """``.ancha/runs``: the run folders in it (``latest`` is a pointer, not a run)."""
-
-    def __init__(self, path: Path) -> None:
-        self.path = path
-
-    def run(self, run_id: str) -> RunFolder | None:
-        """The run ``run_id`` names; ``latest`` is the newest."""
-        if run_id == "latest":
-            ids = self.run_ids()
-            run_id = ids[0] if ids else ""
-        if run_id == "latest" or not is_folder_name(run_id):
-            return None
-        folder = RunFolder(self.path / run_id)
-        return folder if is_dir(folder.path) else None
-
-    def run_ids(self) -> list[str]:
-        """Newest first: run ids start with their UTC start time."""
-        try:
-            names = [p.name for p in self.path.iterdir() if p.is_dir() and p.name != "latest"]
-        except OSError:
-            return []
-        return sorted(names, reverse=True)
+class ConsoleRuns(RunsFolder):
+    """``.ancha/runs`` as the console lists it: a row per run, a scene across runs."""
 
     def rows(self, limit: int = 200) -> list[RunRow]:
         rows = []
         for run_id in self.run_ids()[:limit]:
             folder = RunFolder(self.path / run_id)
-            if folder.is_run() or any(folder.path.glob("*/*/live.json")):
+            if folder.is_run() or folder.has_running_trials():
                 rows.append(run_row(folder))
         return rows
 
@@ -142,21 +97,23 @@ def _scene_row(data: dict[str, Any], folder: RunFolder) -> SceneRow:
 
 def _scenes_on_disk(folder: RunFolder) -> list[SceneRow]:
     """A run without a summary, from its trial folders: graded ones by verdict, others running."""
+    by_scene: dict[str, list[TrialFolder]] = {}
+    for trial in folder.trials():
+        by_scene.setdefault(trial.scene, []).append(trial)
     rows = []
-    for scene_dir in sorted(p for p in folder.path.iterdir() if p.is_dir()):
+    for scene, trials in sorted(by_scene.items()):
         verdicts = []
-        for trial_dir in sorted((p for p in scene_dir.iterdir() if p.is_dir()), key=lambda p: _number(p.name)):
-            trial = TrialFolder(trial_dir)
-            verdict = "running" if (trial_dir / "live.json").exists() else None
-            if (trial_dir / "checks.json").exists():
+        for trial in sorted(trials, key=lambda t: _number(t.trial)):
+            verdict = "running" if trial.is_running() else None
+            if trial.is_graded():
                 verdict = str(trial.read_checks().get("verdict"))
             if verdict:
-                verdicts.append((trial_dir.name, verdict))
+                verdicts.append((trial.trial, verdict))
         if not verdicts:
             continue
         count = {v: sum(1 for _, x in verdicts if x == v) for v in ("passed", "failed", "invalid")}
         judged = count["passed"] + count["failed"]
-        rows.append(SceneRow(scene_dir.name, len(verdicts), count["passed"], count["failed"], count["invalid"],
+        rows.append(SceneRow(scene, len(verdicts), count["passed"], count["failed"], count["invalid"],
                              count["passed"] / judged if judged else None, None, judged, None, None, None, verdicts))
     return rows
 

@@ -17,7 +17,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from ancha.results.run_folder import CHECKS, RECORDS, TRACE, WORLD, TrialFolder
+from ancha.results.run_folder import TrialFolder
 
 CACHE_SIZE = 16
 
@@ -54,7 +54,7 @@ class TrialData:
 
     @property
     def graded(self) -> bool:
-        return (self.folder.path / CHECKS).exists()
+        return self.folder.is_graded()
 
     def call(self, seq: int) -> Call | None:
         index = seq - 1  # seqs count from 1, in order
@@ -68,7 +68,7 @@ class TrialData:
         if where is None:
             return None
         try:
-            with (self.folder.path / TRACE).open("rb") as trace:
+            with self.folder.trace_path.open("rb") as trace:
                 trace.seek(where[0])
                 line = trace.read(where[1])
             entry = json.loads(line)
@@ -95,7 +95,8 @@ class TrialCache:
         self._lock = threading.Lock()
 
     def load(self, folder: TrialFolder) -> TrialData:
-        stamp = tuple(_mtime(folder.path / name) for name in (CHECKS, TRACE, RECORDS, WORLD))
+        stamp = tuple(_mtime(path) for path in (folder.checks_path, folder.trace_path, folder.records_path,
+                                                folder.world_path))
         with self._lock:
             hit = self._items.get(folder.path)
             if hit is not None and hit[0] == stamp:
@@ -110,9 +111,9 @@ class TrialCache:
 
 
 def read_trial(folder: TrialFolder) -> TrialData:
-    checks = folder.read_checks() if (folder.path / CHECKS).exists() else {"verdict": None, "results": []}
-    calls, offsets = _read_calls(folder.path / TRACE)
-    return TrialData(folder, checks, calls, offsets, _read_records(folder.path / RECORDS))
+    checks = folder.read_checks() if folder.is_graded() else {"verdict": None, "results": []}
+    calls, offsets = _read_calls(folder.trace_path)
+    return TrialData(folder, checks, calls, offsets, _read_records(folder.records_path))
 
 
 _BODIES = b', "request": '

@@ -5,8 +5,9 @@
 ``records.jsonl`` (the people/process records), ``world.json`` (the final state of every
 tool), ``agent.log`` (capped: ``agent_log.py``), ``models.jsonl`` (every model call through the
 model gateway, with its tokens and cost) and the agent's ``state/`` folder. ``ancha run`` writes them;
-``explain``, ``report`` and later the console and CI reports read them through here, so
-the format lives in one module.
+``explain``, ``report``, ``diff``, the console and the CI reports read them through here, so
+the format lives in one module (the runs folder around them, ``latest`` included, is
+``runs_folder.py``'s).
 """
 
 from __future__ import annotations
@@ -43,8 +44,38 @@ class TrialFolder:
         return self.path.name
 
     @property
+    def run_id(self) -> str:
+        return self.path.resolve().parent.parent.name
+
+    @property
     def log_path(self) -> Path:
         return self.path / AGENT_LOG
+
+    @property
+    def checks_path(self) -> Path:
+        return self.path / CHECKS
+
+    @property
+    def trace_path(self) -> Path:
+        """``trace.jsonl``, which the runner streams in from the server (and readers page through)."""
+        return self.path / TRACE
+
+    @property
+    def records_path(self) -> Path:
+        return self.path / RECORDS
+
+    @property
+    def world_path(self) -> Path:
+        """``world.json``, which the runner streams in from the server."""
+        return self.path / WORLD
+
+    def is_graded(self) -> bool:
+        """Whether the trial has its ``checks.json``."""
+        return self.checks_path.exists()
+
+    def is_running(self) -> bool:
+        """Whether the trial is under way (its ``live.json`` is there)."""
+        return (self.path / LIVE).exists()
 
     @property
     def state_dir(self) -> Path:
@@ -167,6 +198,21 @@ class TrialFolder:
         except OSError:
             return ""
 
+    def read_log_tail(self, limit: int) -> tuple[str, bool]:
+        """The last ``limit`` bytes of ``agent.log`` as text, and whether the log is longer
+        (an empty tail when there is no log)."""
+        try:
+            with self.log_path.open("rb") as log:
+                size = log.seek(0, 2)
+                log.seek(max(0, size - limit))
+                return log.read().decode(errors="replace"), size > limit
+        except OSError:
+            return "", False
+
+    def read_world(self) -> bytes:
+        """``world.json``'s bytes; ``OSError`` when the trial has none (never started, not graded yet)."""
+        return self.world_path.read_bytes()
+
 
 class RunFolder:
     """``.ancha/runs/RUN_ID/``."""
@@ -189,6 +235,15 @@ class RunFolder:
             if part in ("", ".", "..") or "/" in part or "\\" in part or "\0" in part:
                 raise ValueError(f"not a name for a folder in the run folder: {part!r}")
         return TrialFolder(self.path / scene / str(trial))
+
+    def trials(self) -> list[TrialFolder]:
+        """Every trial folder, graded or not, by scene then trial number."""
+        folders = [TrialFolder(p) for p in self.path.glob("*/*") if p.is_dir()]
+        return sorted(folders, key=lambda t: (t.scene, int(t.trial) if t.trial.isdigit() else 0, t.trial))
+
+    def has_running_trials(self) -> bool:
+        """Whether a trial of the run is under way (a run without its summary yet)."""
+        return any(self.path.glob(f"*/*/{LIVE}"))
 
     def graded_trials(self) -> list[TrialFolder]:
         """Every trial with a ``checks.json``, by scene then trial number."""

@@ -18,6 +18,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from ancha.config.model import AnchaConfig
 from ancha.errors import AnchaUserError, RunFailed
 from ancha.results.run_folder import RunFolder
+from ancha.results.runs_folder import RunsFolder
 from ancha.runner.agents.container import ContainerExecution, container_refusal
 from ancha.runner.agents.container_leftovers import clean_after_dead_runs, forget_container_run
 from ancha.runner.gateway import ModelGateway
@@ -95,8 +96,8 @@ async def run_scenes(config: AnchaConfig, scenes: list[Scene], *, inherit_env: b
         containers = ContainerExecution.prepare(config, [s.path for s in scenes])
     root = config.root
     run_id = new_run_id()
-    runs = root / ".ancha" / "runs"
-    run_dir = runs / run_id
+    runs = RunsFolder.of_project(root)
+    run_dir = runs.path / run_id
     started_at = datetime.now(UTC)
     t0 = time.perf_counter()
 
@@ -111,8 +112,7 @@ async def run_scenes(config: AnchaConfig, scenes: list[Scene], *, inherit_env: b
         if gateway is not None:
             gateway.stop()
         raise
-    run_dir.mkdir(parents=True, exist_ok=True)
-    _point_latest(runs, run_id)
+    runs.new_run(run_id)
     interrupted = False
     try:
         interrupted = await _run_all(executor, run_dir, scenes, summaries, console, progress, retry_invalid)
@@ -204,16 +204,6 @@ def _exit_code(summaries: list[SceneSummary], interrupted: bool) -> int:
     if outcomes and all(o.verdict == "invalid" and o.never_started for o in outcomes):
         return EXIT_NOT_CARRIED_OUT
     return EXIT_PASSED if all(s.gate_met for s in summaries) else EXIT_GATE_FAILED
-
-
-def _point_latest(runs: Path, run_id: str) -> None:
-    latest = runs / "latest"
-    try:
-        if latest.is_symlink() or latest.exists():
-            latest.unlink()
-        latest.symlink_to(run_id, target_is_directory=True)
-    except OSError:  # no symlinks here (some file systems): a file naming the run does the job
-        latest.write_text(run_id + "\n")
 
 
 def _config_record(config: AnchaConfig) -> dict[str, Any]:

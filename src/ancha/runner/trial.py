@@ -25,7 +25,7 @@ from ancha.checks.judge import (
 from ancha.checks.results import CheckResult, trial_verdict
 from ancha.config.model import AnchaConfig
 from ancha.config.templates import render
-from ancha.results.run_folder import TRACE, WORLD, RunFolder, TrialFolder
+from ancha.results.run_folder import RunFolder, TrialFolder
 from ancha.runner.agents.command import NOT_STARTED_CODES, AgentNotStarted, CommandAgent, LogSink
 from ancha.runner.agents.container import ContainerAgent, ContainerExecution
 from ancha.runner.agents.container_network import Endpoint, rewrite_url
@@ -312,9 +312,9 @@ class TrialRunner:
     async def _grade(self, scene: Scene, context: dict[str, Any], trial_dir: Path, outcome: TrialOutcome) -> None:
         graded = await self.control.grade(context["env_id"], teardown=False, trace=False, state=False)
         folder = TrialFolder(trial_dir)
-        trace_path = folder.path / TRACE
+        trace_path = folder.trace_path
         saved = await asyncio.gather(self.control.save_trace(context["env_id"], trace_path),
-                                     self.control.save_state(context["env_id"], folder.path / WORLD),
+                                     self.control.save_state(context["env_id"], folder.world_path),
                                      return_exceptions=True)  # both finish before the world can go
         for failure in saved:
             if isinstance(failure, BaseException):
@@ -324,7 +324,7 @@ class TrialRunner:
             self._ending(graded, outcome)
             folder.write_records(graded["records"])
             try:
-                results = await self._judge(scene, context, trace_path, folder.path / WORLD, graded["results"])
+                results = await self._judge(scene, context, trace_path, folder.world_path, graded["results"])
             except JudgeUnavailable as exc:
                 outcome.verdict, outcome.reason = "invalid", f"a judge check could not be graded: {exc}"
                 by_id = {r.id: r.to_dict() for r in exc.results}
