@@ -10,13 +10,14 @@ import click
 
 from ancha.cli.explain import find_run
 from ancha.results.run_diff import diff_runs, render_diff
+from ancha.results.runs_folder import LATEST
 
 EXIT_REGRESSED = 1
 
 
 @click.command()
 @click.argument("run_a")
-@click.argument("run_b", default="latest", required=False)
+@click.argument("run_b", default=LATEST, required=False)
 @click.option("--runs-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Where runs are kept (default: .ancha/runs in this folder or the nearest parent).")
 def diff(run_a: str, run_b: str, runs_dir: Path | None) -> None:

@@ -11,6 +11,7 @@ import click
 from agentos_sdk import AgentOS, AgentOSError
 from ancha.cli.explain import find_run
 from ancha.results.run_folder import RunFolder
+from ancha.results.runs_folder import LATEST
 
 
 def evaluation_results(run_dir: Path) -> list[dict[str, Any]]:
@@ -31,7 +32,7 @@ def evaluation_results(run_dir: Path) -> list[dict[str, Any]]:
 
 
 @click.command()
-@click.argument("run", default="latest", required=False)
+@click.argument("run", default=LATEST, required=False)
 @click.option("--workflow", required=True, help="AgentOS workflow (id or exact name) the agent under test is.")
 @click.option("--url", envvar=["AGENTOS_BASE_URL", "AGENTOS_URL"], default="http://localhost:8000", show_default=True,
               help="AgentOS server (AGENTOS_BASE_URL, as the SDKs read it; AGENTOS_URL also works).")
