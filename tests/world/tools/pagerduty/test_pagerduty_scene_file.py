@@ -10,7 +10,7 @@ import pytest
 from ancha.scene import SceneInvalid, load_scene
 from ancha.scene.model import Scene
 from ancha.world.registry import catalog
-from ancha.world.tools.pagerduty.seed_model import PagerDutyWorld
+from ancha.world.tools.pagerduty.scene_file import PagerDutyFile
 
 GOOD = """\
 name: paged
@@ -69,7 +69,7 @@ def _problems(tmp_path: Path, text: str) -> list[str]:
 
 def test_pagerduty_seed__refs_durations_and_times_resolved(tmp_path: Path) -> None:
     scene = _load(tmp_path, GOOD)
-    seed = scene.seed("pagerduty", PagerDutyWorld)
+    seed = scene.seed("pagerduty", PagerDutyFile)
     assert seed is not None
     assert seed.schedules[0].layers[0].users == ["pd_laura", "pd_ben"]
     assert seed.schedules[0].layers[0].rotation == 7 * 86400

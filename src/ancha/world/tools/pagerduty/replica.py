@@ -23,8 +23,8 @@ from ancha.world.tools.pagerduty.lifecycle import IncidentDesk
 from ancha.world.tools.pagerduty.models import PagerDutyState, User
 from ancha.world.tools.pagerduty.router import Route, Router
 from ancha.world.tools.pagerduty.routes import load_all
+from ancha.world.tools.pagerduty.scene_file import PagerDutyFile
 from ancha.world.tools.pagerduty.seed import seed_state
-from ancha.world.tools.pagerduty.seed_model import PagerDutyWorld
 
 JSON = "application/json; charset=utf-8"
 EVENTS_PATHS = ("/v2/enqueue", "/v2/change/enqueue")
@@ -51,12 +51,12 @@ class PagerDutyReplica:
 
     name = "pagerduty"
 
-    def __init__(self, world: WorldPort, seed: PagerDutyWorld | dict[str, Any] | None) -> None:
+    def __init__(self, world: WorldPort, seed: PagerDutyFile | dict[str, Any] | None) -> None:
         self.world = world
         shared = getattr(world.scene, "seed", None)
         if isinstance(seed, dict) and callable(shared):
-            seed = shared("pagerduty", PagerDutyWorld)  # parsed once per scene, shared by its trials
-        self.seed = PagerDutyWorld.parse(seed)
+            seed = shared("pagerduty", PagerDutyFile)  # parsed once per scene, shared by its trials
+        self.seed = PagerDutyFile.parse(seed)
         self.base_url = f"http://127.0.0.1/envs/{world.id}/pagerduty"
         self.state = PagerDutyState()
         self.desk = IncidentDesk(world, self.state, lambda: self.base_url)

@@ -1,31 +1,74 @@
-"""``world.pagerduty`` as written in a scene file, and how it becomes ``PagerDutyWorld``.
+"""``world.pagerduty``: one model, as a scene file writes it and as it resolves.
 
 Refs: ``agent.ref`` and ``users[].ref`` declare users (kind ``user``), ``schedules[].ref``
 schedules, ``escalation_policies[].ref`` escalation policies, ``services[].ref``
 services and ``incidents[].ref`` incidents. Layer users and incident assignees are user
 refs; rule targets are user or schedule refs. Durations (``rotation: 1w``, ``delay:
 15m``) take weeks too; seed times are ISO or offsets from clock.start.
+
+``build_world`` resolves the written section in place: refs made bare (``pd_laura``),
+times absolute UTC datetimes, durations seconds, defaults filled; the same classes then
+validate the resolved data, and the replica is built from them. A field written one way
+and kept another (a duration, a time) says so with ``Written``. The agent's own account
+(``agent``) always exists; its e-mail is ``{{pagerduty.from_email}}``.
 """
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Annotated, Any, ClassVar, Literal
 
-from pydantic import ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, GetCoreSchemaHandler, GetJsonSchemaHandler, ValidationError
+from pydantic.json_schema import JsonSchemaValue, SkipJsonSchema
+from pydantic_core import CoreSchema, core_schema
 
-from ancha.config.validation import Expect, FileModel, join
+from ancha.config.validation import Expect, FileModel, describe, join
 from ancha.durations import parse_duration
 from ancha.scene.file_model import Ref, RefName, Time
 from ancha.scene.refs import Declared
 from ancha.scene.sections import SectionContext
 from ancha.scene.sources import parse_time
-from ancha.world.tools.pagerduty.seed_model import PagerDutyWorld
 
 TOOL = "pagerduty"
 WEEK = 7 * 86400.0
+
+
+@dataclass(frozen=True, slots=True)
+class Written(Expect):
+    """Annotated marker: the field is written in a file as ``form`` and kept resolved as
+    its own type (``1w`` kept as 604800.0 seconds).
+
+    The file walker validates strictly, so it checks the written form (and describes it,
+    as an ``Expect``); the resolved seed is validated laxly, so as the field's own type;
+    ``ancha schema scene`` shows the written form.
+    """
+
+    form: Any = None
+
+    def __get_pydantic_core_schema__(self, source: Any, handler: GetCoreSchemaHandler) -> CoreSchema:
+        resolved = handler(source)
+        return core_schema.lax_or_strict_schema(
+            lax_schema=resolved, strict_schema=handler.generate_schema(self.form),
+            # dumped as resolved (a lax-or-strict schema otherwise dumps by its strict side)
+            serialization=core_schema.plain_serializer_function_ser_schema(lambda value: value,
+                                                                            return_schema=resolved))
+
+    def __get_pydantic_json_schema__(self, schema: CoreSchema, handler: GetJsonSchemaHandler) -> JsonSchemaValue:
+        return handler(schema["strict_schema"])  # type: ignore[typeddict-item]
+
+
+def written(form: Any) -> Written:
+    """The ``Written`` marker of ``form``, described as ``form`` is in problems."""
+    return Written(describe(form, []), form)
+
+
 Duration = Annotated[str, Expect("a duration such as 15m, 12h or 1w")]
+Seconds = Annotated[float, written(Duration)]
+"""Written as a duration (``15m``, ``1w``), kept as seconds."""
+TimeOrNone = Annotated[datetime | None, written(Time | None)]
+"""Written as an ISO time or an offset from clock.start (``-3d``), kept as a UTC datetime."""
 UserRef = Annotated[str, Expect("a user ref such as $pd_laura")]
 
 
@@ -58,12 +101,18 @@ class UserFile(_File):
     role: Literal["admin", "limited_user", "observer", "owner", "read_only_user", "restricted_access",
                   "read_only_limited_user", "user"] = "user"
     time_zone: str = "Etc/UTC"
+    person: SkipJsonSchema[str | None] = Field(default=None, exclude=True)
+    """A seed built by hand may link a person here; a file links the user from its person
+    (``people.<p>.accounts.pagerduty``), which wins."""
 
 
 class LayerFile(_File):
     users: list[UserRef]
-    rotation: Duration = "1w"
-    start: Time | None = None
+    """User refs, in turn order."""
+    rotation: Seconds = Field(default=WEEK, json_schema_extra={"default": "1w"})
+    """How long each user is on call before the next one takes over."""
+    start: TimeOrNone = None
+    """When the rotation starts (the first user's first shift); None: a week before clock.start."""
 
 
 class ScheduleFile(_File):
@@ -72,11 +121,14 @@ class ScheduleFile(_File):
     time_zone: str = "Etc/UTC"
     description: str | None = None
     layers: list[LayerFile] = Field(default_factory=list)
+    """Later layers take precedence where they have someone on call (PagerDuty's layer order)."""
 
 
 class RuleFile(_File):
-    delay: Duration = "30m"
+    delay: Seconds = Field(default=1800.0, json_schema_extra={"default": "30m"})
+    """How long an unacknowledged incident waits before it escalates past this rule."""
     targets: list[Annotated[str, Expect("a user or schedule ref such as $pd_primary")]]
+    """User or schedule refs."""
 
 
 class PolicyFile(_File):
@@ -92,6 +144,7 @@ class ServiceFile(_File):
     name: str
     description: str | None = None
     escalation_policy: Ref | None = None
+    """Escalation policy ref; None: the first policy of the seed."""
     integration_key: Annotated[str, Expect("nothing: integration keys are made per environment")] | None = None
     """Refused with a hint (keys are per environment); kept so that the problem says why."""
 
@@ -99,7 +152,8 @@ class ServiceFile(_File):
 class NoteFile(_File):
     content: str
     from_: UserRef | None = Field(default=None, alias="from")
-    at: Time | None = None
+    """User ref; None: the first assignee, else the agent."""
+    at: TimeOrNone = None
 
 
 class IncidentFile(_File):
@@ -109,19 +163,34 @@ class IncidentFile(_File):
     urgency: Literal["high", "low"] = "high"
     status: Literal["triggered", "acknowledged", "resolved"] = "triggered"
     assigned_to: list[UserRef] | None = None
-    at: Time | None = None
+    """User refs; None: whoever the service's policy pages first at ``at``."""
+    at: TimeOrNone = None
+    """None: seeded incidents are spaced an hour apart before clock.start, in order."""
     notes: list[NoteFile | str] = Field(default_factory=list)
+    """A file may write a note as its text alone; resolved, every note is a ``NoteFile``."""
     incident_key: str | None = None
     priority: Literal["P1", "P2", "P3", "P4", "P5"] | None = None
 
 
 class PagerDutyFile(_File):
+    # the whole section; every list is optional (no docstring: it would show in ``ancha schema scene``)
     agent: AgentFile = Field(default_factory=AgentFile)
     users: list[UserFile] = Field(default_factory=list)
     schedules: list[ScheduleFile] = Field(default_factory=list)
     escalation_policies: list[PolicyFile] = Field(default_factory=list)
     services: list[ServiceFile] = Field(default_factory=list)
     incidents: list[IncidentFile] = Field(default_factory=list)
+
+    @classmethod
+    def parse(cls, seed: PagerDutyFile | dict[str, Any] | None) -> PagerDutyFile:
+        """The resolved seed a replica is built from (none: an empty account)."""
+        if seed is None:
+            return cls()
+        if isinstance(seed, PagerDutyFile):
+            return seed
+        if isinstance(seed, BaseModel):
+            return cls.model_validate(seed.model_dump(mode="json", by_alias=True))
+        return cls.model_validate(seed)
 
 
 # --- resolving -------------------------------------------------------------------------
@@ -170,8 +239,8 @@ def _items(clean: dict[str, Any], field: str) -> list[tuple[int, dict[str, Any]]
     return [(i, item) for i, item in enumerate(clean.get(field) or []) if isinstance(item, dict)]
 
 
-def build_world(clean: dict[str, Any], ctx: SectionContext) -> PagerDutyWorld | None:
-    """``world.pagerduty``: declare every ref, then resolve refs, times and durations."""
+def build_world(clean: dict[str, Any], ctx: SectionContext) -> PagerDutyFile | None:
+    """``world.pagerduty``: declare every ref, then resolve refs, times and durations in place."""
     run = _Resolution(ctx)
     base = ctx.path
     agent = clean.get("agent") or {}
@@ -257,7 +326,7 @@ def build_world(clean: dict[str, Any], ctx: SectionContext) -> PagerDutyWorld | 
     world = {"agent": agent, "users": users, "schedules": schedules, "escalation_policies": policies,
              "services": services, "incidents": incidents}
     try:
-        return PagerDutyWorld.model_validate(world)
+        return PagerDutyFile.model_validate(world)
     except ValidationError as exc:
         error = exc.errors()[0]
         where = join(base, ".".join(str(p) for p in error["loc"]))

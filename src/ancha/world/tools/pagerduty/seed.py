@@ -29,14 +29,14 @@ from ancha.world.tools.pagerduty.models import (
     Service,
     User,
 )
-from ancha.world.tools.pagerduty.seed_model import PagerDutyWorld
+from ancha.world.tools.pagerduty.scene_file import NoteFile, PagerDutyFile
 
 SPACING_S = 3600
 PRIORITIES = (("P1", "Critical: whole service down"), ("P2", "High: a major feature is broken"),
               ("P3", "Moderate: degraded"), ("P4", "Low: minor impact"), ("P5", "Informational"))
 
 
-def seed_state(world: WorldPort, seed: PagerDutyWorld, desk: IncidentDesk) -> tuple[PagerDutyState, User]:
+def seed_state(world: WorldPort, seed: PagerDutyFile, desk: IncidentDesk) -> tuple[PagerDutyState, User]:
     """The account and the agent's own user."""
     state = desk.state
     start = world.clock.start
@@ -96,7 +96,7 @@ def seed_state(world: WorldPort, seed: PagerDutyWorld, desk: IncidentDesk) -> tu
     return state, agent
 
 
-def _seed_incidents(world: WorldPort, seed: PagerDutyWorld, desk: IncidentDesk, state: PagerDutyState,
+def _seed_incidents(world: WorldPort, seed: PagerDutyFile, desk: IncidentDesk, state: PagerDutyState,
                     users: dict[str, User], services: dict[str, Service], agent: User) -> None:
     start = world.clock.start
     undated = sum(1 for i in seed.incidents if i.at is None)
@@ -126,7 +126,8 @@ def _seed_incidents(world: WorldPort, seed: PagerDutyWorld, desk: IncidentDesk, 
             incident.acknowledgements = [(who, at)] if seeded.status == "acknowledged" else []
             if seeded.status == "resolved":
                 incident.resolved_at = at
-        for note in seeded.notes:
+        for written in seeded.notes:
+            note = NoteFile(content=written) if isinstance(written, str) else written
             author = users.get(note.from_ or "") or (assignees[0] if assignees else agent)
             incident.notes.append(Note(desk.new_id("P", 14), note.content, author,
                                        note.at.timestamp() if note.at else at, seeded=True, actor="seed"))
