@@ -10,7 +10,7 @@ import pytest
 
 from ancha.scene import SceneInvalid, load_scene
 from ancha.world.registry import catalog
-from ancha.world.tools.datadog.seed_model import DatadogWorld
+from ancha.world.tools.datadog.scene_file import DatadogFile
 
 GOOD = """\
 name: dd
@@ -64,7 +64,7 @@ def _write(tmp_path: Path, text: str, lines: list[str] | None = None) -> Path:
 
 def test_datadog_seed__refs_times_logs_file_and_bodies(tmp_path: Path) -> None:
     scene = load_scene(_write(tmp_path, GOOD), catalog())
-    seed = scene.seed("datadog", DatadogWorld)
+    seed = scene.seed("datadog", DatadogFile)
     assert seed is not None
     assert seed.downtimes[0].monitor == "datadog_orders" and seed.downtimes[0].start == START - 300
     assert seed.downtimes[1].monitor_tags == ["*"] and seed.downtimes[1].monitor is None

@@ -20,7 +20,7 @@ from ancha.world.tools.datadog.logs import LogStore, log_id
 from ancha.world.tools.datadog.metrics import Metric, MetricStore, Override
 from ancha.world.tools.datadog.monitors import Monitor, Transition, default_options
 from ancha.world.tools.datadog.records import Dashboard, Event
-from ancha.world.tools.datadog.seed_model import DatadogWorld
+from ancha.world.tools.datadog.scene_file import DatadogFile
 
 TITLE_PREFIX = {"Alert": "Triggered", "Warn": "Warn", "No Data": "No Data", "OK": "Recovered"}
 ALERT_TYPE = {"Alert": "error", "Warn": "warning", "No Data": "warning", "OK": "success"}
@@ -30,7 +30,7 @@ MAX_ONE_SHOTS = 200
 class DatadogState:
     """Everything one trial's Datadog holds; ``world`` gives it the clock, the bus and ids."""
 
-    def __init__(self, world: WorldPort, seed: DatadogWorld) -> None:
+    def __init__(self, world: WorldPort, seed: DatadogFile) -> None:
         self.world = world
         self.monitors: dict[int, Monitor] = {}
         self.downtimes: dict[str, Downtime] = {}
@@ -73,13 +73,13 @@ class DatadogState:
 
     # --- seeding ----------------------------------------------------------------------------
 
-    def _seed(self, seed: DatadogWorld) -> None:
+    def _seed(self, seed: DatadogFile) -> None:
         world = self.world
         start = world.clock.start
         for name, metric_seed in seed.metrics.items():
             metric = self.metrics.ensure(name)
             metric.baseline, metric.noise = metric_seed.baseline, metric_seed.noise
-            for at, value in metric_seed.points:
+            for at, value in metric_seed.points or []:
                 metric.add_point(at, value)
                 if at > start:
                     self._evaluate_at(at + 1, f"seeded point of {name}")
@@ -101,7 +101,8 @@ class DatadogState:
             monitor_id = int(world.ref_id(downtime_seed.monitor, "monitor")) if downtime_seed.monitor else None
             downtime = Downtime(id=self.new_downtime_id(), scope=downtime_seed.scope, start=downtime_seed.start or start - 60,
                                 end=downtime_seed.end, created=start - 60, modified=start - 60, monitor_id=monitor_id,
-                                monitor_tags=list(downtime_seed.monitor_tags), message=downtime_seed.message, seeded=True)
+                                monitor_tags=list(downtime_seed.monitor_tags or []), message=downtime_seed.message,
+                                seeded=True)
             self.downtimes[downtime.id] = downtime
         for dashboard_seed in seed.dashboards:
             dashboard = Dashboard(id=self.new_dashboard_id(), title=dashboard_seed.title, created=start - 86400,

@@ -29,7 +29,7 @@ from ancha.world.tools.datadog.call import Call
 from ancha.world.tools.datadog.errors import ApiError, forbidden, not_found, not_implemented
 from ancha.world.tools.datadog.models import DatadogState
 from ancha.world.tools.datadog.router import Route, Table, registered
-from ancha.world.tools.datadog.seed_model import DatadogWorld
+from ancha.world.tools.datadog.scene_file import DatadogFile
 
 JSON = "application/json"
 _dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
@@ -65,13 +65,13 @@ class DatadogReplica:
 
     name = "datadog"
 
-    def __init__(self, world: WorldPort, seed: DatadogWorld | dict[str, Any] | None) -> None:
+    def __init__(self, world: WorldPort, seed: DatadogFile | dict[str, Any] | None) -> None:
         self.world = world
         shared = getattr(world.scene, "seed", None)
         if isinstance(seed, dict) and callable(shared):
             # Parsed (and its logs indexed) once per scene, shared by its trials.
-            seed = shared("datadog", DatadogWorld)
-        self.seed = DatadogWorld.parse(seed)
+            seed = shared("datadog", DatadogFile)
+        self.seed = DatadogFile.parse(seed)
         self.state = DatadogState(world, self.seed)
         # Random, not from the trial's RNG: a key must never work in another environment.
         self.api_key = secrets.token_hex(16)

@@ -1,4 +1,11 @@
-"""``world.datadog`` as written in a scene file, and how it becomes ``DatadogWorld``.
+"""``world.datadog``: its models, and how the section as written in a scene file resolves.
+
+One set of models serves both: the file walker checks a scene file against them, and
+``build_world`` rewrites the written data (refs bare, times as epoch seconds, defaults
+filled) and validates the same classes from it. The resolved ``DatadogFile`` is parsed once
+per scene (``Scene.seed``) and shared by its trials, which never change it: the seeded
+logs' search index is built once on it (``log_index``) for the same reason. A field whose
+written and resolved values differ says so with a marker of ``field_forms``.
 
 Refs: ``monitors[].ref`` (kind ``monitor``), ``dashboards[].ref`` (``dashboard``),
 ``events[].ref`` (``event``), ``logs[].ref`` (``log``, also in ``logs_file``). Seed times
@@ -14,9 +21,9 @@ import re
 from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, cast, get_args
 
-from pydantic import ConfigDict, Field, ValidationError
+from pydantic import ConfigDict, Field, PrivateAttr, ValidationError
 
 from ancha.config.validation import Expect, FileModel, join
 from ancha.scene.file_model import Ref, RefName, Time
@@ -24,7 +31,8 @@ from ancha.scene.folder import SceneFileRefused, json_lines
 from ancha.scene.refs import Declared
 from ancha.scene.sections import SectionContext
 from ancha.scene.sources import Source, parse_time
-from ancha.world.tools.datadog.seed_model import DatadogWorld
+from ancha.world.tools.datadog.field_forms import Resolved, Written
+from ancha.world.tools.datadog.logs import SeededLogs
 
 TOOL = "datadog"
 LOG_STATUSES = ("emergency", "alert", "critical", "error", "warn", "warning", "notice", "info", "debug", "ok")
@@ -33,6 +41,11 @@ MONITOR_TYPES = ("metric alert", "query alert", "service check", "event alert", 
                  "process alert", "trace-analytics alert", "slo alert", "event-v2 alert", "rum alert")
 _REF = re.compile(r"^[A-Za-z0-9_]+$")
 TIME_HINT = "write an ISO time, or -3d for three days before clock.start"
+
+_TIME_EXPECTED = next(m for m in get_args(Time)[1:] if isinstance(m, Expect))
+Seconds = Annotated[float | None, Written(Time | None), _TIME_EXPECTED]
+"""A seed time: written as ``Time`` (ISO, or an offset from clock.start), resolved to epoch seconds;
+a problem with one reads as one with a ``Time``."""
 
 
 class _File(FileModel):
@@ -52,11 +65,13 @@ class MonitorFile(_File):
 
 class DowntimeFile(_File):
     monitor: Ref | None = Field(default=None, description="the one monitor it silences")
+    """Resolved: the bare monitor ref; None when ``monitor_tags`` decides."""
     monitor_tags: list[str] | None = Field(default=None, description='monitors with all these tags; ["*"]: all')
+    """Resolved: always a list (empty with ``monitor``)."""
     scope: str = "*"
     message: str = ""
-    start: Time | None = None
-    end: Time | None = None
+    start: Seconds = None
+    end: Seconds = None
 
 
 class DashboardFile(_File):
@@ -72,7 +87,7 @@ class EventFile(_File):
     title: str
     text: str = ""
     tags: list[str] = Field(default_factory=list)
-    at: Time | None = None
+    at: Seconds = None
     alert_type: Literal["error", "warning", "info", "success", "user_update", "recommendation", "snapshot"] = "info"
     priority: Literal["normal", "low"] = "normal"
     host: str | None = None
@@ -94,7 +109,8 @@ Point = Annotated[list[Any], Expect("[at, value], e.g. [-10m, 120]")]
 
 
 class MetricFile(_File):
-    points: list[Point] | None = None
+    points: Annotated[list[Point] | None, Resolved(list[tuple[float, float]] | None)] = None
+    """Resolved: ``(at, value)`` in epoch seconds, sorted by time (empty with ``baseline``)."""
     baseline: float | None = None
     noise: Annotated[float, Field(ge=0)] = 0.0
 
@@ -104,9 +120,29 @@ class DatadogFile(_File):
     downtimes: list[DowntimeFile] = Field(default_factory=list)
     dashboards: list[DashboardFile] = Field(default_factory=list)
     events: list[EventFile] = Field(default_factory=list)
-    logs: list[LogFile] = Field(default_factory=list)
+    logs: Annotated[list[LogFile], Resolved(list[dict[str, Any]])] = Field(default_factory=list)
+    """Resolved: ``logs`` and then those of ``logs_file``, each a plain dict ``{service, status,
+    message, at (epoch s), attributes, tags, host?, ref?}`` (checked when the scene was loaded),
+    so that 100,000 lines parse fast."""
     logs_file: str | None = Field(default=None, description="a JSONL file beside the scene, one log per line")
+    """Resolved: None (its lines are in ``logs``)."""
     metrics: dict[str, MetricFile] = Field(default_factory=dict)
+
+    _log_index: SeededLogs | None = PrivateAttr(default=None)
+
+    @classmethod
+    def parse(cls, seed: DatadogFile | dict[str, Any] | None) -> DatadogFile:
+        """The resolved seed (JSON, or already parsed)."""
+        if isinstance(seed, DatadogFile):
+            return seed
+        return cls.model_validate(seed or {})
+
+    def log_index(self) -> SeededLogs:
+        """The seeded logs' search index, built once and shared."""
+        if self._log_index is None:
+            # Resolved, ``logs`` holds plain dicts (see the field), not LogFile models.
+            self._log_index = SeededLogs(cast("list[dict[str, Any]]", self.logs))
+        return self._log_index
 
 
 # --- resolving -------------------------------------------------------------------------
@@ -134,7 +170,7 @@ class _Resolution:
             return None
 
 
-def build_world(clean: dict[str, Any], ctx: SectionContext) -> DatadogWorld | None:
+def build_world(clean: dict[str, Any], ctx: SectionContext) -> DatadogFile | None:
     """``world.datadog``: declare every ref, read ``logs_file``, resolve monitor refs and times."""
     run = _Resolution(ctx)
     base = ctx.path
@@ -161,7 +197,7 @@ def build_world(clean: dict[str, Any], ctx: SectionContext) -> DatadogWorld | No
     if not run.ok:
         return None
     try:
-        return DatadogWorld.model_validate(world)
+        return DatadogFile.model_validate(world)
     except ValidationError as exc:
         error = exc.errors()[0]
         where = join(base, ".".join(str(p) for p in error["loc"]))
