@@ -11,7 +11,7 @@ from ancha.errors import Problem
 from ancha.scene import Scene, SceneInvalid, load_scene
 from ancha.scene.sections import Catalog
 from ancha.world.registry import catalog
-from ancha.world.tools.slack.scene_models import SlackWorld
+from ancha.world.tools.slack.scene_file import SlackWorld
 
 SLACK = """\
 world:

@@ -6,7 +6,7 @@ import pytest
 
 from ancha.world.tools.slack import coverage
 from ancha.world.tools.slack.methods_ledger import LEDGER
-from ancha.world.tools.slack.routes import PARTIAL, ROUTES
+from ancha.world.tools.slack.router import PARTIAL, ROUTES
 
 
 @pytest.fixture(scope="module")

@@ -16,8 +16,7 @@ from tests.scene.scene_files import SLACK, problems_of, scene_of, slack_seed
 
 from ancha.config.validation import INVALID, Walker
 from ancha.scene.model import Scene
-from ancha.world.tools.slack.scene import _well_formed
-from ancha.world.tools.slack.scene_models import SlackMessageFile
+from ancha.world.tools.slack.scene_file import SlackMessageFile, _well_formed
 
 KEYS = ["ref", "channel", "from", "text", "at", "thread_of", "reactions", "files", "from_", "bogus", "Ref"]
 SCALARS = st.one_of(st.none(), st.booleans(), st.integers(min_value=-2**60, max_value=2**60),

@@ -8,7 +8,7 @@ import httpx
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from ancha.world.tools.slack.routes import ROUTES
+from ancha.world.tools.slack.router import ROUTES
 
 _VALUES = st.one_of(
     st.text(max_size=30),

@@ -1,9 +1,12 @@
 """A replica of Slack's Web API: the agent's official slack_sdk talks to it unchanged.
 
-Layout (after moto): ``replica.py`` the Tool (dispatch, tokens, writes that publish
-domain events), ``models.py`` the state with its indexes, ``seed.py`` building it from
-``world.slack``, ``call.py`` Slack's visibility rules, ``params.py`` argument decoding,
-``routes/`` thin handlers per method family, ``errors.py`` one class per Slack error,
+Layout (after moto): ``spec.py`` the ToolSpec, ``replica.py`` the Tool (dispatch, tokens,
+writes that publish domain events), ``router.py`` which handler serves a method,
+``routes/`` thin handlers per method family, ``models.py`` the state with its indexes,
+``scene_file.py`` the ``world.slack`` section, ``seed.py`` building the state from it,
+``check_bodies.py`` and ``action_bodies.py`` the bodies of ``slack.*`` checks and world-rule
+actions, ``checks.py`` grading them, ``actions.py`` performing them, ``call.py`` Slack's
+visibility rules, ``params.py`` argument decoding, ``errors.py`` one class per Slack error,
 ``events.py`` domain events and Events API payloads, ``coverage.py`` the generator of
 ``methods_ledger.py``.
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ancha.world.tools.slack.scene_models import SlackMessageAction, SlackReactionAction
+from ancha.world.tools.slack.action_bodies import SlackMessageAction, SlackReactionAction
 
 if TYPE_CHECKING:
     from ancha.world.kernel.port import WorldPort

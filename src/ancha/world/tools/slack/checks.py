@@ -15,9 +15,9 @@ from typing import TYPE_CHECKING, Any
 from ancha.world.kernel.bus import DomainEvent
 from ancha.world.kernel.predicate import CompiledPredicate
 from ancha.world.kernel.tool import StateOutcome
+from ancha.world.tools.slack.check_bodies import SlackMessageState
 from ancha.world.tools.slack.history import SeededView
 from ancha.world.tools.slack.models import Message, SlackState
-from ancha.world.tools.slack.scene_models import SlackMessageState
 
 if TYPE_CHECKING:
     from ancha.world.kernel.port import WorldPort

@@ -23,7 +23,7 @@ from typing import Any, TypeVar
 
 from ancha.world.tools.slack.bulk import collector_paused
 from ancha.world.tools.slack.models import MICROS, Channel, Message, MessageIndex, ts_str
-from ancha.world.tools.slack.scene_models import SlackWorld
+from ancha.world.tools.slack.scene_file import SlackWorld
 from ancha.world.tools.slack.seeded import NO_TIME, SeededMessages
 
 SPACING_S = 60

@@ -28,8 +28,8 @@ from ancha.world.tools.slack.models import Channel, Message, RawJSON, SlackState
 from ancha.world.tools.slack.params import Params, bearer_token
 from ancha.world.tools.slack.rate_limits import HOLD_MARGIN_S, REAL, RateLimiter, retry_after
 from ancha.world.tools.slack.reach import SlackActor
-from ancha.world.tools.slack.routes import APP_LEVEL, ROUTES
-from ancha.world.tools.slack.scene_models import SlackWorld
+from ancha.world.tools.slack.router import APP_LEVEL, ROUTES, method_of
+from ancha.world.tools.slack.scene_file import SlackWorld
 from ancha.world.tools.slack.seed import bot_profile, new_id, seed_state
 from ancha.world.tools.slack.snapshot import Line, channel_lines, written
 from ancha.world.tools.slack.socket_mode import new_socket_mode
@@ -83,9 +83,9 @@ class SlackReplica:
             if reached != self._reached:
                 self._reached = reached
                 self.base_url = f"{reached[1]}://{host}/envs/{self.world.id}/slack"
-        if not path.startswith("/api/"):
+        method = method_of(path)
+        if method is None:
             return file_urls.serve(self, request)  # the upload URL and url_private; else 404
-        method = path[5:].rstrip("/")
         handler = ROUTES.get(method)
         if handler is None and method not in APP_LEVEL:
             if method == "api.test":

@@ -1,37 +1,162 @@
-"""``world.slack`` resolved: declaring refs, reading ``messages_file``, resolving refs and
-times; and the Slack bodies of state checks and world-rule actions."""
+"""``world.slack`` in scene files: its models, as written and resolved, and how one becomes
+the other (declaring refs, reading ``messages_file``, resolving refs and times)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar, Literal
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError
 
-from ancha.config.validation import INVALID, Walker, _unsafe_number, file_fields, join
+from ancha.config.validation import INVALID, FileModel, Walker, _unsafe_number, file_fields, join
+from ancha.scene.file_model import Ref, RefName, Time
 from ancha.scene.folder import SceneFileRefused, json_lines
-from ancha.scene.predicates import Resolver
 from ancha.scene.refs import Declared, RefTable, bare
 from ancha.scene.sections import SectionContext
 from ancha.scene.sources import Source, one_unit_offset, parse_time
 from ancha.world.tools.slack.bulk import collector_paused
-from ancha.world.tools.slack.scene_models import (
-    SlackBot,
-    SlackChannel,
-    SlackMessageAction,
-    SlackMessageFile,
-    SlackMessageState,
-    SlackReactionAction,
-    SlackTeam,
-    SlackUser,
-    SlackWorld,
-)
 from ancha.world.tools.slack.seeded import NO_TIME, SeededMessages
 from ancha.world.tools.slack.seeded import micros as micros_of
 
+# --- resolved (refs bare, times absolute) ---------------------------------------------
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+
+class SlackTeam(_Model):
+    name: str = "Acme"
+    domain: str = "acme"
+
+
+class SlackBot(_Model):
+    ref: str = "slack_bot"
+    name: str = "ancha"
+
+
+class SlackUser(_Model):
+    ref: str | None = None
+    name: str
+    real_name: str | None = None
+    email: str | None = None
+    title: str | None = None
+    tz: str | None = None
+    is_admin: bool = False
+    deleted: bool = False
+    person: str | None = None
+
+
+class SlackChannel(_Model):
+    ref: str | None = None
+    name: str
+    private: bool = False
+    topic: str | None = None
+    purpose: str | None = None
+    members: list[str] = Field(default_factory=list)
+    """User refs; the bot's ref makes the bot a member."""
+    archived: bool = False
+
+
+class SlackMessage(_Model):
+    ref: str | None = None
+    channel: str
+    """Channel ref."""
+    from_: str = Field(alias="from")
+    """User ref (a seeded user or the bot)."""
+    text: str = ""
+    at: datetime | None = None
+    """None: the replica spaces seeded messages out before clock.start, in order."""
+    thread_of: str | None = None
+    """Message ref of the thread parent."""
+    reactions: dict[str, list[str]] = Field(default_factory=dict)
+    """emoji name -> user refs."""
+    files: list[dict[str, Any]] = Field(default_factory=list)
+
+
+class SlackWorld(_Model):
+    team: SlackTeam = Field(default_factory=SlackTeam)
+    bot: SlackBot = Field(default_factory=SlackBot)
+    users: list[SlackUser] = Field(default_factory=list)
+    channels: list[SlackChannel] = Field(default_factory=list)
+    messages: SeededMessages = Field(default_factory=SeededMessages)
+    """Inline messages followed by those of ``messages_file``, in file order (a list of
+    ``SlackMessage`` when written as JSON)."""
+    rate_limits: Literal["off", "real"] = "off"
+    """``real``: the agent's calls are held to Slack's per-method rate limits (``rate_limits.py``)."""
+
+    _histories: dict[int, Any] = PrivateAttr(default_factory=dict)
+    """clock.start -> the placed history (``history.HistoryPlan``) every trial shares."""
+
+
+# --- as written -----------------------------------------------------------------------
+
+
+class _File(FileModel):
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+
+class SlackTeamFile(_File):
+    name: str = "Acme"
+    domain: str = "acme"
+
+
+class SlackBotFile(_File):
+    ref: RefName = "slack_bot"
+    name: str = "ancha"
+
+
+class SlackUserFile(_File):
+    unsupported_fields: ClassVar[dict[str, str]] = {
+        "person": "link the user from its person instead: people.<name>.accounts.slack: $ref"}
+    ref: RefName | None = None
+    name: str
+    real_name: str | None = None
+    email: str | None = None
+    title: str | None = None
+    tz: str | None = None
+    is_admin: bool = False
+    deleted: bool = False
+
+
+class SlackChannelFile(_File):
+    ref: RefName | None = None
+    name: str
+    private: bool = False
+    topic: str | None = None
+    purpose: str | None = None
+    members: list[Ref] = Field(default_factory=list)
+    archived: bool = False
+
+
+class SlackMessageFile(_File):
+    ref: RefName | None = None
+    channel: Ref
+    from_: Ref = Field(alias="from")
+    text: str = ""
+    at: Time | None = None
+    thread_of: Ref | None = None
+    reactions: dict[str, list[Ref]] = Field(default_factory=dict)
+    files: list[dict[str, Any]] = Field(default_factory=list)
+
+
+class SlackFile(_File):
+    team: SlackTeamFile = Field(default_factory=SlackTeamFile)
+    bot: SlackBotFile = Field(default_factory=SlackBotFile)
+    users: list[SlackUserFile] = Field(default_factory=list)
+    channels: list[SlackChannelFile] = Field(default_factory=list)
+    messages: list[SlackMessageFile] = Field(default_factory=list)
+    messages_file: str | None = Field(default=None, description="JSONL file beside the scene, one message a line")
+    rate_limits: Literal["off", "real"] = Field(
+        default="off", description="real: the agent's calls get Slack's per-method rate limits (429 ratelimited)")
+
+
+# --- resolving ------------------------------------------------------------------------
+
 TOOL = "slack"
+
 
 def read_messages_file(name: str, ctx: SectionContext, seeded: SeededPacker) -> bytes:
     """Pack the messages of a JSONL file beside the scene (read through ``ctx.read_file``:
@@ -260,63 +385,3 @@ class SeededPacker:
         if name is not None and isinstance(text, str):
             self._resolved[kind][text] = name
         return name
-
-
-# --- bodies of checks and world rules ---------------------------------------------------
-
-
-def _refs(body: dict[str, Any], path: str, resolver: Resolver, fields: tuple[tuple[str, str], ...]) -> \
-        dict[str, Any] | None:
-    """``fields`` ((attribute, kind), ...) of ``body`` resolved to bare refs; None if one is wrong."""
-    resolved: dict[str, Any] = {}
-    ok = True
-    for field, kind in fields:
-        if body.get(field) is None:
-            continue
-        name = resolver.refs.resolve(body[field], kind, resolver.source.reporter(join(path, field.rstrip("_"))),
-                                     tool=None if kind == "message" else TOOL)
-        ok = ok and name is not None
-        resolved[field] = name
-    return resolved if ok else None
-
-
-def resolve_message_state(body: dict[str, Any], path: str, resolver: Resolver) -> SlackMessageState | None:
-    """A ``slack.message`` state body with its refs resolved."""
-    resolved = _refs(body, path, resolver, (("channel", "channel"), ("from_", "user"), ("in_thread_of", "message")))
-    if resolved is None or resolved.get("channel") is None:
-        return None
-    return SlackMessageState.model_validate({**resolved, "count_gte": body.get("count_gte", 1),
-                                             "text_contains": body.get("text_contains")})
-
-
-def _in_channel(fields: dict[str, Any], names: tuple[str, ...], path: str, resolver: Resolver) -> bool:
-    for field in names:
-        target = fields.get(field)
-        where = resolver.refs.records[target].extra.get("channel") if target else None
-        if where is not None and where != fields["channel"]:
-            resolver.add(join(path, field), f"${target} is in channel ${where}, not ${fields['channel']}",
-                         "the message must be in the action's channel")
-            return False
-    return True
-
-
-def resolve_message_action(body: dict[str, Any], path: str, resolver: Resolver) -> SlackMessageAction | None:
-    fields = _refs(body, path, resolver, (("channel", "channel"), ("from_", "user"), ("thread_of", "message")))
-    if fields is None or fields.get("channel") is None or fields.get("from_") is None or body.get("text") is None:
-        return None
-    if not _in_channel(fields, ("thread_of",), path, resolver):
-        return None
-    return SlackMessageAction.model_validate({"channel": fields["channel"], "from": fields["from_"],
-                                              "text": body["text"], "thread_of": fields.get("thread_of")})
-
-
-def resolve_reaction_action(body: dict[str, Any], path: str, resolver: Resolver) -> SlackReactionAction | None:
-    fields = _refs(body, path, resolver, (("channel", "channel"), ("from_", "user"), ("message", "message")))
-    if fields is None or fields.get("channel") is None or fields.get("from_") is None:
-        return None
-    if fields.get("message") is None or body.get("name") is None:
-        return None
-    if not _in_channel(fields, ("message",), path, resolver):
-        return None
-    return SlackReactionAction.model_validate({"channel": fields["channel"], "message": fields["message"],
-                                               "from": fields["from_"], "name": body["name"].strip(":")})

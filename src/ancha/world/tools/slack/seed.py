@@ -13,7 +13,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from ancha.world.tools.slack.history import HistoryLoader, Ids, plan_history, resolve
 from ancha.world.tools.slack.models import Channel, SlackState, User
-from ancha.world.tools.slack.scene_models import SlackWorld
+from ancha.world.tools.slack.scene_file import SlackWorld
 
 if TYPE_CHECKING:
     from ancha.world.kernel.port import WorldPort

@@ -24,7 +24,7 @@ from pydantic_core import SchemaSerializer, core_schema
 if TYPE_CHECKING:
     from pydantic import GetCoreSchemaHandler
 
-    from ancha.world.tools.slack.scene_models import SlackMessage
+    from ancha.world.tools.slack.scene_file import SlackMessage
 
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 ONE_MICROSECOND = timedelta(microseconds=1)
@@ -117,7 +117,7 @@ class SeededMessages(Sequence["SlackMessage"]):
             position += len(self)
         if not 0 <= position < len(self):
             raise IndexError("seeded message index out of range")
-        from ancha.world.tools.slack.scene_models import SlackMessage
+        from ancha.world.tools.slack.scene_file import SlackMessage
 
         return SlackMessage.model_construct(
             ref=self.ref.get(position), channel=self.channel_of(position), from_=self.author_of(position),
@@ -182,7 +182,7 @@ _ADAPTER: list[TypeAdapter[list[SlackMessage]]] = []
 
 def _messages_adapter() -> TypeAdapter[list[SlackMessage]]:
     if not _ADAPTER:
-        from ancha.world.tools.slack.scene_models import SlackMessage
+        from ancha.world.tools.slack.scene_file import SlackMessage
 
         _ADAPTER.append(TypeAdapter(list[SlackMessage]))
     return _ADAPTER[0]

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 from ancha.scene.sections import BodyKind, WorldSection
 from ancha.world.kernel.spec import ActionKind, StateKind, ToolSpec
 from ancha.world.kernel.tool import ToolResponse
-from ancha.world.tools.slack import actions, checks, scene, scene_models
+from ancha.world.tools.slack import action_bodies, actions, check_bodies, checks, scene_file
 from ancha.world.tools.slack.delivery import start_delivery
 from ancha.world.tools.slack.events_http import WEBHOOK
 from ancha.world.tools.slack.judge import judge_view
@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 
 
 def _agent_accounts(seed: dict[str, Any]) -> list[str]:
-    return [str((seed.get("bot") or {}).get("ref") or scene_models.SlackBot().ref)]
+    return [str((seed.get("bot") or {}).get("ref") or scene_file.SlackBot().ref)]
 
 
 async def _websocket(replica: SlackReplica, path: str, scope: Scope, receive: Receive, send: Send) -> None:
@@ -36,7 +36,7 @@ def _body_too_large(limit: int) -> ToolResponse:
 
 TOOL: ToolSpec[SlackReplica] = ToolSpec(
     name="slack",
-    world=WorldSection("slack", scene_models.SlackFile, scene.build_world, as_json=scene.world_json),
+    world=WorldSection("slack", scene_file.SlackFile, scene_file.build_world, as_json=scene_file.world_json),
     replica=SlackReplica,
     variables=("token", "signing_secret", "app_token"),
     templates=("url", "token", "signing_secret", "app_token"),
@@ -46,15 +46,15 @@ TOOL: ToolSpec[SlackReplica] = ToolSpec(
     websocket=_websocket,
     webhook=WEBHOOK,
     checks=(
-        StateKind(BodyKind("slack.message", "slack", scene_models.SlackMessageStateFile,
-                           scene.resolve_message_state, "messages in a channel"),
+        StateKind(BodyKind("slack.message", "slack", check_bodies.SlackMessageStateFile,
+                           check_bodies.resolve_message_state, "messages in a channel"),
                   checks.evaluate, checks.MESSAGE_EVENTS, checks.SlackMessageHeld),
     ),
     actions=(
-        ActionKind(BodyKind("slack.message", "slack", scene_models.SlackMessageActionFile,
-                            scene.resolve_message_action, "post a message as a user"), actions.post_message),
-        ActionKind(BodyKind("slack.reaction", "slack", scene_models.SlackReactionActionFile,
-                            scene.resolve_reaction_action, "react to a message as a user"), actions.add_reaction),
+        ActionKind(BodyKind("slack.message", "slack", action_bodies.SlackMessageActionFile,
+                            action_bodies.resolve_message_action, "post a message as a user"), actions.post_message),
+        ActionKind(BodyKind("slack.reaction", "slack", action_bodies.SlackReactionActionFile,
+                            action_bodies.resolve_reaction_action, "react to a message as a user"), actions.add_reaction),
     ),
     judge_view=judge_view,
     secret_patterns=(r"xox[a-z]-[A-Za-z0-9-]+", r"xapp-[A-Za-z0-9-]+"),
