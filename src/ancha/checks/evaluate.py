@@ -5,8 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from ancha.checks.judge import RUNNER_GRADES_JUDGE, judge_expected
-from ancha.checks.kinds import grader
+from ancha.checks.kinds import check_kind
 from ancha.checks.results import CheckResult
 from ancha.config.validation import INVALID
 from ancha.errors import Problem
@@ -26,33 +25,17 @@ if TYPE_CHECKING:
 
 def evaluate_checks(env: Environment, specs: list[CheckSpec],
                     required_ids: set[str] | None = None) -> list[CheckResult]:
-    """Grade ``specs`` on ``env`` as it is now, in order.
+    """Grade ``specs`` on ``env`` as it is now, in order, each by its kind.
 
     A check is required when its id is in ``required_ids``, by default the scene's ``pass``
     (every check when ``pass`` is empty): a task's checks are all required, whatever the
-    scene's ``pass`` says. Judge checks are skipped here: the runner grades them with the
-    user's own key.
+    scene's ``pass`` says. A kind graded after the trial comes back skipped (judge checks:
+    the runner grades them with the user's own key).
     """
     if required_ids is None:
         required_ids = set(env.scene.pass_)
-    results: list[CheckResult] = []
-    for spec in specs:
-        required = not required_ids or spec.id in required_ids
-        if spec.judge is not None:
-            results.append(CheckResult.skipped(spec.id, required, judge_expected(spec.judge),
-                                               RUNNER_GRADES_JUDGE))
-            continue
-        try:
-            outcome = grader(spec.kind)(spec, env)
-        except (ValueError, LookupError) as exc:  # a check the loader let through but cannot be graded: say so
-            reason = str(exc.args[0]) if exc.args else str(exc)
-            results.append(CheckResult.outcome(spec.id, required, False, f"check {spec.id} to be gradable",
-                                               f"it could not be graded: {reason}",
-                                               f"Failed: check {spec.id} could not be graded: {reason}."))
-            continue
-        results.append(CheckResult.outcome(spec.id, required, outcome.passed, outcome.expected,
-                                           outcome.actual, outcome.explanation, outcome.evidence))
-    return results
+    return [check_kind(spec.kind).result(spec, env, not required_ids or spec.id in required_ids)
+            for spec in specs]
 
 
 def parse_check_specs(raw: Any, env: Environment) -> list[CheckSpec]:

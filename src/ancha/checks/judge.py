@@ -23,7 +23,9 @@ from typing import Any
 import httpx
 
 from ancha.checks.calls import dict_line
+from ancha.checks.kinds import AfterTrial, CheckKind, never_changes
 from ancha.checks.results import CheckResult
+from ancha.scene.check_kinds import form
 from ancha.scene.model import CheckSpec
 
 DEFAULT_JUDGE_MODEL = "openai/gpt-4o-mini"
@@ -84,6 +86,12 @@ class Verdict:
 
 def judge_expected(rubric: str) -> str:
     return f"the judge agrees: {rubric.strip()}"
+
+
+JUDGE = CheckKind(form("judge"), AfterTrial("the runner", RUNNER_GRADES_JUDGE,
+                                            lambda spec: judge_expected(spec.judge or "")), never_changes)
+"""``judge``: a model grades a rubric after the trial (``evaluate_judge_checks``), on the runner's
+side with the user's own key; the server reports it skipped."""
 
 
 def evaluate_judge_checks(

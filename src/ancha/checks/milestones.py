@@ -17,12 +17,16 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ancha.scene.model import Predicate
+from ancha.world.kernel.predicate import CALL_TRACED, RECORD_ADDED
 from ancha.world.predicates import CompiledPredicate, Never, compile_predicate, watcher_of
+from ancha.world.registry import registry
 
 if TYPE_CHECKING:
     from ancha.world.environment import Environment
 
 _BARE = re.compile(r"[\w.$-]+")
+ANY_EVENT = "*"
+"""Every bus event (``Bus.subscribe("*", ...)``)."""
 
 
 @dataclass(slots=True)
@@ -59,6 +63,23 @@ def milestone(predicate: Predicate, env: Environment) -> Milestone:
         return Milestone(label, None)
     problem = node.reason if isinstance(node, Never) else None
     return Milestone(label, node.first_held, node.evidence if node.first_held is not None else [], problem)
+
+
+def predicate_events(predicate: Predicate) -> frozenset[str]:
+    """The bus events after which ``predicate`` may hold (or stop holding): a traced call, a
+    record, or what its tool's state kind declares; ``*`` for a tool predicate, whose events
+    only its compiled node knows."""
+    if predicate.called is not None:
+        return frozenset({CALL_TRACED})
+    if predicate.state is not None:
+        states = registry().states
+        return frozenset().union(*(states[k].events if k in states else {ANY_EVENT} for k in predicate.state))
+    children = predicate.all if predicate.all is not None else predicate.any
+    if children is None and predicate.not_ is not None:
+        children = [predicate.not_]
+    if children is not None:
+        return frozenset().union(*(predicate_events(c) for c in children))
+    return frozenset({RECORD_ADDED})  # message, decided, knows, told, revealed
 
 
 def start_milestone(env: Environment) -> Milestone:

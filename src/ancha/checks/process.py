@@ -9,13 +9,22 @@ behind a result.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from ancha.checks.kinds import check_kind
-from ancha.checks.milestones import Milestone, elapsed, format_duration, milestone, start_milestone
-from ancha.scene.model import PROCESS_KINDS, CheckSpec, MessageCheck, MessageSelector, Within
+from ancha.checks.kinds import CheckKind, Grade
+from ancha.checks.milestones import (
+    Milestone,
+    elapsed,
+    format_duration,
+    milestone,
+    predicate_events,
+    start_milestone,
+)
+from ancha.scene.check_kinds import form
+from ancha.scene.model import CheckSpec, MessageCheck, MessageSelector, Predicate, Within
+from ancha.world.kernel.predicate import RECORD_ADDED
 from ancha.world.kernel.records import Record
 from ancha.world.predicates import message_seqs
 from ancha.world.selectors import (
@@ -43,31 +52,6 @@ class ProcessOutcome:
     actual: str
     explanation: str
     evidence: list[int]
-
-
-@check_kind(*PROCESS_KINDS)
-def evaluate_process(spec: CheckSpec, env: Environment) -> ProcessOutcome:
-    """Grade one process check; ``ValueError`` when it cannot be graded in this world."""
-    try:
-        if spec.revealed is not None:
-            return revealed(spec.revealed, env)
-        if spec.knows is not None:
-            return knows(spec.knows, env)
-        if spec.told is not None:
-            return knows(spec.told, env)
-        if spec.decided is not None:
-            return decided(spec.decided, env)
-        if spec.message is not None:
-            return message(spec.message, env)
-        if spec.never is not None:
-            return never(spec.never, env)
-        if spec.before is not None:
-            return before([milestone(p, env) for p in spec.before], env)
-        if spec.within is not None:
-            return within(spec.within, env)
-    except LookupError as exc:
-        raise ValueError(str(exc.args[0]) if exc.args else str(exc)) from exc
-    raise ValueError("it is not a process check")
 
 
 # --- revealed, knows/told, decided ----------------------------------------------------------
@@ -310,3 +294,49 @@ def _or(items: list[str]) -> str:
 
 def _count(items: list[Record], noun: str) -> str:
     return f"{len(items)} {noun}{'' if len(items) == 1 else 's'}"
+
+
+# --- the kinds ------------------------------------------------------------------------------------
+
+
+def _graded(grade: Callable[[Any, Environment], ProcessOutcome]) -> Grade:
+    """A grader of ``spec.<kind>``; ``ValueError`` when it cannot be graded in this world."""
+
+    def on_world(spec: CheckSpec, env: Environment) -> ProcessOutcome:
+        try:
+            return grade(spec.body, env)
+        except LookupError as exc:
+            raise ValueError(str(exc.args[0]) if exc.args else str(exc)) from exc
+
+    return on_world
+
+
+def _before(items: list[Predicate], env: Environment) -> ProcessOutcome:
+    return before([milestone(p, env) for p in items], env)
+
+
+def _records(spec: CheckSpec) -> frozenset[str]:
+    return frozenset({RECORD_ADDED})
+
+
+def _milestones(spec: CheckSpec) -> frozenset[str]:
+    if spec.before is not None:
+        predicates = spec.before
+    else:
+        assert spec.within is not None
+        predicates = [spec.within.event, *([spec.within.of] if spec.within.of is not None else [])]
+    return frozenset().union(*(predicate_events(p) for p in predicates))
+
+
+PROCESS_KINDS: tuple[CheckKind, ...] = (
+    CheckKind(form("revealed"), _graded(revealed), _records),
+    CheckKind(form("knows"), _graded(knows), _records),
+    CheckKind(form("told"), _graded(knows), _records),
+    CheckKind(form("decided"), _graded(decided), _records),
+    CheckKind(form("message"), _graded(message), _records),
+    CheckKind(form("never"), _graded(never), _records),
+    CheckKind(form("before"), _graded(_before), _milestones),
+    CheckKind(form("within"), _graded(within), _milestones),
+)
+"""The process kinds: records (``revealed``, ``knows``/``told``, ``decided``), messages
+(``message``, ``never``) and milestones (``before``, ``within``)."""

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ancha.checks.kinds import check_kind
+from ancha.checks.kinds import CheckKind
+from ancha.scene.check_kinds import form
 from ancha.scene.model import CheckSpec, StateBody
 from ancha.world.kernel.tool import StateOutcome
 from ancha.world.registry import registry
@@ -28,7 +29,22 @@ def evaluate_state(state: StateBody, env: Environment) -> StateOutcome:
     return kind.evaluate(body, env.tools.get(kind.body.tool), env)
 
 
-@check_kind("state")
 def grade_state(spec: CheckSpec, env: Environment) -> StateOutcome:
     assert spec.state is not None
     return evaluate_state(spec.state, env)
+
+
+def state_events(state: StateBody) -> frozenset[str]:
+    """The bus events that can change a state body: those its tool's kind declares (none for a
+    kind this build does not have: it is never graded)."""
+    kinds = registry().states
+    return frozenset().union(*(kinds[key].events for key in state if key in kinds))
+
+
+def _events(spec: CheckSpec) -> frozenset[str]:
+    assert spec.state is not None
+    return state_events(spec.state)
+
+
+STATE = CheckKind(form("state"), grade_state, _events)
+"""``state``: a condition on the final world, graded by the tool that defines its kind."""

@@ -2,7 +2,8 @@
 
 They hold the same check objects as a scene's ``checks:``, validated the same way (refs
 resolved against the scene), with the rules of the checks reference's "Where each kind
-works": only state and trace checks, and at most 20 of them.
+works": only kinds whose form works in task files (state and trace checks), and at most
+20 of them.
 """
 
 from __future__ import annotations
@@ -14,11 +15,10 @@ from typing import Any
 from ancha.checks.evaluate import check_specs, describe_problems
 from ancha.config.errors import render_report
 from ancha.errors import AnchaUserError, Problem
-from ancha.scene.model import CHECK_KINDS, CheckSpec, Scene
+from ancha.scene.check_kinds import CHECK_FORMS
+from ancha.scene.model import CheckSpec, Scene
 from ancha.world.environment import Environment
 
-TASK_KINDS = ("state", "trace")
-"""The check kinds a task holds; judge and process checks work in scene files only."""
 MAX_TASK_CHECKS = 20
 TASK_EXAMPLE = '[{"id": "posted", "trace": {"called": "POST /api/chat.postMessage"}}]'
 
@@ -45,8 +45,8 @@ def _where(problem: Problem) -> str:
 
 
 def task_rule_problems(raw: Any, file: str = "", lines: list[int] | None = None) -> list[Problem]:
-    """What the task rules refuse in ``raw``: anything but a list, a judge or process check,
-    a check past the 20th. ``lines``: each check's line in ``file``."""
+    """What the task rules refuse in ``raw``: anything but a list, a check of a kind that does
+    not work in task files (judge, process), a check past the 20th. ``lines``: each check's line in ``file``."""
 
     def line(i: int) -> int | None:
         return lines[i] if lines is not None and i < len(lines) else None
@@ -58,13 +58,8 @@ def task_rule_problems(raw: Any, file: str = "", lines: list[int] | None = None)
     for i, check in enumerate(raw):
         if not isinstance(check, dict):
             continue  # the check validation says what is wrong with it
-        for kind in (k for k in CHECK_KINDS if k in check and k not in TASK_KINDS):
-            what = "judge checks" if kind == "judge" else f"{kind} is a process check; process checks"
-            works = "judge checks" if kind == "judge" else "process checks"
-            problems.append(Problem(f"checks[{i}].{kind}",
-                                    f"{what} do not work in task files (playground task files, hosted console tasks)",
-                                    f"{works} work in scene files only (ancha run, ancha check); "
-                                    "a task holds state and trace checks", line(i), file or None))
+        for form in (f for f in CHECK_FORMS if f.key in check and not f.works_in_tasks):
+            problems.append(Problem(f"checks[{i}].{form.key}", *form.refused_in_tasks(), line(i), file or None))
     if len(raw) > MAX_TASK_CHECKS:
         problems.append(Problem(f"checks[{MAX_TASK_CHECKS}]",
                                 f"a playground task holds at most {MAX_TASK_CHECKS} checks, this one has {len(raw)}",

@@ -8,9 +8,11 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from ancha.checks.calls import entry_line, entry_outcome
-from ancha.checks.kinds import check_kind
+from ancha.checks.kinds import CheckKind
+from ancha.scene.check_kinds import form
 from ancha.scene.model import CheckSpec, TraceCheck
 from ancha.world.call_patterns import AGENT, TracePattern, compile_pattern
+from ancha.world.kernel.predicate import CALL_TRACED
 from ancha.world.kernel.trace import TraceEntry
 
 if TYPE_CHECKING:
@@ -39,10 +41,13 @@ class TraceOutcome:
     evidence: list[int]
 
 
-@check_kind("trace")
 def grade_trace(spec: CheckSpec, env: Environment) -> TraceOutcome:
     assert spec.trace is not None
     return evaluate_trace(spec.trace, env.trace)
+
+
+TRACE = CheckKind(form("trace"), grade_trace, events=lambda spec: frozenset({CALL_TRACED}))
+"""``trace``: which calls the agent made; every traced call may change it."""
 
 
 def evaluate_trace(check: TraceCheck, entries: Iterable[TraceEntry]) -> TraceOutcome:

@@ -7,6 +7,7 @@ Keys of sections built later are refused with "not supported yet", never ignored
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import datetime
 from functools import cache
 from typing import Annotated, Any, ClassVar, Literal  # noqa: F401
@@ -123,6 +124,28 @@ def _kinds(kinds: dict[str, BodyKind]) -> dict[str, tuple[Any, Any]]:
     return fields
 
 
+@dataclass(frozen=True)
+class FileParts:
+    """The parts of a build's file model that a check kind's file model may hold: they
+    depend on the tools' ``Catalog`` (``scene_file_model`` builds them)."""
+
+    state: Any
+    """``StateFile``: one state-check kind of a tool."""
+    predicate: Any
+    """``PredicateFile``: a milestone or condition."""
+    within: Any
+    """``WithinFile``: ``{ event, of, limit }``."""
+
+
+def _checks(parts: FileParts) -> dict[str, tuple[Any, Any]]:
+    """One optional field per check kind, as its form writes it."""
+    # Imported here: the forms name this module's file models (TraceFile, MessageCheckFile...).
+    from ancha.scene.check_kinds import CHECK_FORMS
+
+    return {form.key: (form.file_model(parts) | None, Field(default=None, description=form.description or None))
+            for form in CHECK_FORMS}
+
+
 def _model(name: str, fields: dict[str, Any], unsupported: Any = None, doc: str | None = None) -> type[_File]:
     model = create_model(name, __base__=_File, __doc__=doc, **fields)
     if unsupported is not None:
@@ -159,21 +182,7 @@ def scene_file_model(catalog: Catalog) -> type[FileModel]:
                "start"),
         "limit": (Annotated[str, DurationText()], ...),
     })
-    check = _model("CheckFile", {
-        "id": (str, ...),
-        "trace": (TraceFile | None, None),
-        "state": (state | None, None),
-        "judge": (str | None, None),
-        "revealed": (list[FactName] | None, None),
-        "knows": (list[str] | None, Field(default=None, description="[person, person.fact, ...]")),
-        "told": (list[str] | None, Field(default=None, description="[person, person.fact, ...]")),
-        "decided": (list[str] | None,
-                    Field(default=None, description="[person, decision] or [person, decision, option]")),
-        "message": (MessageCheckFile | None, None),
-        "never": (MessageSelectorFile | None, None),
-        "before": (list[predicate] | None, None),  # type: ignore[valid-type]
-        "within": (within | None, None),
-    })
+    check = _model("CheckFile", {"id": (str, ...), **_checks(FileParts(state, predicate, within))})
     action = _model("ActionFile", _kinds(catalog.actions), Planned(planned, "the {name} action"),
                     "One action; exactly one kind.")
     event = _model("EventFile", {

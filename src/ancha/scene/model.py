@@ -182,12 +182,17 @@ class WorldRules(_Model):
     faults: list[FaultRule] = Field(default_factory=list)
 
 
-CHECK_KINDS = ("trace", "state", "judge", "revealed", "knows", "told", "decided", "message", "never", "before",
-               "within")
-PROCESS_KINDS = CHECK_KINDS[3:]
+COMMON_CHECK_FIELDS = ("id", "line")
+"""The fields of ``CheckSpec`` that are not a kind."""
 
 
 class CheckSpec(_Model):
+    """A resolved check: its id and exactly one kind's body, under the kind's key.
+
+    One field per check kind, in the order of ``ancha.scene.check_kinds.CHECK_FORMS`` (which
+    refuses to load otherwise): this is the shape scenes cross the process boundary in, and
+    what its many readers (``spec.judge``, ``spec.trace``...) type against."""
+
     id: str
     trace: TraceCheck | None = None
     state: StateBody | None = None
@@ -208,10 +213,16 @@ class CheckSpec(_Model):
 
     @property
     def kind(self) -> str:
-        for name in CHECK_KINDS:
-            if getattr(self, name) is not None:
+        """The key of the check's kind (the one body set)."""
+        for name in type(self).model_fields:
+            if name not in COMMON_CHECK_FIELDS and getattr(self, name) is not None:
                 return name
         raise ValueError(f"check {self.id} has no kind")
+
+    @property
+    def body(self) -> Any:
+        """What the check's kind holds (``spec.<kind>``)."""
+        return getattr(self, self.kind)
 
 
 class Scene(_Model):
