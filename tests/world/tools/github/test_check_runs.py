@@ -55,7 +55,7 @@ def test_check_run__refusals(gh: GH) -> None:
 
 def test_check_run_created_event(gh: GH) -> None:
     seen: list[Any] = []
-    gh.replica.env.bus.subscribe("check_run_created", seen.append)
+    gh.replica.world.bus.subscribe("check_run_created", seen.append)
     sha = _main(gh)
     gh.raw("POST", "/repos/acme/orders/check-runs", json={"name": "ci", "head_sha": sha, "conclusion": "success"})
     assert [(e.data["name"], e.data["conclusion"], e.data["status"]) for e in seen] == [("ci", "success", "completed")]

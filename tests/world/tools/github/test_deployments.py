@@ -144,7 +144,7 @@ def test_production_sha__none_without_seed_or_deployments(gh: GH) -> None:
 
 def test_deployment_events_published(gh: GH) -> None:
     seen: list[Any] = []
-    gh.replica.env.bus.subscribe("*", seen.append)
+    gh.replica.world.bus.subscribe("*", seen.append)
     deployment = gh.raw("POST", "/repos/acme/orders/deployments", json={"ref": "main"}).json()
     gh.raw("POST", f"/repos/acme/orders/deployments/{deployment['id']}/statuses", json={"state": "success"})
     kinds = [(e.type, e.data.get("deployment_id")) for e in seen if e.type.startswith("deployment")]

@@ -13,12 +13,12 @@ from ancha.world.tools.github.seed_model import GitHubWorld
 @pytest.fixture
 def published(gh):
     seen = []
-    gh.replica.env.bus.subscribe("*", lambda event: seen.append(event) if event.type in EVENT_TYPES else None)
+    gh.replica.world.bus.subscribe("*", lambda event: seen.append(event) if event.type in EVENT_TYPES else None)
     return seen
 
 
 def test_seed__refs_name_users_repos_issues_pulls_commits(gh):
-    refs = gh.replica.env.refs
+    refs = gh.replica.world.refs
     assert (refs["gh_laura"].kind, refs["gh_laura"].id) == ("user", "laura")
     assert (refs["github_agent"].kind, refs["github_agent"].id) == ("user", "ancha-agent")
     assert (refs["orders"].kind, refs["orders"].id) == ("repo", "acme/orders")

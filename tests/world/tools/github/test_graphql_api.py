@@ -173,7 +173,7 @@ def test_create_issue__visible_through_rest(gh):
 
 def test_mutations__publish_the_same_domain_events_as_rest(gh):
     seen: list[Any] = []
-    gh.replica.env.bus.subscribe("*", seen.append)
+    gh.replica.world.bus.subscribe("*", seen.append)
     repo = orders(gh)
     created = graphql(gh, """mutation($input: CreateIssueInput!) { createIssue(input: $input) { issue { id number } } }""",
                       {"input": {"repositoryId": repo["id"], "title": "Evented", "labelIds": [repo["label_ids"]["bug"]]}})

@@ -180,7 +180,7 @@ def test_merge__protected_branch_needs_an_approval(make_github: Callable[..., GH
 
 def test_merge__publishes_pull_merged(shop: GH) -> None:
     seen: list[Any] = []
-    shop.replica.env.bus.subscribe("pull_merged", seen.append)
+    shop.replica.world.bus.subscribe("pull_merged", seen.append)
     _open(shop)
     admin = shop.token_for("laura")  # an org admin
     assert shop.raw("PUT", "/repos/acme/shop/pulls/1/merge", token=admin, json={}).status_code == 200

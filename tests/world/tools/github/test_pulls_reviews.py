@@ -110,7 +110,7 @@ def test_review_with_comments(orders: GH) -> None:
 
 def test_requested_reviewers__request_list_remove(orders: GH, matches_spec: Callable[..., None]) -> None:
     seen: list[Any] = []
-    orders.replica.env.bus.subscribe("review_requested", seen.append)
+    orders.replica.world.bus.subscribe("review_requested", seen.append)
     pull = orders.client.get_repo("acme/orders").get_pull(3)
     pull.create_review_request(reviewers=["laura"])
     listed = orders.raw("GET", f"{PULL}/requested_reviewers").json()
@@ -133,7 +133,7 @@ def test_requested_reviewers__request_list_remove(orders: GH, matches_spec: Call
 
 def test_review_events_published(orders: GH) -> None:
     seen: list[Any] = []
-    orders.replica.env.bus.subscribe("*", seen.append)
+    orders.replica.world.bus.subscribe("*", seen.append)
     head = orders.raw("GET", PULL).json()["head"]["sha"]
     orders.raw("POST", f"{PULL}/reviews", json={"event": "APPROVE"})
     orders.raw("POST", f"{PULL}/comments", json={"body": "n", "commit_id": head, "path": "exports.py", "line": 1})

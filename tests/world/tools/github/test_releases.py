@@ -52,7 +52,7 @@ def test_releases__list_latest_by_tag(gh: GH, matches_spec: Callable[..., None])
 
 def test_update_release__publish_draft_and_delete(gh: GH, matches_spec: Callable[..., None]) -> None:
     seen: list[Any] = []
-    gh.replica.env.bus.subscribe("release_published", seen.append)
+    gh.replica.world.bus.subscribe("release_published", seen.append)
     draft = gh.raw("POST", "/repos/acme/orders/releases", json={"tag_name": "v2.0.0", "draft": True}).json()
     assert draft["published_at"] is None and seen == []
     published = gh.raw("PATCH", f"/repos/acme/orders/releases/{draft['id']}", json={"draft": False, "name": "Two"})

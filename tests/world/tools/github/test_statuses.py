@@ -50,7 +50,7 @@ def test_create_status__refusals(gh: GH) -> None:
 
 def test_status_created_event(gh: GH) -> None:
     seen: list[Any] = []
-    gh.replica.env.bus.subscribe("status_created", seen.append)
+    gh.replica.world.bus.subscribe("status_created", seen.append)
     sha = _main(gh)
     gh.raw("POST", f"/repos/acme/orders/statuses/{sha}", json={"state": "success", "context": "ci"})
     assert [(e.data["sha"], e.data["state"], e.data["context"]) for e in seen] == [(sha, "success", "ci")]

@@ -85,7 +85,7 @@ def hooks_for(gh: GH, embedded_server: Any) -> Hooks:
     env = embedded_server.app.registry.get(gh.context["env_id"])
     spec = env.registry.tools["github"]
     if getattr(spec, "delivery", None) is None:  # until the tool's spec registers it
-        start_delivery(env, gh.replica)
+        start_delivery(gh.replica, env)
     return Hooks(gh, env)
 
 

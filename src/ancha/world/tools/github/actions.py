@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
 from ancha.world.kernel.plain_numbers import is_plain_int
-from ancha.world.tools.github.reach import GitHubActor, error_text
+from ancha.world.tools.github.reach import error_text
 from ancha.world.tools.github.scene_actions import (
     CommentAction,
     CommitAction,
@@ -29,80 +29,73 @@ from ancha.world.tools.github.scene_actions import (
 )
 
 if TYPE_CHECKING:
-    from ancha.world.environment import Environment
+    from ancha.world.kernel.port import WorldPort
+    from ancha.world.tools.github.replica import GitHubReplica
 
 ACTOR = "world"
 
 
-def _actor(env: Environment) -> GitHubActor:
-    actor = getattr(env, "_github_world_actor", None)
-    if actor is None:
-        actor = GitHubActor(env)
-        env._github_world_actor = actor  # type: ignore[attr-defined]
-    return actor
-
-
-def _id(env: Environment, ref: str) -> str:
+def _id(world: WorldPort, ref: str) -> str:
     """The id a ref names (an id written as it is stays as it is: scenes built by hand)."""
-    record = env.refs.get(ref.removeprefix("$").rpartition(".")[2])
+    record = world.refs.get(ref.removeprefix("$").rpartition(".")[2])
     return record.id if record is not None else ref
 
 
-def _number(env: Environment, ref: str) -> tuple[str, str]:
+def _number(world: WorldPort, ref: str) -> tuple[str, str]:
     """``owner/repo`` and the number of an issue or pull ref."""
-    repo, _, number = _id(env, ref).rpartition("#")
+    repo, _, number = _id(world, ref).rpartition("#")
     if not repo or not is_plain_int(number):
         raise LookupError(f"${ref} is not an issue or a pull request of this world")
     return repo, number
 
 
-def _call(env: Environment, login: str, method: str, path: str, body: Any = None) -> tuple[int, Any]:
-    return _actor(env).call(login, ACTOR, method, path, body)
+def _call(replica: GitHubReplica, login: str, method: str, path: str, body: Any = None) -> tuple[int, Any]:
+    return replica.world_actor.call(login, ACTOR, method, path, body)
 
 
-def comment(env: Environment, body: dict[str, Any]) -> str | None:
+def comment(body: dict[str, Any], replica: GitHubReplica, world: WorldPort) -> str | None:
     spec = CommentAction.model_validate(body)
-    repo, number = _number(env, spec.issue)
-    status, answer = _call(env, _id(env, spec.from_), "POST", f"/repos/{repo}/issues/{number}/comments",
+    repo, number = _number(world, spec.issue)
+    status, answer = _call(replica, _id(world, spec.from_), "POST", f"/repos/{repo}/issues/{number}/comments",
                            {"body": spec.body})
     return None if status == 201 else f"github.comment: {error_text(status, answer)}"
 
 
-def review(env: Environment, body: dict[str, Any]) -> str | None:
+def review(body: dict[str, Any], replica: GitHubReplica, world: WorldPort) -> str | None:
     spec = ReviewAction.model_validate(body)
-    repo, number = _number(env, spec.pull)
+    repo, number = _number(world, spec.pull)
     payload: dict[str, Any] = {"event": spec.event}
     if spec.body:
         payload["body"] = spec.body
-    status, answer = _call(env, _id(env, spec.from_), "POST", f"/repos/{repo}/pulls/{number}/reviews", payload)
+    status, answer = _call(replica, _id(world, spec.from_), "POST", f"/repos/{repo}/pulls/{number}/reviews", payload)
     return None if status == 200 else f"github.review: {error_text(status, answer)}"
 
 
-def merge(env: Environment, body: dict[str, Any]) -> str | None:
+def merge(body: dict[str, Any], replica: GitHubReplica, world: WorldPort) -> str | None:
     spec = MergeAction.model_validate(body)
-    repo, number = _number(env, spec.pull)
-    status, answer = _call(env, _id(env, spec.from_), "PUT", f"/repos/{repo}/pulls/{number}/merge",
+    repo, number = _number(world, spec.pull)
+    status, answer = _call(replica, _id(world, spec.from_), "PUT", f"/repos/{repo}/pulls/{number}/merge",
                            {"merge_method": spec.method})
     return None if status == 200 else f"github.merge: {error_text(status, answer)}"
 
 
-def issue(env: Environment, body: dict[str, Any]) -> str | None:
+def issue(body: dict[str, Any], replica: GitHubReplica, world: WorldPort) -> str | None:
     spec = IssueAction.model_validate(body)
-    repo = _id(env, spec.repo)
+    repo = _id(world, spec.repo)
     payload: dict[str, Any] = {"title": spec.title, "body": spec.body}
     if spec.labels:
         payload["labels"] = spec.labels
     if spec.assignees:
-        payload["assignees"] = [_id(env, a) for a in spec.assignees]
-    status, answer = _call(env, _id(env, spec.from_), "POST", f"/repos/{repo}/issues", payload)
+        payload["assignees"] = [_id(world, a) for a in spec.assignees]
+    status, answer = _call(replica, _id(world, spec.from_), "POST", f"/repos/{repo}/issues", payload)
     return None if status == 201 else f"github.issue: {error_text(status, answer)}"
 
 
-def commit(env: Environment, body: dict[str, Any]) -> str | None:
+def commit(body: dict[str, Any], replica: GitHubReplica, world: WorldPort) -> str | None:
     spec = CommitAction.model_validate(body)
-    repo, login = _id(env, spec.repo), _id(env, spec.from_)
+    repo, login = _id(world, spec.repo), _id(world, spec.from_)
     try:
-        _commit(env, repo, login, spec)
+        _commit(replica, repo, login, spec)
     except _Refused as refused:
         return f"github.commit: {refused}"
     return None
@@ -112,38 +105,38 @@ class _Refused(Exception):
     pass
 
 
-def _expect(env: Environment, login: str, method: str, path: str, body: Any, status: int) -> dict[str, Any]:
-    got, answer = _call(env, login, method, path, body)
+def _expect(replica: GitHubReplica, login: str, method: str, path: str, body: Any, status: int) -> dict[str, Any]:
+    got, answer = _call(replica, login, method, path, body)
     if got != status or not isinstance(answer, dict):
         raise _Refused(f"{method} {path}: {error_text(got, answer)}")
     return answer
 
 
-def _commit(env: Environment, repo: str, login: str, spec: CommitAction) -> str:
+def _commit(replica: GitHubReplica, repo: str, login: str, spec: CommitAction) -> str:
     """Commit ``spec.files`` on ``spec.branch`` through the Git database API; the new SHA."""
     base = f"/repos/{repo}"
     branch = spec.branch
     if branch is None:
-        branch = str(_expect(env, login, "GET", base, None, 200).get("default_branch") or "main")
-    status, tip_ref = _call(env, login, "GET", f"{base}/git/ref/heads/{quote(branch)}")
+        branch = str(_expect(replica, login, "GET", base, None, 200).get("default_branch") or "main")
+    status, tip_ref = _call(replica, login, "GET", f"{base}/git/ref/heads/{quote(branch)}")
     is_new = status == 404
     if is_new:
-        default = str(_expect(env, login, "GET", base, None, 200).get("default_branch") or "main")
-        tip_ref = _expect(env, login, "GET", f"{base}/git/ref/heads/{quote(default)}", None, 200)
+        default = str(_expect(replica, login, "GET", base, None, 200).get("default_branch") or "main")
+        tip_ref = _expect(replica, login, "GET", f"{base}/git/ref/heads/{quote(default)}", None, 200)
     elif status != 200 or not isinstance(tip_ref, dict):
         raise _Refused(f"GET {base}/git/ref/heads/{branch}: {error_text(status, tip_ref)}")
     tip = str(tip_ref["object"]["sha"])
-    parent = _expect(env, login, "GET", f"{base}/git/commits/{tip}", None, 200)
+    parent = _expect(replica, login, "GET", f"{base}/git/commits/{tip}", None, 200)
     entries = [{"path": path, "mode": "100644", "type": "blob", "content": text} if text is not None
                else {"path": path, "mode": "100644", "type": "blob", "sha": None}
                for path, text in spec.files.items()]
-    tree = _expect(env, login, "POST", f"{base}/git/trees",
+    tree = _expect(replica, login, "POST", f"{base}/git/trees",
                    {"base_tree": parent["tree"]["sha"], "tree": entries}, 201)
-    made = _expect(env, login, "POST", f"{base}/git/commits",
+    made = _expect(replica, login, "POST", f"{base}/git/commits",
                    {"message": spec.message, "tree": tree["sha"], "parents": [tip]}, 201)
     sha = str(made["sha"])
     if is_new:
-        _expect(env, login, "POST", f"{base}/git/refs", {"ref": f"refs/heads/{branch}", "sha": sha}, 201)
+        _expect(replica, login, "POST", f"{base}/git/refs", {"ref": f"refs/heads/{branch}", "sha": sha}, 201)
     else:
-        _expect(env, login, "PATCH", f"{base}/git/refs/heads/{quote(branch)}", {"sha": sha}, 200)
+        _expect(replica, login, "PATCH", f"{base}/git/refs/heads/{quote(branch)}", {"sha": sha}, 200)
     return sha

@@ -262,4 +262,4 @@ class Call:
 
     def now(self) -> float:
         """Simulated now; strictly later than any earlier reading."""
-        return self.replica.env.clock.now()
+        return self.replica.world.clock.now()

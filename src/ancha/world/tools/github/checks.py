@@ -23,7 +23,7 @@ from ancha.world.tools.github.check_bodies import (
 )
 
 if TYPE_CHECKING:
-    from ancha.world.environment import Environment
+    from ancha.world.kernel.port import WorldPort
     from ancha.world.tools.github.models.issues import Issue
     from ancha.world.tools.github.models.repos import Repo
     from ancha.world.tools.github.replica import GitHubReplica
@@ -39,31 +39,24 @@ PULL_EVENTS = frozenset({"pull_merged", "pull_closed"})
 ACCESS_EVENTS = frozenset({"collaborator_added", "collaborator_removed", "repo_edited"})
 
 
-def _replica(env: Environment) -> GitHubReplica:
-    replica: Any = env.tools.get("github")
-    if replica is None:
-        raise LookupError("the world has no GitHub")
-    return replica  # type: ignore[no-any-return]
-
-
-def _repo(env: Environment, ref: str) -> Repo:
-    owner, _, name = env.ref_id(ref, "repo").partition("/")
-    repo = _replica(env).state.repo(owner, name)
+def _repo(replica: GitHubReplica, world: WorldPort, ref: str) -> Repo:
+    owner, _, name = world.ref_id(ref, "repo").partition("/")
+    repo = replica.state.repo(owner, name)
     if repo is None:
         raise LookupError(f"${ref} ({owner}/{name}) no longer exists")
     return repo
 
 
-def _numbered(env: Environment, ref: str, kind: str) -> tuple[Repo, int]:
-    full, _, number = env.ref_id(ref, kind).partition("#")
+def _numbered(replica: GitHubReplica, world: WorldPort, ref: str, kind: str) -> tuple[Repo, int]:
+    full, _, number = world.ref_id(ref, kind).partition("#")
     owner, _, name = full.partition("/")
-    repo = _replica(env).state.repo(owner, name)
+    repo = replica.state.repo(owner, name)
     if repo is None:
         raise LookupError(f"${ref}'s repository {full} no longer exists")
     return repo, int(number)
 
 
-def production_sha(env: Environment, repo: Repo) -> str | None:
+def production_sha(world: WorldPort, repo: Repo) -> str | None:
     """What runs in production: the latest successful deployment to ``production``, else the
     seed's ``production`` (a commit ref, a branch or a SHA)."""
     from ancha.world.tools.github.production import production_sha as deployed
@@ -73,7 +66,7 @@ def production_sha(env: Environment, repo: Repo) -> str | None:
         return str(sha)
     if not repo.production or repo.git is None:
         return None
-    record = env.refs.get(repo.production)
+    record = world.refs.get(repo.production)
     if record is not None and record.kind == "commit":
         return record.id
     return repo.git.resolve(repo.production)  # type: ignore[no-any-return]
@@ -85,14 +78,17 @@ def _outcome(passed: bool, expected: str, actual: str, evidence: list[int] | Non
     return StateOutcome(passed, expected, actual, explanation, evidence or [])
 
 
-def _guarded(expected: Callable[[dict[str, Any]], str]) -> Callable[[Callable[..., StateOutcome]],
-                                                                     Callable[[dict[str, Any], Environment], StateOutcome]]:
+Grade = Callable[[dict[str, Any], "GitHubReplica", "WorldPort"], StateOutcome]
+"""A state check's ``evaluate``: ``(body, replica, world)``."""
+
+
+def _guarded(expected: Callable[[dict[str, Any]], str]) -> Callable[[Grade], Grade]:
     """Answer a failed outcome, not an error, when a ref names nothing in this world."""
 
-    def wrap(grade: Callable[..., StateOutcome]) -> Callable[[dict[str, Any], Environment], StateOutcome]:
-        def run(body: dict[str, Any], env: Environment) -> StateOutcome:
+    def wrap(grade: Grade) -> Grade:
+        def run(body: dict[str, Any], replica: GitHubReplica, world: WorldPort) -> StateOutcome:
             try:
-                return grade(body, env)
+                return grade(body, replica, world)
             except LookupError as exc:
                 return _outcome(False, expected(body), str(exc.args[0]) if exc.args else str(exc))
         return run
@@ -114,16 +110,16 @@ def _file_at_expected(body: dict[str, Any]) -> str:
 
 
 @_guarded(_file_at_expected)
-def file_at(body: dict[str, Any], env: Environment) -> StateOutcome:
+def file_at(body: dict[str, Any], replica: GitHubReplica, world: WorldPort) -> StateOutcome:
     spec = FileAt.model_validate(body)
     expected = _file_at_expected(body)
-    repo = _repo(env, spec.repo)
+    repo = _repo(replica, world, spec.repo)
     if spec.commit:
-        sha: str | None = env.ref_id(spec.revision, "commit")
+        sha: str | None = world.ref_id(spec.revision, "commit")
     elif spec.revision == "default":
         sha = repo.git.resolve(repo.default_branch)
     elif spec.revision == "production":
-        sha = production_sha(env, repo)
+        sha = production_sha(world, repo)
         if sha is None:
             return _outcome(False, expected, f"{repo.full_name} has no production deployment")
     else:
@@ -152,9 +148,9 @@ def _pull_expected(body: dict[str, Any]) -> str:
 
 
 @_guarded(_pull_expected)
-def pull(body: dict[str, Any], env: Environment) -> StateOutcome:
+def pull(body: dict[str, Any], replica: GitHubReplica, world: WorldPort) -> StateOutcome:
     spec = PullState.model_validate(body)
-    repo, number = _numbered(env, spec.pull, "pull")
+    repo, number = _numbered(replica, world, spec.pull, "pull")
     found = repo.pulls.get(number)
     if found is None:
         return _outcome(False, _pull_expected(body), f"{repo.full_name} has no pull request #{number}")
@@ -169,11 +165,11 @@ def _production_expected(body: dict[str, Any]) -> str:
 
 
 @_guarded(_production_expected)
-def production(body: dict[str, Any], env: Environment) -> StateOutcome:
+def production(body: dict[str, Any], replica: GitHubReplica, world: WorldPort) -> StateOutcome:
     spec = Production.model_validate(body)
-    repo = _repo(env, spec.repo)
-    wanted = env.ref_id(spec.commit, "commit")
-    sha = production_sha(env, repo)
+    repo = _repo(replica, world, spec.repo)
+    wanted = world.ref_id(spec.commit, "commit")
+    sha = production_sha(world, repo)
     if sha is None:
         return _outcome(False, _production_expected(body), f"{repo.full_name} has nothing in production")
     actual = f"production runs {sha[:7]}" + ("" if sha == wanted else f", not {wanted[:7]}")
@@ -222,9 +218,9 @@ def _issue_misses(spec: IssueMatch, issue: Issue) -> list[str]:
 
 
 @_guarded(_issue_expected)
-def issue(body: dict[str, Any], env: Environment) -> StateOutcome:
+def issue(body: dict[str, Any], replica: GitHubReplica, world: WorldPort) -> StateOutcome:
     spec = IssueMatch.model_validate(body)
-    repo = _repo(env, spec.repo)
+    repo = _repo(replica, world, spec.repo)
     issues = [i for i in repo.issues.values() if not i.is_pull]
     matching = [i for i in issues if not _issue_misses(spec, i)]
     n = len(matching)
@@ -252,11 +248,11 @@ def _permission_expected(body: dict[str, Any]) -> str:
 
 
 @_guarded(_permission_expected)
-def permission(body: dict[str, Any], env: Environment) -> StateOutcome:
+def permission(body: dict[str, Any], replica: GitHubReplica, world: WorldPort) -> StateOutcome:
     spec = Permission.model_validate(body)
-    repo = _repo(env, spec.repo)
-    state = _replica(env).state
-    account = state.account(env.ref_id(spec.user, "user"))
+    repo = _repo(replica, world, spec.repo)
+    state = replica.state
+    account = state.account(world.ref_id(spec.user, "user"))
     role = state.role(repo, account) if account is not None else None
     access = ACCESS.get(role or "", "none")
     actual = f"it is {access}" + (f" (role {role})" if role else " (no access)")
@@ -271,11 +267,11 @@ class IssueLabeledHeld(CompiledPredicate):
 
     events = frozenset({"issue_opened", "issue_labeled"})
 
-    def __init__(self, key: str, env: Environment, body: dict[str, Any]) -> None:
+    def __init__(self, key: str, body: dict[str, Any], replica: GitHubReplica, world: WorldPort) -> None:
         super().__init__(key)
-        self.env = env
+        self.world = world
         spec = IssueLabeled.model_validate(body)
-        self.repo = env.ref_id(spec.repo, "repo").lower()
+        self.repo = world.ref_id(spec.repo, "repo").lower()
         self.labels = {label.lower() for label in spec.labels}
 
     def on_event(self, event: DomainEvent) -> bool:
@@ -283,7 +279,7 @@ class IssueLabeledHeld(CompiledPredicate):
         if not self.holds and str(data.get("repo", "")).lower() == self.repo and not data.get("is_pull"):
             labels = {str(name).lower() for name in data.get("labels") or ()}
             if self.labels <= labels:
-                self._set(True, event.at, [len(self.env.trace) + 1])
+                self._set(True, event.at, [len(self.world.trace) + 1])
         return self.holds
 
 
@@ -292,15 +288,15 @@ class PullMergedHeld(CompiledPredicate):
 
     events = frozenset({"pull_merged"})
 
-    def __init__(self, key: str, env: Environment, body: dict[str, Any]) -> None:
+    def __init__(self, key: str, body: dict[str, Any], replica: GitHubReplica, world: WorldPort) -> None:
         super().__init__(key)
-        self.env = env
+        self.world = world
         spec = PullMerged.model_validate(body)
-        full, _, number = env.ref_id(spec.pull, "pull").partition("#")
+        full, _, number = world.ref_id(spec.pull, "pull").partition("#")
         self.repo, self.number = full.lower(), int(number)
 
     def on_event(self, event: DomainEvent) -> bool:
         data = event.data
         if not self.holds and str(data.get("repo", "")).lower() == self.repo and data.get("number") == self.number:
-            self._set(True, event.at, [len(self.env.trace) + 1])
+            self._set(True, event.at, [len(self.world.trace) + 1])
         return self.holds

@@ -30,7 +30,7 @@ from ancha.world.tools.github.webhooks import Lookup, Webhook, for_event
 from ancha.world.tools.github.webhooks_git import ref_webhooks
 
 if TYPE_CHECKING:
-    from ancha.world.environment import Environment
+    from ancha.world.kernel.port import WorldPort
 
 HOOKSHOT = "GitHub-Hookshot/4a5b1c9"
 """The ``User-Agent`` of GitHub's webhook deliveries (a build of its hookshot service)."""
@@ -47,8 +47,8 @@ DELIVERED = (
 class GitHubDelivery:
     service = "github"
 
-    def __init__(self, env: Environment, replica: GitHubReplica) -> None:
-        self.env = env
+    def __init__(self, replica: GitHubReplica, world: WorldPort) -> None:
+        self.world = world
         self.replica = replica
         self.seen = Lookup()
         self._closed: set[tuple[str, int, float]] = set()
@@ -59,13 +59,13 @@ class GitHubDelivery:
                 self.seen.labels[(repo.key, label.name.lower())] = label
         self.seen.comments.update(state.comments)
         for kind in DELIVERED:
-            env.bus.subscribe(kind, self._on_event)
+            world.bus.subscribe(kind, self._on_event)
         if "ref_updated" in EVENT_TYPES:
-            env.bus.subscribe("ref_updated", self._on_ref_updated)
+            world.bus.subscribe("ref_updated", self._on_ref_updated)
         else:
             for repo in state.repos.values():
                 self._listen(repo)
-            env.bus.subscribe("repo_created", self._on_repo_created)
+            world.bus.subscribe("repo_created", self._on_repo_created)
 
     # --- domain events ----------------------------------------------------------------------
 
@@ -148,7 +148,7 @@ class GitHubDelivery:
         if actor == "agent":
             return
         pusher = self._account_of(actor, repo, after)
-        at = self.env.clock.now()
+        at = self.world.clock.now()
         for webhook in ref_webhooks(self.replica.state, repo, pusher, self.replica.base_url, ref, before, after, at):
             self._push(webhook, at)
 
@@ -172,13 +172,13 @@ class GitHubDelivery:
 
     def _push(self, webhook: Webhook, at: float) -> None:
         kind, payload = webhook
-        self.env.feed.push({"service": self.service, "type": kind, "at": self.env.clock.isoformat(at),
+        self.world.feed.push({"service": self.service, "type": kind, "at": self.world.clock.isoformat(at),
                             "payload": payload})
 
 
-def delivery_guid(env: Environment) -> str:
+def delivery_guid(world: WorldPort) -> str:
     """An ``X-GitHub-Delivery`` GUID from the trial's RNG."""
-    hexits = env.random_hex(32)
+    hexits = world.random_hex(32)
     return f"{hexits[:8]}-{hexits[8:12]}-{hexits[12:16]}-{hexits[16:20]}-{hexits[20:]}"
 
 
@@ -221,7 +221,6 @@ WEBHOOK = WebhookForm(webhook_headers, timeout_s=10.0)
 """GitHub gives a hook 10 seconds to answer and never redelivers a failed delivery by itself."""
 
 
-def start_delivery(env: Environment, replica: Tool) -> None:
+def start_delivery(replica: GitHubReplica, world: WorldPort) -> None:
     """Subscribe the agent's event feed to this world's GitHub."""
-    if isinstance(replica, GitHubReplica):
-        GitHubDelivery(env, replica)
+    GitHubDelivery(replica, world)

@@ -43,7 +43,7 @@ from ancha.world.kernel.reach import Directory, Place, Utterance
 from ancha.world.kernel.tool import ToolRequest
 
 if TYPE_CHECKING:
-    from ancha.world.environment import Environment
+    from ancha.world.kernel.port import WorldPort
     from ancha.world.tools.github.models import Issue, Repo
     from ancha.world.tools.github.replica import GitHubReplica
 
@@ -58,16 +58,12 @@ REQUEST_CHANGES = ("request changes", "changes requested")
 
 class GitHubActor:
     """Calls GitHub's REST API as a given login, one token per (login, trace actor), through
-    ``Environment.dispatch`` so every call is traced and publishes its domain events."""
+    ``WorldPort.dispatch`` so every call is traced and publishes its domain events."""
 
-    def __init__(self, env: Environment) -> None:
-        self.env = env
+    def __init__(self, replica: GitHubReplica, world: WorldPort) -> None:
+        self.replica = replica
+        self.world = world
         self._tokens: dict[tuple[str, str], str] = {}
-
-    @property
-    def replica(self) -> GitHubReplica:
-        replica: Any = self.env.tools[TOOL]
-        return replica  # type: ignore[no-any-return]
 
     def call(self, login: str, actor: str, method: str, path: str, body: Any = None) -> tuple[int, Any]:
         """``method path`` with a JSON ``body`` as ``login``: the status and the decoded answer."""
@@ -79,7 +75,7 @@ class GitHubActor:
         if body is not None:
             headers["content-type"] = "application/json; charset=utf-8"
             raw = json.dumps(body).encode()
-        answer = self.env.dispatch(TOOL, ToolRequest(method.upper(), path, headers=headers, body=raw))
+        answer = self.world.dispatch(TOOL, ToolRequest(method.upper(), path, headers=headers, body=raw))
         try:
             decoded = json.loads(answer.body) if answer.body else None
         except ValueError:
@@ -118,11 +114,10 @@ class GitHubReach:
     events: tuple[str, ...] = ("issue_opened", "pull_opened", "issue_comment_created", "pull_review_submitted",
                                "pull_review_comment_created", "review_requested")
 
-    def __init__(self, env: Environment, directory: Directory) -> None:
-        self.env = env
+    def __init__(self, replica: GitHubReplica, world: WorldPort, directory: Directory) -> None:
         self.directory = directory
-        self.actor = GitHubActor(env)
-        self.state = self.actor.replica.state
+        self.actor = GitHubActor(replica, world)
+        self.state = replica.state
         for user in self.state.users.values():
             if user.person:
                 directory.link(TOOL, user.login, user.person.removeprefix("$").rpartition(".")[2])

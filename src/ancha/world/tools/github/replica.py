@@ -30,6 +30,7 @@ from ancha.world.tools.github.events import domain_event
 from ancha.world.tools.github.headers import RateLimits, api_headers
 from ancha.world.tools.github.models import Account, GitHubState, Repo, User
 from ancha.world.tools.github.models.wire import RawJSON, encode_utf8
+from ancha.world.tools.github.reach import GitHubActor
 from ancha.world.tools.github.router import Route, Router, template_params
 from ancha.world.tools.github.routes import ROUTER
 from ancha.world.tools.github.routes_ledger import DOCS, LEDGER
@@ -38,7 +39,7 @@ from ancha.world.tools.github.seed_model import GitHubWorld
 from ancha.world.tools.github.smart_http import serve_git
 
 if TYPE_CHECKING:
-    from ancha.world.environment import Environment
+    from ancha.world.kernel.port import WorldPort
 
 JSON = "application/json; charset=utf-8"
 _dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
@@ -61,24 +62,26 @@ class GitHubReplica:
 
     name = "github"
 
-    def __init__(self, env: Environment, seed: GitHubWorld | dict[str, Any] | None) -> None:
-        self.env = env
-        shared = getattr(env.scene, "seed", None)
+    def __init__(self, world: WorldPort, seed: GitHubWorld | dict[str, Any] | None) -> None:
+        self.world = world
+        shared = getattr(world.scene, "seed", None)
         if isinstance(seed, dict) and callable(shared):
             # Parsed once per scene and shared by its trials (never changed by a replica).
             seed = shared("github", GitHubWorld)
-        self.world = GitHubWorld.parse(seed)
+        self.seed = GitHubWorld.parse(seed)
         self.state: GitHubState
         self.agent: User
-        self.state, self.agent = seed_state(env, self.world)
+        self.state, self.agent = seed_state(world, self.seed)
         self.tokens: dict[str, Caller] = {}
         self.rates = RateLimits()
-        self.base_url = f"http://127.0.0.1/envs/{env.id}/github"
+        self.base_url = f"http://127.0.0.1/envs/{world.id}/github"
         """The replica's public base URL, as last seen on an incoming request."""
         self.token = self.issue_token(self.agent.login, "agent")
         self.signing_secret = secrets.token_urlsafe(30)
         """The secret of the repository webhooks delivered to an endpoint agent (``X-Hub-Signature-256``)."""
         self._requests = 0
+        self.world_actor = GitHubActor(self, world)
+        """Makes the world rules' calls (``actions.py``) as their ``from`` user, keeping a token per user."""
         for repo in self.state.repos.values():
             self._watch_refs(repo)
 
@@ -133,7 +136,7 @@ class GitHubReplica:
         """A token acting as ``login``, traced as ``actor`` (``agent``, ``person:laura``, ``world``)."""
         user = self.state.user(login.removeprefix("$"))
         if user is None:
-            ref = self.env.refs.get(login.removeprefix("$"))
+            ref = self.world.refs.get(login.removeprefix("$"))
             user = self.state.user(ref.id) if ref is not None and ref.kind == "user" else None
         if user is None:
             raise KeyError(f"no GitHub user {login!r}")
@@ -174,7 +177,7 @@ class GitHubReplica:
                 resource = route.resource
             rate_key = caller.user.login if caller is not None else "anonymous"
             if route is None or route.template != "/rate_limit":
-                self.rates.spend(rate_key, resource, caller is not None, self.env.clock.peek(),
+                self.rates.spend(rate_key, resource, caller is not None, self.world.clock.peek(),
                                  caller.user.id if caller is not None else 0)
             if route is None or found is None:
                 return self._unrouted(method, lookup, request.path, caller, headers, rate_key)
@@ -187,12 +190,12 @@ class GitHubReplica:
             headers.update(reply.headers)
         except errors.GitHubError as exc:
             headers.update(self.rates.headers(rate_key or "anonymous", resource, caller is not None,
-                                              self.env.clock.peek()))
+                                              self.world.clock.peek()))
             return self._error(exc, docs, caller, headers)
         except Exception:  # a bug, never bad input
             body = _dumps({"message": "Server Error", "documentation_url": errors.DOCS, "status": "500"})
             return ToolResponse(500, body.encode(), JSON, headers=headers, actor=self._actor(caller))
-        headers.update(self.rates.headers(rate_key, resource, caller is not None, self.env.clock.peek()))
+        headers.update(self.rates.headers(rate_key, resource, caller is not None, self.world.clock.peek()))
         if reply.body is None and reply.status in (204, 202):
             return ToolResponse(reply.status, b"", JSON, headers=headers, actor=self._actor(caller))
         if isinstance(reply.body, bytes):  # a raw media type (Accept: application/vnd.github.raw)
@@ -207,13 +210,13 @@ class GitHubReplica:
             headers["etag"] = etag
             if _matches(request.headers.get("if-none-match", ""), etag):
                 self.rates.refund(rate_key, resource)
-                headers.update(self.rates.headers(rate_key, resource, caller is not None, self.env.clock.peek()))
+                headers.update(self.rates.headers(rate_key, resource, caller is not None, self.world.clock.peek()))
                 return ToolResponse(304, b"", JSON, headers=headers, actor=self._actor(caller))
         return ToolResponse(reply.status, encoded, JSON, headers=headers, actor=self._actor(caller))
 
     def _unrouted(self, method: str, lookup: str, path: str, caller: Caller | None, headers: dict[str, str],
                   rate_key: str) -> ToolResponse:
-        headers.update(self.rates.headers(rate_key, "core", caller is not None, self.env.clock.peek()))
+        headers.update(self.rates.headers(rate_key, "core", caller is not None, self.world.clock.peek()))
         vendor = VENDOR.match(path, lookup)
         if vendor is not None and lookup in vendor[0]:
             gap = errors.NotImplementedHere(method, vendor[0][lookup])
@@ -256,12 +259,12 @@ class GitHubReplica:
         host = request.headers.get("host")
         if host:
             proto = request.headers.get("x-forwarded-proto", "http")
-            self.base_url = f"{proto}://{host}/envs/{self.env.id}/github"
+            self.base_url = f"{proto}://{host}/envs/{self.world.id}/github"
         return self.base_url
 
     def _request_id(self) -> str:
         n = self._requests
-        return f"{n % 0xFFFF:04X}:{(n * 7919) % 0xFFFFF:05X}:{n:06X}:{n * 3:06X}:{int(self.env.clock.start):08X}"
+        return f"{n % 0xFFFF:04X}:{(n * 7919) % 0xFFFFF:05X}:{n:06X}:{n * 3:06X}:{int(self.world.clock.start):08X}"
 
     @staticmethod
     def _actor(caller: Caller | None) -> str:
@@ -273,7 +276,7 @@ class GitHubReplica:
                 is_pull: bool = False, **data: Any) -> None:
         if type == "repo_created":
             self._watch_refs(repo)
-        self.env.bus.publish(domain_event(type, self.env.clock.now(), repo=repo.full_name, actor=actor,
+        self.world.bus.publish(domain_event(type, self.world.clock.now(), repo=repo.full_name, actor=actor,
                                           user=who.login, number=number, is_pull=is_pull, **data))
 
     def _watch_refs(self, repo: Repo) -> None:

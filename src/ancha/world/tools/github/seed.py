@@ -1,6 +1,6 @@
 """Build one trial's GitHub world from ``world.github``: accounts, repos, history.
 
-Ids come from the trial's RNG (``env.random_hex``) and per-kind counters, so the same
+Ids come from the trial's RNG (``world.random_hex``) and per-kind counters, so the same
 scene and trial give the same world. Seeded items without a time are spaced before
 ``clock.start``: repositories a year before, issues and pulls an hour apart in seed
 order ending an hour before the start, their comments evenly between their opening
@@ -31,7 +31,7 @@ from ancha.world.tools.github.models import (
 from ancha.world.tools.github.seed_model import GitHubIssue, GitHubLabel, GitHubPull, GitHubRepo, GitHubWorld
 
 if TYPE_CHECKING:
-    from ancha.world.environment import Environment
+    from ancha.world.kernel.port import WorldPort
 
 DAY = 86400.0
 HOUR = 3600.0
@@ -53,11 +53,11 @@ def _ts(at: datetime | None) -> float | None:
 class Seeder:
     """Turns a ``GitHubWorld`` into a ``GitHubState`` and registers its refs."""
 
-    def __init__(self, env: Environment, world: GitHubWorld) -> None:
-        self.env = env
+    def __init__(self, world: WorldPort, seed: GitHubWorld) -> None:
         self.world = world
-        self.start = env.clock.start
-        self.state = GitHubState(Ids(env.random_hex(6)))
+        self.seed = seed
+        self.start = world.clock.start
+        self.state = GitHubState(Ids(world.random_hex(6)))
         self.refs: dict[str, str] = {}
         """User ref -> login."""
 
@@ -83,19 +83,19 @@ class Seeder:
         return account
 
     def build(self) -> tuple[GitHubState, User]:
-        world, state, ids = self.world, self.state, self.state.ids
-        agent = state.add_user(User(world.agent.login, ids.next("user"), name=world.agent.name,
-                                    email=world.agent.email, ref=world.agent.ref, created_at=self.start - 200 * DAY))
-        self.refs[world.agent.ref] = agent.login
-        self.env.register_ref(world.agent.ref, "user", "github", agent.login)
-        for seeded in world.users:
+        seed, state, ids = self.seed, self.state, self.state.ids
+        agent = state.add_user(User(seed.agent.login, ids.next("user"), name=seed.agent.name,
+                                    email=seed.agent.email, ref=seed.agent.ref, created_at=self.start - 200 * DAY))
+        self.refs[seed.agent.ref] = agent.login
+        self.world.register_ref(seed.agent.ref, "user", "github", agent.login)
+        for seeded in seed.users:
             user = state.add_user(User(seeded.login, ids.next("user"), name=seeded.name, email=seeded.email,
                                        type=seeded.type, ref=seeded.ref, person=seeded.person,
                                        created_at=self.start - 400 * DAY))
             if seeded.ref:
                 self.refs[seeded.ref] = user.login
-            self.env.register_ref(seeded.ref, "user", "github", user.login)
-        for seeded_org in world.orgs:
+            self.world.register_ref(seeded.ref, "user", "github", user.login)
+        for seeded_org in seed.orgs:
             org = state.add_org(Org(seeded_org.login, ids.next("org"), name=seeded_org.name,
                                     description=seeded_org.description,
                                     default_permission=seeded_org.default_permission,
@@ -104,9 +104,9 @@ class Seeder:
                 org.members.setdefault(self.user(member).key, "member")
             for admin in seeded_org.admins:
                 org.members[self.user(admin).key] = "admin"
-        for i, seeded_repo in enumerate(world.repos):
+        for i, seeded_repo in enumerate(seed.repos):
             self.repo(seeded_repo, self.start - (365 - i) * DAY)
-        for seeded_org in world.orgs:  # teams name repos, so they come last
+        for seeded_org in seed.orgs:  # teams name repos, so they come last
             org = state.orgs[seeded_org.login.lower()]
             for seeded_team in seeded_org.teams:
                 team = Team(org, ids.next("team"), seeded_team.name, seeded_team.slug,
@@ -126,7 +126,7 @@ class Seeder:
         return state, agent
 
     def _repo_key(self, org: Org, name: str) -> str:
-        record = self.env.refs.get(name)
+        record = self.world.refs.get(name)
         if record is not None and record.kind == "repo":
             return record.id.lower()
         return (name if "/" in name else f"{org.login}/{name}").lower()
@@ -141,7 +141,7 @@ class Seeder:
                                    description=seeded.description, default_branch=seeded.default_branch,
                                    created_at=created, ref=seeded.ref))
         repo.updated_at = repo.pushed_at = max(created, self.start - DAY)
-        self.env.register_ref(seeded.ref, "repo", "github", repo.full_name)
+        self.world.register_ref(seeded.ref, "repo", "github", repo.full_name)
         for who, role in seeded.permissions.items():
             repo.collaborators[self.account(who).key] = role
         for label in seeded.labels or [_default(name, color, text) for name, color, text in DEFAULT_LABELS]:
@@ -166,7 +166,7 @@ class Seeder:
             admins = [k for k, role in repo.owner.members.items() if role == "admin"] or list(repo.owner.members)
             if admins:
                 return self.state.users[admins[0]]
-            return self.state.users[self.refs[self.world.agent.ref].lower()]
+            return self.state.users[self.refs[self.seed.agent.ref].lower()]
         return repo.owner
 
     def _git(self, repo: Repo, seeded: GitHubRepo) -> None:
@@ -183,7 +183,7 @@ class Seeder:
                 identities[user.ref] = identity
         repo.git = build_repo_git(seeded, datetime.fromtimestamp(self.start, UTC), identities)
         for ref, sha in repo.git.commits.items():
-            self.env.register_ref(ref, "commit", "github", sha)
+            self.world.register_ref(ref, "commit", "github", sha)
 
     def _issues(self, repo: Repo, seeded: GitHubRepo, author: Account) -> None:
         items: list[GitHubIssue | GitHubPull] = [*seeded.issues, *seeded.pulls]
@@ -206,7 +206,7 @@ class Seeder:
             issue = self._issue(repo, item, number, at, author)
             if isinstance(item, GitHubPull):
                 self._pull(repo, issue, item)
-            self.env.register_ref(item.ref, "pull" if isinstance(item, GitHubPull) else "issue", "github",
+            self.world.register_ref(item.ref, "pull" if isinstance(item, GitHubPull) else "issue", "github",
                                   f"{repo.full_name}#{number}")
 
     def _issue(self, repo: Repo, item: GitHubIssue | GitHubPull, number: int, at: float, author: Account) -> Issue:
@@ -273,6 +273,6 @@ def _default(name: str, color: str, description: str) -> GitHubLabel:
     return GitHubLabel(name=name, color=color, description=description)
 
 
-def seed_state(env: Environment, world: GitHubWorld) -> tuple[GitHubState, User]:
+def seed_state(world: WorldPort, seed: GitHubWorld) -> tuple[GitHubState, User]:
     """The world and the agent's account."""
-    return Seeder(env, world).build()
+    return Seeder(world, seed).build()

@@ -21,12 +21,12 @@ def _agent_accounts(seed: dict[str, Any]) -> list[str]:
     return [str((seed.get("agent") or {}).get("ref") or "github_agent")]
 
 
-def _state(key: str, file_model: Any, resolve: Any, grade: Any, events: frozenset[str], about: str,
-           siblings: dict[str, Any] | None = None) -> StateKind:
+def _state(key: str, file_model: Any, resolve: Any, grade: checks.Grade, events: frozenset[str], about: str,
+           siblings: dict[str, Any] | None = None) -> StateKind[GitHubReplica]:
     return StateKind(BodyKind(key, "github", file_model, resolve, about, siblings or {}), grade, events)
 
 
-TOOL = ToolSpec(
+TOOL: ToolSpec[GitHubReplica] = ToolSpec(
     name="github",
     world=WorldSection("github", GitHubFile, build_world),
     replica=GitHubReplica,

@@ -41,5 +41,5 @@ def meta_root(call: Call) -> dict[str, Any]:
 @route("GET", "/rate_limit")
 def rate_limit_get(call: Call) -> dict[str, Any]:
     key = call.caller.user.login if call.caller is not None else "anonymous"
-    resources = call.replica.rates.overview(key, call.caller is not None, call.replica.env.clock.peek())
+    resources = call.replica.rates.overview(key, call.caller is not None, call.replica.world.clock.peek())
     return {"resources": resources, "rate": resources["core"]}

@@ -144,7 +144,7 @@ def meta_get_all_versions(call: Call) -> list[str]:
 
 
 def _zen_line(call: Call) -> str:
-    return _ZEN[int(call.replica.env.clock.peek()) % len(_ZEN)]
+    return _ZEN[int(call.replica.world.clock.peek()) % len(_ZEN)]
 
 
 @route("GET", "/zen")

@@ -107,7 +107,7 @@ def _init_git(call: Call, repo: Repo, auto_init: bool) -> None:
         return
     files = {"README.md": f"# {repo.name}\n" + (f"{repo.description}\n" if repo.description else "")} if auto_init else {}
     seed = {"name": repo.full_name, "default_branch": repo.default_branch, "files": files}
-    start = datetime.fromtimestamp(call.replica.env.clock.peek(), UTC)
+    start = datetime.fromtimestamp(call.replica.world.clock.peek(), UTC)
     repo.git = build_repo_git(seed, start)
 
 

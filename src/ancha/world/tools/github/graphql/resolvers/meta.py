@@ -26,7 +26,7 @@ _spent: weakref.WeakKeyDictionary[Any, dict[str, tuple[float, int]]] = weakref.W
 
 
 def _now(context: Context) -> float:
-    clock = getattr(getattr(context.replica, "env", None), "clock", None)
+    clock = getattr(getattr(context.replica, "world", None), "clock", None)
     return float(clock.now()) if clock is not None else datetime.now(UTC).timestamp()
 
 
