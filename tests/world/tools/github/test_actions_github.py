@@ -21,15 +21,15 @@ from ancha.scene.loading import load_scene
 from ancha.scene.sections import BodyKind, Catalog
 from ancha.world.kernel.spec import ActionKind
 from ancha.world.registry import registry
-from ancha.world.tools.github import actions, scene_actions
+from ancha.world.tools.github import action_bodies, actions
 from ancha.world.tools.github.judge import judge_view
 
 ACTIONS = (
-    ("github.comment", scene_actions.CommentActionFile, scene_actions.resolve_comment, actions.comment),
-    ("github.review", scene_actions.ReviewActionFile, scene_actions.resolve_review, actions.review),
-    ("github.merge", scene_actions.MergeActionFile, scene_actions.resolve_merge, actions.merge),
-    ("github.commit", scene_actions.CommitActionFile, scene_actions.resolve_commit, actions.commit),
-    ("github.issue", scene_actions.IssueActionFile, scene_actions.resolve_issue, actions.issue),
+    ("github.comment", action_bodies.CommentActionFile, action_bodies.resolve_comment, actions.comment),
+    ("github.review", action_bodies.ReviewActionFile, action_bodies.resolve_review, actions.review),
+    ("github.merge", action_bodies.MergeActionFile, action_bodies.resolve_merge, actions.merge),
+    ("github.commit", action_bodies.CommitActionFile, action_bodies.resolve_commit, actions.commit),
+    ("github.issue", action_bodies.IssueActionFile, action_bodies.resolve_issue, actions.issue),
 )
 KINDS = {key: ActionKind(BodyKind(key, "github", model, resolve), perform) for key, model, resolve, perform in ACTIONS}
 

@@ -19,14 +19,14 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
 from ancha.world.kernel.plain_numbers import is_plain_int
-from ancha.world.tools.github.reach import error_text
-from ancha.world.tools.github.scene_actions import (
+from ancha.world.tools.github.action_bodies import (
     CommentAction,
     CommitAction,
     IssueAction,
     MergeAction,
     ReviewAction,
 )
+from ancha.world.tools.github.reach import error_text
 
 if TYPE_CHECKING:
     from ancha.world.kernel.port import WorldPort

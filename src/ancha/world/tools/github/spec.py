@@ -6,7 +6,7 @@ from typing import Any
 
 from ancha.scene.sections import BodyKind, WorldSection
 from ancha.world.kernel.spec import ActionKind, PredicateKind, StateKind, ToolSpec
-from ancha.world.tools.github import actions, checks, scene_actions
+from ancha.world.tools.github import action_bodies, actions, checks
 from ancha.world.tools.github import check_bodies as bodies
 from ancha.world.tools.github.delivery import WEBHOOK, start_delivery
 from ancha.world.tools.github.graphql.data_check import schema_builds
@@ -52,15 +52,15 @@ TOOL: ToolSpec[GitHubReplica] = ToolSpec(
                                "a pull request was merged"), checks.PullMergedHeld),
     ),
     actions=(
-        ActionKind(BodyKind("github.comment", "github", scene_actions.CommentActionFile, scene_actions.resolve_comment,
+        ActionKind(BodyKind("github.comment", "github", action_bodies.CommentActionFile, action_bodies.resolve_comment,
                             "comment on an issue or pull request as a user"), actions.comment),
-        ActionKind(BodyKind("github.review", "github", scene_actions.ReviewActionFile, scene_actions.resolve_review,
+        ActionKind(BodyKind("github.review", "github", action_bodies.ReviewActionFile, action_bodies.resolve_review,
                             "review a pull request as a user"), actions.review),
-        ActionKind(BodyKind("github.merge", "github", scene_actions.MergeActionFile, scene_actions.resolve_merge,
+        ActionKind(BodyKind("github.merge", "github", action_bodies.MergeActionFile, action_bodies.resolve_merge,
                             "merge a pull request as a user"), actions.merge),
-        ActionKind(BodyKind("github.commit", "github", scene_actions.CommitActionFile, scene_actions.resolve_commit,
+        ActionKind(BodyKind("github.commit", "github", action_bodies.CommitActionFile, action_bodies.resolve_commit,
                             "commit files to a branch as a user"), actions.commit),
-        ActionKind(BodyKind("github.issue", "github", scene_actions.IssueActionFile, scene_actions.resolve_issue,
+        ActionKind(BodyKind("github.issue", "github", action_bodies.IssueActionFile, action_bodies.resolve_issue,
                             "open an issue as a user"), actions.issue),
     ),
     judge_view=judge_view,
