@@ -11,7 +11,7 @@ import pytest
 
 from ancha.scene import SceneInvalid, load_scene
 from ancha.world.registry import catalog, registry
-from ancha.world.tools.okta.scene_file import OktaWorld
+from ancha.world.tools.okta.scene_file import OktaFile
 from conftest import build_env, world_call
 
 GOOD = """\
@@ -43,7 +43,7 @@ def _write(tmp_path: Path, text: str) -> Path:
 
 def test_okta_seed__refs_and_groups_resolved(tmp_path: Path) -> None:
     scene = load_scene(_write(tmp_path, GOOD), catalog())
-    seed = scene.seed("okta", OktaWorld)
+    seed = scene.seed("okta", OktaFile)
     assert seed is not None
     assert seed.users[0].groups == ["okta_eng", "VPN Users"] and seed.users[1].status == "STAGED"
     assert [c.state for c in scene.checks] == [

@@ -22,7 +22,7 @@ from ancha.world.tools.okta import events as ev
 from ancha.world.tools.okta.call import Answer, Call
 from ancha.world.tools.okta.models import Group, IdMaker, OktaState, User
 from ancha.world.tools.okta.router import table
-from ancha.world.tools.okta.scene_file import OktaWorld
+from ancha.world.tools.okta.scene_file import OktaFile
 
 if TYPE_CHECKING:
     from ancha.world.kernel.port import WorldPort
@@ -48,7 +48,7 @@ class OktaReplica:
 
     name = TOOL
 
-    def __init__(self, world: WorldPort, seed: OktaWorld | dict[str, Any] | None) -> None:
+    def __init__(self, world: WorldPort, seed: OktaFile | dict[str, Any] | None) -> None:
         self.world = world
         self.ids = IdMaker(world.rng)
         self.state = OktaState()
@@ -57,11 +57,12 @@ class OktaReplica:
         self.world_token = new_token()
         self.signing_secret = secrets.token_hex(16)
         self.tokens = {self.token: "agent", self.world_token: "world"}
-        self._seed(seed if isinstance(seed, OktaWorld) else world.scene.seed(TOOL, OktaWorld) or OktaWorld.parse(seed))
+        self._seed(seed if isinstance(seed, OktaFile)
+                   else world.scene.seed(TOOL, OktaFile) or OktaFile.model_validate(seed or {}))
 
     # --- seeding ------------------------------------------------------------------------
 
-    def _seed(self, seed: OktaWorld) -> None:
+    def _seed(self, seed: OktaFile) -> None:
         start = self.world.clock.start
         everyone = Group(self.ids.make("00g"), "Everyone", "All users in your organization", start - 86400 * 365,
                          start - 86400 * 365, start - 86400, type="BUILT_IN", seeded=True)

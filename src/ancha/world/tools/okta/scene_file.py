@@ -1,15 +1,18 @@
-"""``world.okta`` as written in a scene file, and how it becomes ``OktaWorld``.
+"""``world.okta``: one model for the section as written in a scene file and as resolved.
 
 Refs: ``users[].ref`` declares a ``user``, ``groups[].ref`` a ``group`` (both of tool
 ``okta``). A user's ``groups`` name groups by ``$ref`` or by name; logins and group names
 are unique (Okta refuses duplicates), and every problem is reported with its path.
+Resolved (what the replica is built from), refs are bare (``okta_dana``) and a user's
+``groups`` hold group refs or group names.
 """
 
 from __future__ import annotations
 
 from typing import Annotated, Any, ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints
+from pydantic import ConfigDict, Field, StringConstraints
+from pydantic.json_schema import SkipJsonSchema
 
 from ancha.config.validation import Expect, FileModel, join
 from ancha.scene.file_model import RefName
@@ -30,19 +33,30 @@ class _File(FileModel):
     model_config = ConfigDict(extra="forbid", populate_by_name=True)
 
 
+# The models below are both the section as written and as resolved (``build_world`` validates
+# the same classes again from the resolved data). No class docstrings: they would show up in
+# ``ancha schema scene`` and in the docs' seed tables.
+
+
 class UserFile(_File):
+    # A seeded user; ``login`` is Okta's sign-in name (an email by default).
     unsupported_fields: ClassVar[dict[str, str]] = {
         "person": "link the user from its person instead: people.<name>.accounts.okta: $ref"}
     ref: RefName | None = None
     login: Login
     email: str | None = None
+    """Default: the login."""
     first_name: str | None = None
     last_name: str | None = None
     status: Annotated[Status, Expect("one of " + ", ".join(STATUSES))] = "ACTIVE"
     groups: list[GroupPointer] = Field(default_factory=list)
+    """As written: ``$ref`` or name; resolved: a bare group ref or a group's name."""
+    person: SkipJsonSchema[str | None] = None
+    """Resolved only (a file may not write it: ``unsupported_fields``); not in the schema."""
 
 
 class GroupFile(_File):
+    # A seeded group (an ``OKTA_GROUP``; Okta's built-in ``Everyone`` always exists besides).
     ref: RefName | None = None
     name: GroupName
     description: str | None = None
@@ -53,46 +67,15 @@ class OktaFile(_File):
     groups: list[GroupFile] = Field(default_factory=list)
 
 
-class _Model(BaseModel):
-    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+def _declare(ctx: SectionContext, item: dict[str, Any], kind: str, path: str) -> None:
+    if isinstance(item.get("ref"), str):
+        ctx.refs.declare(item["ref"], Declared(kind, ctx.source.line_of(f"{path}.ref"), tool=TOOL),
+                         ctx.source.reporter(f"{path}.ref"))
 
 
-class OktaUser(_Model):
-    """A seeded user. ``login`` is Okta's sign-in name (an email by default)."""
-
-    ref: str | None = None
-    login: str
-    email: str | None = None
-    """Default: the login."""
-    first_name: str | None = None
-    last_name: str | None = None
-    status: Status = "ACTIVE"
-    groups: list[str] = Field(default_factory=list)
-    """Group refs (bare) or group names."""
-    person: str | None = None
-
-
-class OktaGroup(_Model):
-    """A seeded group (an ``OKTA_GROUP``; Okta's built-in ``Everyone`` always exists besides)."""
-
-    ref: str | None = None
-    name: str
-    description: str | None = None
-
-
-class OktaWorld(_Model):
-    users: list[OktaUser] = Field(default_factory=list)
-    groups: list[OktaGroup] = Field(default_factory=list)
-
-    @classmethod
-    def parse(cls, seed: OktaWorld | dict[str, Any] | None) -> OktaWorld:
-        if isinstance(seed, OktaWorld):
-            return seed
-        return cls.model_validate(seed or {})
-
-
-def build_world(clean: dict[str, Any], ctx: SectionContext) -> OktaWorld | None:
-    """``world.okta``: declare every ref, check logins and names are unique, resolve groups."""
+def build_world(clean: dict[str, Any], ctx: SectionContext) -> OktaFile | None:
+    """``world.okta``: declare every ref, check logins and names are unique, resolve each
+    user's groups in place (bare refs), and validate the resolved section (defaults filled)."""
     base = ctx.path
     ok = True
     groups = [(i, g) for i, g in enumerate(clean.get("groups") or []) if g is not None]
@@ -100,9 +83,7 @@ def build_world(clean: dict[str, Any], ctx: SectionContext) -> OktaWorld | None:
     names: dict[str, int] = {}
     for i, group in groups:
         path = f"{base}.groups[{i}]"
-        if isinstance(group.get("ref"), str):
-            ctx.refs.declare(group["ref"], Declared("group", ctx.source.line_of(f"{path}.ref"), tool=TOOL),
-                             ctx.source.reporter(f"{path}.ref"))
+        _declare(ctx, group, "group", path)
         name = str(group.get("name") or "")
         key = name.casefold()
         if key in names:
@@ -117,16 +98,13 @@ def build_world(clean: dict[str, Any], ctx: SectionContext) -> OktaWorld | None:
     logins: dict[str, int] = {}
     for i, user in users:
         path = f"{base}.users[{i}]"
-        if isinstance(user.get("ref"), str):
-            ctx.refs.declare(user["ref"], Declared("user", ctx.source.line_of(f"{path}.ref"), tool=TOOL),
-                             ctx.source.reporter(f"{path}.ref"))
+        _declare(ctx, user, "user", path)
         login = str(user.get("login") or "")
         if login.casefold() in logins:
             ctx.source.add(f"{path}.login", f"duplicate login {login!r}",
                            f"users[{logins[login.casefold()]}] has it already; Okta logins are unique")
             ok = False
         logins.setdefault(login.casefold(), i)
-    resolved_users = []
     for i, user in users:
         path = f"{base}.users[{i}]"
         member_of: list[str] = []
@@ -145,7 +123,7 @@ def build_world(clean: dict[str, Any], ctx: SectionContext) -> OktaWorld | None:
                 ctx.source.add(where, f"no group named {pointer!r}",
                                f"name a group of world.okta.groups ({known}) or its $ref")
                 ok = False
-        resolved_users.append({**user, "groups": member_of})
+        user["groups"] = member_of
     if not ok:
         return None
-    return OktaWorld.model_validate({"users": resolved_users, "groups": [g for _, g in groups]})
+    return OktaFile.model_validate({"users": [u for _, u in users], "groups": [g for _, g in groups]})
