@@ -320,12 +320,8 @@ def _records(spec: CheckSpec) -> frozenset[str]:
 
 
 def _milestones(spec: CheckSpec) -> frozenset[str]:
-    if spec.before is not None:
-        predicates = spec.before
-    else:
-        assert spec.within is not None
-        predicates = [spec.within.event, *([spec.within.of] if spec.within.of is not None else [])]
-    return frozenset().union(*(predicate_events(p) for p in predicates))
+    """The events of the milestones a check times (``before``, ``within``)."""
+    return frozenset().union(*(predicate_events(p) for p in form(spec.kind).milestones(spec.body)))
 
 
 PROCESS_KINDS: tuple[CheckKind, ...] = (

@@ -16,13 +16,13 @@ load when a form has no ``CheckKind`` (or a kind no form), so a kind is never ha
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from ancha.config.validation import join
 from ancha.scene import file_model as files
 from ancha.scene.file_model import FileParts
-from ancha.scene.model import COMMON_CHECK_FIELDS, CheckSpec, TraceCheck
+from ancha.scene.model import COMMON_CHECK_FIELDS, CheckSpec, Predicate, TraceCheck, Within
 from ancha.scene.predicates import CALL_PATTERN_HINT, Resolver, call_pattern_problem
 
 Place = Literal["scene", "console", "playground"]
@@ -80,6 +80,9 @@ class CheckForm:
     """The "Value" cell of the reference's table of the kind's family (process checks)."""
     passes_when: str = ""
     """The "Passes when" cell of that table."""
+    milestones: Callable[[Any], list[Predicate]] = field(default=lambda body: [])
+    """The predicates a resolved body times (``before``, ``within``): the world watches them
+    from the start of the trial, since a first-held time cannot always be rebuilt later."""
 
     @property
     def works_in_tasks(self) -> bool:
@@ -133,6 +136,10 @@ def _judge(rubric: str, path: str, resolver: Resolver) -> str | None:
     return rubric
 
 
+def _within_milestones(within: Within) -> list[Predicate]:
+    return [within.event, *([within.of] if within.of is not None else [])]
+
+
 def _record(kind: str) -> Resolve:
     return lambda value, path, resolver: resolver.record(kind, value, path)
 
@@ -183,12 +190,14 @@ CHECK_FORMS: tuple[CheckForm, ...] = (
     CheckForm("before", PROCESS_CHECKS, lambda parts: list[parts.predicate],  # type: ignore[name-defined]
               lambda value, path, resolver: resolver.predicates(value, path, 2), SCENE_ONLY,
               value="A list of at least two milestones",
-              passes_when="Every milestone happened, each one strictly earlier than the next in simulated time."),
+              passes_when="Every milestone happened, each one strictly earlier than the next in simulated time.",
+              milestones=list),
     CheckForm("within", PROCESS_CHECKS, lambda parts: parts.within,
               lambda value, path, resolver: resolver.within(value, path), SCENE_ONLY,
               value="`{ event, of, limit }`",
               passes_when="`event` happened no later than `limit` after `of` (`start` by default, or another "
-                          "milestone)."),
+                          "milestone).",
+              milestones=_within_milestones),
 )
 """Every check kind, in the order problems list them (``kinds: trace, state, judge, ...``)."""
 

@@ -33,6 +33,7 @@ from collections.abc import Callable, Iterable
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
+from ancha.scene.check_kinds import form as check_form
 from ancha.scene.model import Predicate
 from ancha.world.call_patterns import compile_pattern
 from ancha.world.kernel.bus import DomainEvent
@@ -510,12 +511,7 @@ def scene_predicates(env: Environment) -> list[Predicate]:
     """Every predicate the scene's checks (before, within) and world-rule events use."""
     found: list[Predicate] = []
     for check in env.scene.checks:
-        if check.before:
-            found.extend(check.before)
-        if check.within is not None:
-            found.append(check.within.event)
-            if check.within.of is not None:
-                found.append(check.within.of)
+        found.extend(check_form(check.kind).milestones(check.body))
     for rule in env.scene.world_rules.events:
         found.extend(p for p in (rule.after, rule.unless) if p is not None)
     for fault in env.scene.world_rules.faults:
