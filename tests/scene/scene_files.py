@@ -11,7 +11,7 @@ from ancha.errors import Problem
 from ancha.scene import Scene, SceneInvalid, load_scene
 from ancha.scene.sections import Catalog
 from ancha.world.registry import catalog
-from ancha.world.tools.slack.scene_file import SlackWorld
+from ancha.world.tools.slack.scene_file import SlackFile
 
 SLACK = """\
 world:
@@ -125,8 +125,8 @@ checks:
 """
 
 
-def slack_seed(scene: Scene) -> SlackWorld:
+def slack_seed(scene: Scene) -> SlackFile:
     """The scene's resolved ``world.slack``, as the Slack tool reads it."""
-    seed = scene.seed("slack", SlackWorld)
+    seed = scene.seed("slack", SlackFile)
     assert seed is not None, "the scene has no world.slack"
     return seed

@@ -1,11 +1,11 @@
-"""The bodies of Slack's world-rule actions, ``slack.message`` and ``slack.reaction``: as
-written, resolved, and how one becomes the other."""
+"""The bodies of Slack's world-rule actions, ``slack.message`` and ``slack.reaction``, and how
+they resolve: one model each, written with refs (``$support``), resolved with bare ref names."""
 
 from __future__ import annotations
 
 from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import ConfigDict, Field
 
 from ancha.config.validation import Expect, FileModel, join
 from ancha.scene.file_model import Ref
@@ -13,27 +13,8 @@ from ancha.scene.predicates import Resolver
 from ancha.world.tools.slack.body_refs import resolve_refs
 
 
-class _Model(BaseModel):
-    model_config = ConfigDict(extra="forbid", populate_by_name=True)
-
-
 class _File(FileModel):
     model_config = ConfigDict(extra="forbid", populate_by_name=True)
-
-
-class SlackMessageAction(_Model):
-    channel: str
-    from_: str = Field(alias="from")
-    text: str
-    thread_of: str | None = None
-
-
-class SlackReactionAction(_Model):
-    channel: str
-    message: str
-    """Bare message ref."""
-    from_: str = Field(alias="from")
-    name: str
 
 
 class SlackMessageActionFile(_File):
@@ -46,8 +27,10 @@ class SlackMessageActionFile(_File):
 class SlackReactionActionFile(_File):
     channel: Ref
     message: Ref
+    """Resolved: the bare message ref."""
     from_: Ref = Field(alias="from")
     name: Annotated[str, Expect("an emoji name such as eyes")]
+    """Resolved: without colons (``eyes``, written ``:eyes:`` or ``eyes``)."""
 
 
 def _in_channel(fields: dict[str, Any], names: tuple[str, ...], path: str, resolver: Resolver) -> bool:
@@ -61,17 +44,17 @@ def _in_channel(fields: dict[str, Any], names: tuple[str, ...], path: str, resol
     return True
 
 
-def resolve_message_action(body: dict[str, Any], path: str, resolver: Resolver) -> SlackMessageAction | None:
+def resolve_message_action(body: dict[str, Any], path: str, resolver: Resolver) -> SlackMessageActionFile | None:
     fields = resolve_refs(body, path, resolver, (("channel", "channel"), ("from_", "user"), ("thread_of", "message")))
     if fields is None or fields.get("channel") is None or fields.get("from_") is None or body.get("text") is None:
         return None
     if not _in_channel(fields, ("thread_of",), path, resolver):
         return None
-    return SlackMessageAction.model_validate({"channel": fields["channel"], "from": fields["from_"],
-                                              "text": body["text"], "thread_of": fields.get("thread_of")})
+    return SlackMessageActionFile.model_validate({"channel": fields["channel"], "from": fields["from_"],
+                                                  "text": body["text"], "thread_of": fields.get("thread_of")})
 
 
-def resolve_reaction_action(body: dict[str, Any], path: str, resolver: Resolver) -> SlackReactionAction | None:
+def resolve_reaction_action(body: dict[str, Any], path: str, resolver: Resolver) -> SlackReactionActionFile | None:
     fields = resolve_refs(body, path, resolver, (("channel", "channel"), ("from_", "user"), ("message", "message")))
     if fields is None or fields.get("channel") is None or fields.get("from_") is None:
         return None
@@ -79,5 +62,5 @@ def resolve_reaction_action(body: dict[str, Any], path: str, resolver: Resolver)
         return None
     if not _in_channel(fields, ("message",), path, resolver):
         return None
-    return SlackReactionAction.model_validate({"channel": fields["channel"], "message": fields["message"],
-                                               "from": fields["from_"], "name": body["name"].strip(":")})
+    return SlackReactionActionFile.model_validate({"channel": fields["channel"], "message": fields["message"],
+                                                   "from": fields["from_"], "name": body["name"].strip(":")})

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ancha.world.tools.slack.action_bodies import SlackMessageAction, SlackReactionAction
+from ancha.world.tools.slack.action_bodies import SlackMessageActionFile, SlackReactionActionFile
 
 if TYPE_CHECKING:
     from ancha.world.kernel.port import WorldPort
@@ -22,7 +22,7 @@ def _id(world: WorldPort, ref: str) -> str:
 
 
 def post_message(body: dict[str, Any], replica: SlackReplica, world: WorldPort) -> str | None:
-    spec = SlackMessageAction.model_validate(body)
+    spec = SlackMessageActionFile.model_validate(body)
     actor = replica.world_actor
     channel, thread_ts = _id(world, spec.channel), None
     if spec.thread_of:
@@ -33,7 +33,7 @@ def post_message(body: dict[str, Any], replica: SlackReplica, world: WorldPort) 
 
 
 def add_reaction(body: dict[str, Any], replica: SlackReplica, world: WorldPort) -> str | None:
-    spec = SlackReactionAction.model_validate(body)
+    spec = SlackReactionActionFile.model_validate(body)
     channel, ts = replica.message_ref(spec.message)
     answer = replica.world_actor.call(_id(world, spec.from_), ACTOR, "reactions.add", channel=channel,
                                       timestamp=ts, name=spec.name.strip(":"))

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from ancha.world.kernel.bus import DomainEvent
 from ancha.world.kernel.predicate import CompiledPredicate
 from ancha.world.kernel.tool import StateOutcome
-from ancha.world.tools.slack.check_bodies import SlackMessageState
+from ancha.world.tools.slack.check_bodies import SlackMessageStateFile
 from ancha.world.tools.slack.history import SeededView
 from ancha.world.tools.slack.models import Message, SlackState
 
@@ -31,10 +31,10 @@ MESSAGE_EVENTS = frozenset({"message_posted", "message_changed", "message_delete
 
 def evaluate(body: dict[str, Any], replica: SlackReplica | None, world: WorldPort) -> StateOutcome:
     """``slack.message`` graded on ``replica`` (None: the world has no Slack, and it fails)."""
-    return evaluate_slack_message(SlackMessageState.model_validate(body), replica, world)
+    return evaluate_slack_message(SlackMessageStateFile.model_validate(body), replica, world)
 
 
-def evaluate_slack_message(spec: SlackMessageState, replica: SlackReplica | None, world: WorldPort) -> StateOutcome:
+def evaluate_slack_message(spec: SlackMessageStateFile, replica: SlackReplica | None, world: WorldPort) -> StateOutcome:
     """Count the channel's messages (seeded ones included) that meet every condition given."""
     expected = _expected(spec)
     if replica is None:
@@ -76,7 +76,7 @@ class _Conditions:
 
     ORDER = ("from", "in_thread_of", "text_contains")
 
-    def __init__(self, spec: SlackMessageState, author: str | None, parent: tuple[str, str] | None) -> None:
+    def __init__(self, spec: SlackMessageStateFile, author: str | None, parent: tuple[str, str] | None) -> None:
         self.spec = spec
         self.author = author
         self.parent = parent
@@ -205,7 +205,7 @@ def _user_label(state: SlackState, user_id: str) -> str:
     return f"@{user.name} ({user_id})" if user is not None else user_id
 
 
-def _expected(spec: SlackMessageState) -> str:
+def _expected(spec: SlackMessageStateFile) -> str:
     conditions = _Conditions(spec, None, None).describe()
     noun = "message" if spec.count_gte == 1 else "messages"
     amount = "a" if spec.count_gte == 1 else f"at least {spec.count_gte}"
@@ -237,7 +237,7 @@ class SlackMessageHeld(CompiledPredicate):
     def __init__(self, key: str, body: dict[str, Any], replica: SlackReplica | None, world: WorldPort) -> None:
         super().__init__(key)
         self.world = world
-        spec = SlackMessageState.model_validate(body)
+        spec = SlackMessageStateFile.model_validate(body)
         self.count = spec.count_gte
         if replica is None:
             raise LookupError("the world has no Slack")

@@ -2,7 +2,7 @@
 
 Where each seeded message goes (its channel, its ts, its thread) depends on the scene
 only, never on the trial: ids drawn from the trial's RNG are those of the team, users and
-channels, not of messages. So the plan is worked out once per ``SlackWorld`` (every
+channels, not of messages. So the plan is worked out once per ``SlackFile`` (every
 trial of a scene shares it) and each trial's channel gets a loader (``Channel.defer``)
 that gives the channel its keys from the plan the first time anything reads or writes
 its messages; each ``Message`` is built when it is first read (``MessageIndex``). A
@@ -23,7 +23,7 @@ from typing import Any, TypeVar
 
 from ancha.world.tools.slack.bulk import collector_paused
 from ancha.world.tools.slack.models import MICROS, Channel, Message, MessageIndex, ts_str
-from ancha.world.tools.slack.scene_file import SlackWorld
+from ancha.world.tools.slack.scene_file import SlackFile
 from ancha.world.tools.slack.seeded import NO_TIME, SeededMessages
 
 SPACING_S = 60
@@ -75,7 +75,7 @@ class HistoryPlan:
 NO_ROOT = -1
 
 
-def plan_history(world: SlackWorld, start: int) -> HistoryPlan:
+def plan_history(world: SlackFile, start: int) -> HistoryPlan:
     """The placed history of ``world`` for ``clock.start`` = ``start`` (epoch seconds), worked
     out once and kept on ``world``; ``ValueError`` when a seed names nothing."""
     plan = world._histories.get(start)
@@ -85,8 +85,8 @@ def plan_history(world: SlackWorld, start: int) -> HistoryPlan:
     return plan  # type: ignore[no-any-return]
 
 
-def _plan(world: SlackWorld, start: int) -> HistoryPlan:
-    seeded = world.messages
+def _plan(world: SlackFile, start: int) -> HistoryPlan:
+    seeded = world.seeded
     users = {world.bot.ref: world.bot.ref} | {u.ref: u.ref for u in world.users if u.ref}
     channels = {c.ref: i for i, c in enumerate(world.channels) if c.ref}
     # every name the messages give, checked once: a long history names a few, many times

@@ -29,7 +29,7 @@ from ancha.world.tools.slack.params import Params, bearer_token
 from ancha.world.tools.slack.rate_limits import HOLD_MARGIN_S, REAL, RateLimiter, retry_after
 from ancha.world.tools.slack.reach import SlackActor
 from ancha.world.tools.slack.router import APP_LEVEL, ROUTES, method_of
-from ancha.world.tools.slack.scene_file import SlackWorld
+from ancha.world.tools.slack.scene_file import SlackFile
 from ancha.world.tools.slack.seed import bot_profile, new_id, seed_state
 from ancha.world.tools.slack.snapshot import Line, channel_lines, written
 from ancha.world.tools.slack.socket_mode import new_socket_mode
@@ -46,12 +46,12 @@ class SlackReplica:
 
     name = "slack"
 
-    def __init__(self, world: WorldPort, seed: SlackWorld | dict[str, Any] | None) -> None:
+    def __init__(self, world: WorldPort, seed: SlackFile | dict[str, Any] | None) -> None:
         self.world = world
         self.state: SlackState
         self.bot: User
-        if not isinstance(seed, SlackWorld):
-            seed = world.scene.seed("slack", SlackWorld) or SlackWorld()
+        if not isinstance(seed, SlackFile):
+            seed = world.scene.seed("slack", SlackFile) or SlackFile()
         self.state, self.bot, self.history = seed_state(world, seed)
         self._bot_profile = bot_profile(self.bot, self.state.team["id"])
         self.tokens: dict[str, Caller] = {}

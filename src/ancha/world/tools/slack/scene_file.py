@@ -1,14 +1,30 @@
-"""``world.slack`` in scene files: its models, as written and resolved, and how one becomes
-the other (declaring refs, reading ``messages_file``, resolving refs and times)."""
+"""``world.slack`` in scene files: its models, and how the section resolves (declaring refs,
+reading ``messages_file``, resolving refs and times).
+
+One set of models serves both forms: the file walker checks what is written against them,
+and ``build_world`` validates the same classes from the resolved data (refs bare, times
+absolute, ``messages_file`` read into ``messages``), from which the replica is built."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
-from typing import Any, ClassVar, Literal
+from typing import Any, ClassVar, Literal, cast
 
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    FieldSerializationInfo,
+    PrivateAttr,
+    SerializerFunctionWrapHandler,
+    ValidationError,
+    ValidatorFunctionWrapHandler,
+    field_serializer,
+    field_validator,
+)
+from pydantic.json_schema import SkipJsonSchema
 
 from ancha.config.validation import INVALID, FileModel, Walker, _unsafe_number, file_fields, join
 from ancha.scene.file_model import Ref, RefName, Time
@@ -19,79 +35,6 @@ from ancha.scene.sources import Source, one_unit_offset, parse_time
 from ancha.world.tools.slack.bulk import collector_paused
 from ancha.world.tools.slack.seeded import NO_TIME, SeededMessages
 from ancha.world.tools.slack.seeded import micros as micros_of
-
-# --- resolved (refs bare, times absolute) ---------------------------------------------
-
-
-class _Model(BaseModel):
-    model_config = ConfigDict(extra="forbid", populate_by_name=True)
-
-
-class SlackTeam(_Model):
-    name: str = "Acme"
-    domain: str = "acme"
-
-
-class SlackBot(_Model):
-    ref: str = "slack_bot"
-    name: str = "ancha"
-
-
-class SlackUser(_Model):
-    ref: str | None = None
-    name: str
-    real_name: str | None = None
-    email: str | None = None
-    title: str | None = None
-    tz: str | None = None
-    is_admin: bool = False
-    deleted: bool = False
-    person: str | None = None
-
-
-class SlackChannel(_Model):
-    ref: str | None = None
-    name: str
-    private: bool = False
-    topic: str | None = None
-    purpose: str | None = None
-    members: list[str] = Field(default_factory=list)
-    """User refs; the bot's ref makes the bot a member."""
-    archived: bool = False
-
-
-class SlackMessage(_Model):
-    ref: str | None = None
-    channel: str
-    """Channel ref."""
-    from_: str = Field(alias="from")
-    """User ref (a seeded user or the bot)."""
-    text: str = ""
-    at: datetime | None = None
-    """None: the replica spaces seeded messages out before clock.start, in order."""
-    thread_of: str | None = None
-    """Message ref of the thread parent."""
-    reactions: dict[str, list[str]] = Field(default_factory=dict)
-    """emoji name -> user refs."""
-    files: list[dict[str, Any]] = Field(default_factory=list)
-
-
-class SlackWorld(_Model):
-    team: SlackTeam = Field(default_factory=SlackTeam)
-    bot: SlackBot = Field(default_factory=SlackBot)
-    users: list[SlackUser] = Field(default_factory=list)
-    channels: list[SlackChannel] = Field(default_factory=list)
-    messages: SeededMessages = Field(default_factory=SeededMessages)
-    """Inline messages followed by those of ``messages_file``, in file order (a list of
-    ``SlackMessage`` when written as JSON)."""
-    rate_limits: Literal["off", "real"] = "off"
-    """``real``: the agent's calls are held to Slack's per-method rate limits (``rate_limits.py``)."""
-
-    _histories: dict[int, Any] = PrivateAttr(default_factory=dict)
-    """clock.start -> the placed history (``history.HistoryPlan``) every trial shares."""
-
-
-# --- as written -----------------------------------------------------------------------
 
 
 class _File(FileModel):
@@ -119,6 +62,9 @@ class SlackUserFile(_File):
     tz: str | None = None
     is_admin: bool = False
     deleted: bool = False
+    person: SkipJsonSchema[str | None] = None
+    """Resolved only (a scene built by hand): the person this user is. A file links them from
+    the person instead (``unsupported_fields``), and the schema does not show it."""
 
 
 class SlackChannelFile(_File):
@@ -128,17 +74,24 @@ class SlackChannelFile(_File):
     topic: str | None = None
     purpose: str | None = None
     members: list[Ref] = Field(default_factory=list)
+    """User refs; the bot's ref makes the bot a member."""
     archived: bool = False
 
 
 class SlackMessageFile(_File):
     ref: RefName | None = None
     channel: Ref
+    """Channel ref."""
     from_: Ref = Field(alias="from")
+    """User ref (a seeded user or the bot)."""
     text: str = ""
     at: Time | None = None
+    """Resolved: absolute (read back from JSON by ``SeededMessages``); None: the replica spaces
+    seeded messages out before clock.start, in order."""
     thread_of: Ref | None = None
+    """Message ref of the thread parent."""
     reactions: dict[str, list[Ref]] = Field(default_factory=dict)
+    """emoji name -> user refs."""
     files: list[dict[str, Any]] = Field(default_factory=list)
 
 
@@ -147,10 +100,32 @@ class SlackFile(_File):
     bot: SlackBotFile = Field(default_factory=SlackBotFile)
     users: list[SlackUserFile] = Field(default_factory=list)
     channels: list[SlackChannelFile] = Field(default_factory=list)
-    messages: list[SlackMessageFile] = Field(default_factory=list)
+    messages: list[SlackMessageFile] = Field(default_factory=SeededMessages)  # type: ignore[arg-type]
+    """Resolved: inline messages followed by those of ``messages_file``, in file order, packed
+    (``SeededMessages``, which serializes as this list)."""
     messages_file: str | None = Field(default=None, description="JSONL file beside the scene, one message a line")
+    """Resolved: None (its messages are read into ``messages``)."""
     rate_limits: Literal["off", "real"] = Field(
         default="off", description="real: the agent's calls get Slack's per-method rate limits (429 ratelimited)")
+    """``real``: the agent's calls are held to Slack's per-method rate limits (``rate_limits.py``)."""
+
+    _histories: dict[int, Any] = PrivateAttr(default_factory=dict)
+    """clock.start -> the placed history (``history.HistoryPlan``) every trial shares."""
+
+    @field_validator("messages", mode="wrap")
+    @classmethod
+    def _packed(cls, value: Any, handler: ValidatorFunctionWrapHandler) -> Any:
+        # Packed, never a model per message: a 200,000-line history would cost ~1 KB a line.
+        return SeededMessages.coerce(value)
+
+    @field_serializer("messages", mode="wrap")
+    def _as_list(self, value: Any, handler: SerializerFunctionWrapHandler, info: FieldSerializationInfo) -> Any:
+        return value.dump(info) if isinstance(value, SeededMessages) else handler(value)
+
+    @property
+    def seeded(self) -> SeededMessages:
+        """The resolved messages, packed."""
+        return cast(SeededMessages, self.messages)
 
 
 # --- resolving ------------------------------------------------------------------------
@@ -227,7 +202,7 @@ def _build(model: type[BaseModel], data: dict[str, Any]) -> Any:
         return None
 
 
-def build_world(clean: dict[str, Any], ctx: SectionContext) -> SlackWorld:
+def build_world(clean: dict[str, Any], ctx: SectionContext) -> SlackFile:
     """``world.slack``: declare every ref, resolve them, and pack the messages (inline, then
     ``messages_file``'s) as they are read."""
     with collector_paused():
@@ -241,45 +216,45 @@ def build_world(clean: dict[str, Any], ctx: SectionContext) -> SlackWorld:
             ctx.digest.update(jsonl)
             if seeded.from_file:
                 ctx.files.setdefault(seeded.from_file, ctx.scene_dir / clean["messages_file"])
-        world.messages = seeded.finish()
+        world.messages = seeded.finish()  # type: ignore[assignment]  # packed: stands for the list
         return world
 
 
 def world_json(seed: BaseModel) -> dict[str, Any]:
     """``world.slack`` as the scene keeps it: JSON, but for the messages, kept as packed
     (``SeededMessages`` serializes as their JSON list wherever the scene is dumped)."""
-    assert isinstance(seed, SlackWorld)
+    assert isinstance(seed, SlackFile)
     body = seed.model_dump(mode="json", by_alias=True, exclude_none=True, exclude={"messages"})
-    body["messages"] = seed.messages
+    body["messages"] = seed.seeded
     return body
 
 
-def _world(clean: dict[str, Any], scene: Source, refs: RefTable) -> SlackWorld:
+def _world(clean: dict[str, Any], scene: Source, refs: RefTable) -> SlackFile:
     """The team, bot, users and channels, their refs declared and resolved (messages come next)."""
     base = "world.slack"
-    bot = _build(SlackBot, clean.get("bot", {})) or SlackBot()
+    bot = _build(SlackBotFile, clean.get("bot", {})) or SlackBotFile()
     refs.declare(bot.ref, Declared("user", scene.line_of(f"{base}.bot.ref"), tool=TOOL),
                  scene.reporter(f"{base}.bot.ref"))
-    users: list[SlackUser] = []
+    users: list[SlackUserFile] = []
     for i, data in enumerate(clean.get("users", [])):
         if data is None:  # invalid: already reported
             continue
-        user = _build(SlackUser, data)
+        user = _build(SlackUserFile, data)
         if user is not None:
             users.append(user)
             _declare(refs, user.ref, "user", scene, f"{base}.users[{i}].ref")
     channel_data = [(i, d) for i, d in enumerate(clean.get("channels", [])) if d is not None]
     for i, data in channel_data:
         _declare(refs, data.get("ref"), "channel", scene, f"{base}.channels[{i}].ref")
-    channels: list[SlackChannel] = []
+    channels: list[SlackChannelFile] = []
     for i, data in channel_data:
         path = f"{base}.channels[{i}]"
         members = [refs.resolve(m, "user", scene.reporter(f"{path}.members[{j}]"), tool=TOOL)
                    for j, m in enumerate(data.get("members", []))]
-        channel = _build(SlackChannel, {**data, "members": [m for m in members if m]})
+        channel = _build(SlackChannelFile, {**data, "members": [m for m in members if m]})
         if channel is not None:
             channels.append(channel)
-    return SlackWorld(team=_build(SlackTeam, clean.get("team", {})) or SlackTeam(), bot=bot, users=users,
+    return SlackFile(team=_build(SlackTeamFile, clean.get("team", {})) or SlackTeamFile(), bot=bot, users=users,
                       channels=channels, rate_limits=clean.get("rate_limits") or "off")
 
 

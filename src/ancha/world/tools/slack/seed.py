@@ -13,7 +13,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from ancha.world.tools.slack.history import HistoryLoader, Ids, plan_history, resolve
 from ancha.world.tools.slack.models import Channel, SlackState, User
-from ancha.world.tools.slack.scene_file import SlackWorld
+from ancha.world.tools.slack.scene_file import SlackFile
 
 if TYPE_CHECKING:
     from ancha.world.kernel.port import WorldPort
@@ -25,7 +25,7 @@ def new_id(world: WorldPort, prefix: str) -> str:
     return prefix + world.random_hex(10).upper()
 
 
-def seed_state(world: WorldPort, seed: SlackWorld) -> tuple[SlackState, User, HistoryLoader]:
+def seed_state(world: WorldPort, seed: SlackFile) -> tuple[SlackState, User, HistoryLoader]:
     """The workspace, the agent's bot user and what gives channels their seeded history."""
     start = int(world.clock.start)
     state = SlackState(new_id(world, "T"), seed.team.name, seed.team.domain)

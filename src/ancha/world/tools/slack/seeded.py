@@ -4,7 +4,7 @@ A seeded message is its channel, author, text and time, and now and then a ref, 
 reactions or files. ``SeededMessages`` keeps the common fields in one array or list each
 and the rare ones in dicts by position, so a long history costs its text and a few bytes
 a message, not a pydantic model (about 1 KB) and a JSON dict beside it. Indexing still
-gives a ``SlackMessage``, built when asked for.
+gives a ``SlackMessageFile``, built when asked for.
 
 In the scene (``Scene.world["slack"]["messages"]``) the same object stands for the list:
 pydantic serializes it as that list, so a scene sent to a remote server, or dumped, is the
@@ -24,7 +24,7 @@ from pydantic_core import SchemaSerializer, core_schema
 if TYPE_CHECKING:
     from pydantic import GetCoreSchemaHandler
 
-    from ancha.world.tools.slack.scene_file import SlackMessage
+    from ancha.world.tools.slack.scene_file import SlackMessageFile
 
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 ONE_MICROSECOND = timedelta(microseconds=1)
@@ -37,7 +37,7 @@ def micros(at: datetime) -> int:
     return ((at if at.tzinfo else at.replace(tzinfo=UTC)) - EPOCH) // ONE_MICROSECOND
 
 
-class SeededMessages(Sequence["SlackMessage"]):
+class SeededMessages(Sequence["SlackMessageFile"]):
     """Resolved seeded messages (refs bare, times absolute), in seed order, as columns."""
 
     __slots__ = ("names", "_index", "channel", "author", "text", "at", "ref", "thread_of", "reactions", "files")
@@ -105,26 +105,26 @@ class SeededMessages(Sequence["SlackMessage"]):
         return len(self.text)
 
     @overload
-    def __getitem__(self, position: int) -> SlackMessage: ...
+    def __getitem__(self, position: int) -> SlackMessageFile: ...
 
     @overload
-    def __getitem__(self, position: slice) -> list[SlackMessage]: ...
+    def __getitem__(self, position: slice) -> list[SlackMessageFile]: ...
 
-    def __getitem__(self, position: int | slice) -> SlackMessage | list[SlackMessage]:
+    def __getitem__(self, position: int | slice) -> SlackMessageFile | list[SlackMessageFile]:
         if isinstance(position, slice):
             return [self[i] for i in range(*position.indices(len(self)))]
         if position < 0:
             position += len(self)
         if not 0 <= position < len(self):
             raise IndexError("seeded message index out of range")
-        from ancha.world.tools.slack.scene_file import SlackMessage
+        from ancha.world.tools.slack.scene_file import SlackMessageFile
 
-        return SlackMessage.model_construct(
+        return SlackMessageFile.model_construct(
             ref=self.ref.get(position), channel=self.channel_of(position), from_=self.author_of(position),
             text=self.text[position], at=self.time_of(position), thread_of=self.thread_of.get(position),
             reactions=self.reactions.get(position, {}), files=self.files.get(position, []))
 
-    def __iter__(self) -> Iterator[SlackMessage]:
+    def __iter__(self) -> Iterator[SlackMessageFile]:
         return (self[i] for i in range(len(self)))
 
     def __eq__(self, other: object) -> bool:
@@ -154,13 +154,13 @@ class SeededMessages(Sequence["SlackMessage"]):
             return value
         packed = cls()
         for message in _messages_adapter().validate_python(value):
-            packed.add(message.channel, message.from_, message.text, message.at, ref=message.ref,
+            packed.add(message.channel, message.from_, message.text, _time(message.at), ref=message.ref,
                        thread_of=message.thread_of, reactions=message.reactions or None,
                        files=message.files or None)
         return packed
 
     def dump(self, info: core_schema.SerializationInfo) -> list[Any]:
-        """The messages as the list of ``SlackMessage`` would serialize."""
+        """The messages as the list of ``SlackMessageFile`` would serialize."""
         return _messages_adapter().dump_python(list(self), mode="json" if info.mode == "json" else "python", by_alias=bool(info.by_alias),
                                                exclude_none=info.exclude_none)
 
@@ -177,12 +177,26 @@ SeededMessages.__pydantic_serializer__ = SchemaSerializer(  # type: ignore[attr-
 """Where the object stands for the list in an ``Any`` field (``Scene.world``), pydantic
 finds how to serialize it here."""
 
-_ADAPTER: list[TypeAdapter[list[SlackMessage]]] = []
+_DATETIME: TypeAdapter[datetime] = TypeAdapter(datetime)
 
 
-def _messages_adapter() -> TypeAdapter[list[SlackMessage]]:
+def _time(at: datetime | str | None) -> datetime | None:
+    """A resolved message's time, absolute: JSON gives it as ISO text (the model takes text,
+    since a file may write an offset such as ``-3d``, which resolved data never holds)."""
+    if not isinstance(at, str):
+        return at
+    try:
+        return datetime.fromisoformat(at)  # the form pydantic writes, parsed in C
+    except ValueError:
+        return _DATETIME.validate_python(at)  # pydantic's other forms; an offset is refused
+
+
+_ADAPTER: list[TypeAdapter[list[SlackMessageFile]]] = []
+
+
+def _messages_adapter() -> TypeAdapter[list[SlackMessageFile]]:
     if not _ADAPTER:
-        from ancha.world.tools.slack.scene_file import SlackMessage
+        from ancha.world.tools.slack.scene_file import SlackMessageFile
 
-        _ADAPTER.append(TypeAdapter(list[SlackMessage]))
+        _ADAPTER.append(TypeAdapter(list[SlackMessageFile]))
     return _ADAPTER[0]

@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 
 
 def _agent_accounts(seed: dict[str, Any]) -> list[str]:
-    return [str((seed.get("bot") or {}).get("ref") or scene_file.SlackBot().ref)]
+    return [str((seed.get("bot") or {}).get("ref") or scene_file.SlackBotFile().ref)]
 
 
 async def _websocket(replica: SlackReplica, path: str, scope: Scope, receive: Receive, send: Send) -> None:
