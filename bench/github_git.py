@@ -66,9 +66,9 @@ def ensure_registered() -> None:
     if not isinstance(tools, dict) or "github" in tools:
         return
     from ancha.world.tools.github.replica import GitHubReplica
-    from ancha.world.tools.github.seed_model import GitHubWorld
+    from ancha.world.tools.github.scene_file import GitHubFile
 
-    section = WorldSection("github", GitHubWorld, lambda data, ctx: None)  # type: ignore[arg-type]
+    section = WorldSection("github", GitHubFile, lambda data, ctx: None)  # type: ignore[arg-type]
     tools["github"] = ToolSpec(name="github", world=section, replica=GitHubReplica)  # type: ignore[arg-type]
 
 

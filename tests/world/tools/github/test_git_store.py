@@ -16,14 +16,14 @@ from ancha.world.tools.github.git_store import (
     UnknownRevision,
     build_repo_git,
 )
-from ancha.world.tools.github.seed_model import GitHubRepo
+from ancha.world.tools.github.scene_file import RepoFile
 
 START = datetime(2025, 3, 1, 9, 0, tzinfo=UTC)
 ME = Identity("Agent", "agent@example.com")
 
 
-def seed(**extra: object) -> GitHubRepo:
-    return GitHubRepo.model_validate({
+def seed(**extra: object) -> RepoFile:
+    return RepoFile.model_validate({
         "name": "acme/orders",
         "files": {"README.md": "# Orders\n", "src/app.py": "print('hello')\n", "src/lib/util.py": "X = 1\n"},
         "commits": [

@@ -12,7 +12,7 @@ import pytest
 
 from ancha.scene import SceneInvalid, load_scene
 from ancha.world.registry import catalog
-from ancha.world.tools.github.seed_model import GitHubWorld
+from ancha.world.tools.github.scene_file import GitHubFile
 
 GOOD = """\
 name: seeded
@@ -37,10 +37,10 @@ people:
 """
 
 
-def _load(tmp_path: Path, text: str) -> GitHubWorld:
+def _load(tmp_path: Path, text: str) -> GitHubFile:
     (tmp_path / "scene.yaml").write_text(text)
     scene = load_scene(tmp_path / "scene.yaml", catalog())
-    seed = scene.seed("github", GitHubWorld)
+    seed = scene.seed("github", GitHubFile)
     assert seed is not None
     return seed
 

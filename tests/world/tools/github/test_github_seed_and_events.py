@@ -7,7 +7,7 @@ from datetime import datetime
 import pytest
 
 from ancha.world.tools.github.events import EVENT_TYPES
-from ancha.world.tools.github.seed_model import GitHubWorld
+from ancha.world.tools.github.scene_file import GitHubFile
 
 
 @pytest.fixture
@@ -43,7 +43,7 @@ def test_seed__same_trial_same_ids_other_trial_other_ids(make_github):
 
 
 def test_seed__accepts_the_model_and_user_logins(make_github):
-    seed = GitHubWorld.model_validate({"users": [{"login": "dana"}],
+    seed = GitHubFile.model_validate({"users": [{"login": "dana"}],
                                        "repos": [{"name": "dana/site", "issues": [{"title": "t", "author": "dana",
                                                                                    "assignees": ["dana"]}]}]})
     gh = make_github(seed.model_dump(mode="json", by_alias=True))

@@ -1,8 +1,8 @@
 """A replica of GitHub: REST, GraphQL and git over smart HTTP, as one tool folder.
 
 Layout (after moto): ``replica.py`` the Tool (auth, rate limits, ETags, dispatch, 501
-coverage gaps, domain events), ``seed_model.py`` the resolved ``world.github`` seed,
-``seed.py`` building the state from it, ``models/`` the state with GitHub's wire shapes,
+coverage gaps, domain events), ``scene_file.py`` the ``world.github`` section (written and
+resolved), ``seed.py`` building the state from it, ``models/`` the state with GitHub's wire shapes,
 ``router.py`` path-template routing, ``call.py`` one request and GitHub's access rules,
 ``changes.py`` issue writes shared by routes (events + issue event log), ``routes/``
 thin handlers per family, ``errors.py`` one class per kind of GitHub error,

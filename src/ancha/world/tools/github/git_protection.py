@@ -1,6 +1,6 @@
 """Branch protection: what a protected branch refuses, and its REST shapes.
 
-``Repo.protected_branches`` maps a branch name to the seed's ``GitHubProtection`` or to a
+``Repo.protected_branches`` maps a branch name to the seed's ``ProtectionFile`` or to a
 ``Protection`` (set through ``PUT .../branches/{branch}/protection``); ``protection_of``
 reads either. A seeded protection requires pull requests (its ``required_reviews`` is
 the approving-review count), as a protected ``main`` does on most teams' GitHub.

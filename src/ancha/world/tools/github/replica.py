@@ -34,8 +34,8 @@ from ancha.world.tools.github.reach import GitHubActor
 from ancha.world.tools.github.router import Route, Router, template_params
 from ancha.world.tools.github.routes import ROUTER
 from ancha.world.tools.github.routes_ledger import DOCS, LEDGER
+from ancha.world.tools.github.scene_file import GitHubFile
 from ancha.world.tools.github.seed import seed_state
-from ancha.world.tools.github.seed_model import GitHubWorld
 from ancha.world.tools.github.smart_http import serve_git
 
 if TYPE_CHECKING:
@@ -62,13 +62,13 @@ class GitHubReplica:
 
     name = "github"
 
-    def __init__(self, world: WorldPort, seed: GitHubWorld | dict[str, Any] | None) -> None:
+    def __init__(self, world: WorldPort, seed: GitHubFile | dict[str, Any] | None) -> None:
         self.world = world
         shared = getattr(world.scene, "seed", None)
         if isinstance(seed, dict) and callable(shared):
             # Parsed once per scene and shared by its trials (never changed by a replica).
-            seed = shared("github", GitHubWorld)
-        self.seed = GitHubWorld.parse(seed)
+            seed = shared("github", GitHubFile)
+        self.seed = GitHubFile.parse(seed)
         self.state: GitHubState
         self.agent: User
         self.state, self.agent = seed_state(world, self.seed)

@@ -28,7 +28,7 @@ from ancha.world.tools.github.models import (
     Team,
     User,
 )
-from ancha.world.tools.github.seed_model import GitHubIssue, GitHubLabel, GitHubPull, GitHubRepo, GitHubWorld
+from ancha.world.tools.github.scene_file import GitHubFile, IssueFile, LabelFile, PullFile, RepoFile
 
 if TYPE_CHECKING:
     from ancha.world.kernel.port import WorldPort
@@ -51,9 +51,9 @@ def _ts(at: datetime | None) -> float | None:
 
 
 class Seeder:
-    """Turns a ``GitHubWorld`` into a ``GitHubState`` and registers its refs."""
+    """Turns a ``GitHubFile`` into a ``GitHubState`` and registers its refs."""
 
-    def __init__(self, world: WorldPort, seed: GitHubWorld) -> None:
+    def __init__(self, world: WorldPort, seed: GitHubFile) -> None:
         self.world = world
         self.seed = seed
         self.start = world.clock.start
@@ -133,7 +133,7 @@ class Seeder:
 
     # --- repositories -----------------------------------------------------------------------
 
-    def repo(self, seeded: GitHubRepo, default_created: float) -> Repo:
+    def repo(self, seeded: RepoFile, default_created: float) -> Repo:
         state, ids = self.state, self.state.ids
         owner = self.account(seeded.owner)
         created = _ts(seeded.at) or default_created
@@ -169,7 +169,7 @@ class Seeder:
             return self.state.users[self.refs[self.seed.agent.ref].lower()]
         return repo.owner
 
-    def _git(self, repo: Repo, seeded: GitHubRepo) -> None:
+    def _git(self, repo: Repo, seeded: RepoFile) -> None:
         try:
             from ancha.world.tools.github.git_seed import Identity
             from ancha.world.tools.github.git_store import build_repo_git
@@ -185,8 +185,8 @@ class Seeder:
         for ref, sha in repo.git.commits.items():
             self.world.register_ref(ref, "commit", "github", sha)
 
-    def _issues(self, repo: Repo, seeded: GitHubRepo, author: Account) -> None:
-        items: list[GitHubIssue | GitHubPull] = [*seeded.issues, *seeded.pulls]
+    def _issues(self, repo: Repo, seeded: RepoFile, author: Account) -> None:
+        items: list[IssueFile | PullFile] = [*seeded.issues, *seeded.pulls]
         taken = {item.number for item in items if item.number is not None}
         numbers: list[int] = []
         free = 1
@@ -204,12 +204,12 @@ class Seeder:
         for i, (item, number) in enumerate(zip(items, numbers, strict=True)):
             at = _ts(item.at) or times[i]
             issue = self._issue(repo, item, number, at, author)
-            if isinstance(item, GitHubPull):
+            if isinstance(item, PullFile):
                 self._pull(repo, issue, item)
-            self.world.register_ref(item.ref, "pull" if isinstance(item, GitHubPull) else "issue", "github",
+            self.world.register_ref(item.ref, "pull" if isinstance(item, PullFile) else "issue", "github",
                                   f"{repo.full_name}#{number}")
 
-    def _issue(self, repo: Repo, item: GitHubIssue | GitHubPull, number: int, at: float, author: Account) -> Issue:
+    def _issue(self, repo: Repo, item: IssueFile | PullFile, number: int, at: float, author: Account) -> Issue:
         ids = self.state.ids
         issue = Issue(repo, ids.next("issue"), number, item.title, self.account(item.author, fallback=author), at,
                       body=item.body, ref=item.ref, seeded=True, actor="seed")
@@ -219,7 +219,7 @@ class Seeder:
                 label = repo.labels[name.lower()] = Label(repo, ids.next("label"), name)
             issue.labels.append(label)
         issue.assignees = [self.account(a) for a in item.assignees]
-        if isinstance(item, GitHubIssue) and item.milestone:
+        if isinstance(item, IssueFile) and item.milestone:
             issue.milestone = next((m for m in repo.milestones.values() if m.title == item.milestone), None)
             if issue.milestone is None:
                 raise ValueError(f"github {repo.full_name}#{number}: no milestone titled {item.milestone!r}")
@@ -231,20 +231,20 @@ class Seeder:
             issue.comments.append(comment)
             self.state.comments[comment.id] = comment
             issue.updated_at = max(issue.updated_at, when)
-        if item.state == "closed" or (isinstance(item, GitHubPull) and item.merged):
+        if item.state == "closed" or (isinstance(item, PullFile) and item.merged):
             issue.state = "closed"
-            closed = _ts(item.closed_at) if isinstance(item, GitHubIssue) else None
+            closed = _ts(item.closed_at) if isinstance(item, IssueFile) else None
             issue.closed_at = closed or at + span * (len(item.comments) + 1) / (len(item.comments) + 2)
             issue.closed_by = issue.user
             issue.updated_at = max(issue.updated_at, issue.closed_at)
-            if isinstance(item, GitHubIssue):
+            if isinstance(item, IssueFile):
                 issue.state_reason = item.state_reason or "completed"
-        if isinstance(item, GitHubIssue) and item.locked:
+        if isinstance(item, IssueFile) and item.locked:
             issue.locked = True
         repo.issues[number] = issue
         return issue
 
-    def _pull(self, repo: Repo, issue: Issue, item: GitHubPull) -> None:
+    def _pull(self, repo: Repo, issue: Issue, item: PullFile) -> None:
         ids = self.state.ids
         pull = Pull(issue, ids.next("pull"), item.head, item.base or repo.default_branch, draft=item.draft)
         if repo.git is not None:
@@ -269,10 +269,10 @@ class Seeder:
         repo.pulls[issue.number] = pull
 
 
-def _default(name: str, color: str, description: str) -> GitHubLabel:
-    return GitHubLabel(name=name, color=color, description=description)
+def _default(name: str, color: str, description: str) -> LabelFile:
+    return LabelFile(name=name, color=color, description=description)
 
 
-def seed_state(world: WorldPort, seed: GitHubWorld) -> tuple[GitHubState, User]:
+def seed_state(world: WorldPort, seed: GitHubFile) -> tuple[GitHubState, User]:
     """The world and the agent's account."""
     return Seeder(world, seed).build()

@@ -84,7 +84,7 @@ class Repo:
         self.git: Any = None
         """The repository's git store (``git_store.RepoGit``), or None before it is built."""
         self.protected_branches: dict[str, Any] = {}
-        """Branch name -> protection settings (the seed's ``GitHubProtection`` or a dict)."""
+        """Branch name -> protection settings (the seed's ``ProtectionFile`` or a dict)."""
         self.production: str | None = None
         """What runs in production (a branch, commit ref or SHA), as seeded or last deployed."""
         self.deployments: dict[int, Deployment] = {}
