@@ -18,6 +18,7 @@ from ancha.scene.model import Predicate, Scene
 from ancha.scene.sections import BodyKind
 from ancha.world import environment as environment_module
 from ancha.world.environment import Environment
+from ancha.world.kernel.port import WorldPort
 from ancha.world.kernel.spec import EffectKind
 from ancha.world.kernel.tool import ToolRequest
 from ancha.world.predicates import compile_predicate
@@ -32,12 +33,12 @@ class Journal:
     def __init__(self) -> None:
         self.entries: list[tuple[str, str, str, float]] = []
 
-    def effect(self, fail_release: bool = False) -> EffectKind:
-        def apply(env: Environment, body: dict[str, Any], fault: str) -> Any:
-            self.entries.append(("apply", fault, body["name"], env.clock.peek()))
+    def effect(self, fail_release: bool = False) -> EffectKind[Any]:
+        def apply(body: dict[str, Any], _replica: Any, world: WorldPort, fault: str) -> Any:
+            self.entries.append(("apply", fault, body["name"], world.clock.peek()))
 
             def release() -> None:
-                self.entries.append(("release", fault, body["name"], env.clock.peek()))
+                self.entries.append(("release", fault, body["name"], world.clock.peek()))
                 if fail_release:
                     raise RuntimeError("the replica refused")
 
