@@ -1,5 +1,5 @@
-"""GitHub's world-rule actions in scene files: each body as written (``*ActionFile``), as
-resolved (refs bare: ``*Action``), and the function that resolves one into the other.
+"""GitHub's world-rule actions in scene files: each body's one model (``*ActionFile``), as
+written and as resolved (refs bare), and the function that resolves it in place.
 
 ``github.comment: {issue: $issue_or_pull, from: $user, body}``
 ``github.review: {pull: $pull, from: $user, event: APPROVE|REQUEST_CHANGES|COMMENT, body}``
@@ -8,14 +8,14 @@ resolved (refs bare: ``*Action``), and the function that resolves one into the o
 ``github.issue: {repo: $repo, from: $user, title, body, labels, assignees}``
 
 ``from`` is a GitHub user ref (a seeded user or the agent's account). The resolved
-model's JSON by alias is what ``actions.py`` performs.
+body's JSON by alias (the same model, refs bare) is what ``actions.py`` performs.
 """
 
 from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import ConfigDict, Field
 
 from ancha.config.validation import Expect, FileModel, join
 from ancha.scene.file_model import Ref
@@ -27,56 +27,6 @@ ReviewEvent = Literal["APPROVE", "REQUEST_CHANGES", "COMMENT"]
 MergeMethod = Literal["merge", "squash", "rebase"]
 BranchName = Annotated[str, Expect("a branch name such as main")]
 
-# --- resolved (refs bare) ----------------------------------------------------------------
-
-
-class _Model(BaseModel):
-    model_config = ConfigDict(extra="forbid", populate_by_name=True)
-
-
-class CommentAction(_Model):
-    issue: str
-    """Bare ref of an issue or a pull request."""
-    from_: str = Field(alias="from")
-    body: str
-
-
-class ReviewAction(_Model):
-    pull: str
-    from_: str = Field(alias="from")
-    event: ReviewEvent
-    body: str = ""
-
-
-class MergeAction(_Model):
-    pull: str
-    from_: str = Field(alias="from")
-    method: MergeMethod = "merge"
-
-
-class CommitAction(_Model):
-    repo: str
-    branch: str | None = None
-    """None: the repository's default branch. A branch that does not exist yet is made
-    from the default branch."""
-    from_: str = Field(alias="from")
-    message: str
-    files: dict[str, str | None]
-    """path -> new text, or None to delete the file."""
-
-
-class IssueAction(_Model):
-    repo: str
-    from_: str = Field(alias="from")
-    title: str
-    body: str = ""
-    labels: list[str] = Field(default_factory=list)
-    assignees: list[str] = Field(default_factory=list)
-    """Bare user refs."""
-
-
-# --- as written ----------------------------------------------------------------------------
-
 
 class _File(FileModel):
     model_config = ConfigDict(extra="forbid", populate_by_name=True)
@@ -84,6 +34,7 @@ class _File(FileModel):
 
 class CommentActionFile(_File):
     issue: Ref = Field(description="the issue or pull request to comment on")
+    """Resolved: the bare ref of an issue or a pull request."""
     from_: Ref = Field(alias="from")
     body: str
 
@@ -104,6 +55,7 @@ class MergeActionFile(_File):
 class CommitActionFile(_File):
     repo: Ref
     branch: BranchName | None = Field(default=None, description="default: the repository's default branch")
+    """A branch that does not exist yet is made from the default branch."""
     from_: Ref = Field(alias="from")
     message: str
     files: dict[str, str | None] = Field(description="path -> new text, or null to delete the file")
@@ -116,6 +68,7 @@ class IssueActionFile(_File):
     body: str = ""
     labels: list[str] = Field(default_factory=list)
     assignees: list[Ref] = Field(default_factory=list)
+    """Resolved: bare user refs."""
 
 
 # --- resolving -----------------------------------------------------------------------------
@@ -142,14 +95,14 @@ def _refs(body: dict[str, Any], path: str, resolver: Resolver, fields: tuple[tup
     return resolved if ok else None
 
 
-def resolve_comment(body: dict[str, Any], path: str, resolver: Resolver) -> CommentAction | None:
+def resolve_comment(body: dict[str, Any], path: str, resolver: Resolver) -> CommentActionFile | None:
     refs = _refs(body, path, resolver, (("issue", ("issue", "pull")), ("from_", "user")))
     if refs is None or body.get("body") is None:
         return None
-    return CommentAction.model_validate({**refs, "body": body["body"]})
+    return CommentActionFile.model_validate({**refs, "body": body["body"]})
 
 
-def resolve_review(body: dict[str, Any], path: str, resolver: Resolver) -> ReviewAction | None:
+def resolve_review(body: dict[str, Any], path: str, resolver: Resolver) -> ReviewActionFile | None:
     refs = _refs(body, path, resolver, (("pull", "pull"), ("from_", "user")))
     if refs is None or body.get("event") is None:
         return None
@@ -157,28 +110,28 @@ def resolve_review(body: dict[str, Any], path: str, resolver: Resolver) -> Revie
         resolver.add(join(path, "body"), f"a {body['event']} review needs a body",
                      "GitHub refuses REQUEST_CHANGES and COMMENT reviews without one")
         return None
-    return ReviewAction.model_validate({**refs, "event": body["event"], "body": body.get("body") or ""})
+    return ReviewActionFile.model_validate({**refs, "event": body["event"], "body": body.get("body") or ""})
 
 
-def resolve_merge(body: dict[str, Any], path: str, resolver: Resolver) -> MergeAction | None:
+def resolve_merge(body: dict[str, Any], path: str, resolver: Resolver) -> MergeActionFile | None:
     refs = _refs(body, path, resolver, (("pull", "pull"), ("from_", "user")))
     if refs is None:
         return None
-    return MergeAction.model_validate({**refs, "method": body.get("method") or "merge"})
+    return MergeActionFile.model_validate({**refs, "method": body.get("method") or "merge"})
 
 
-def resolve_commit(body: dict[str, Any], path: str, resolver: Resolver) -> CommitAction | None:
+def resolve_commit(body: dict[str, Any], path: str, resolver: Resolver) -> CommitActionFile | None:
     refs = _refs(body, path, resolver, (("repo", "repo"), ("from_", "user")))
     if refs is None or body.get("message") is None or body.get("files") is None:
         return None
     if not body["files"]:
         resolver.add(join(path, "files"), "a commit needs at least one file", "files: {README.md: new text}")
         return None
-    return CommitAction.model_validate({**refs, "branch": body.get("branch"), "message": body["message"],
+    return CommitActionFile.model_validate({**refs, "branch": body.get("branch"), "message": body["message"],
                                         "files": body["files"]})
 
 
-def resolve_issue(body: dict[str, Any], path: str, resolver: Resolver) -> IssueAction | None:
+def resolve_issue(body: dict[str, Any], path: str, resolver: Resolver) -> IssueActionFile | None:
     refs = _refs(body, path, resolver, (("repo", "repo"), ("from_", "user")))
     if body.get("title") is None:
         return None
@@ -186,5 +139,5 @@ def resolve_issue(body: dict[str, Any], path: str, resolver: Resolver) -> IssueA
                                        tool=TOOL) for i, a in enumerate(body.get("assignees") or [])]
     if refs is None or not all(assignees):
         return None
-    return IssueAction.model_validate({**refs, "title": body["title"], "body": body.get("body") or "",
+    return IssueActionFile.model_validate({**refs, "title": body["title"], "body": body.get("body") or "",
                                        "labels": list(body.get("labels") or []), "assignees": assignees})

@@ -20,11 +20,11 @@ from urllib.parse import quote
 
 from ancha.world.kernel.plain_numbers import is_plain_int
 from ancha.world.tools.github.action_bodies import (
-    CommentAction,
-    CommitAction,
-    IssueAction,
-    MergeAction,
-    ReviewAction,
+    CommentActionFile,
+    CommitActionFile,
+    IssueActionFile,
+    MergeActionFile,
+    ReviewActionFile,
 )
 from ancha.world.tools.github.reach import error_text
 
@@ -54,7 +54,7 @@ def _call(replica: GitHubReplica, login: str, method: str, path: str, body: Any 
 
 
 def comment(body: dict[str, Any], replica: GitHubReplica, world: WorldPort) -> str | None:
-    spec = CommentAction.model_validate(body)
+    spec = CommentActionFile.model_validate(body)
     repo, number = _number(world, spec.issue)
     status, answer = _call(replica, _id(world, spec.from_), "POST", f"/repos/{repo}/issues/{number}/comments",
                            {"body": spec.body})
@@ -62,7 +62,7 @@ def comment(body: dict[str, Any], replica: GitHubReplica, world: WorldPort) -> s
 
 
 def review(body: dict[str, Any], replica: GitHubReplica, world: WorldPort) -> str | None:
-    spec = ReviewAction.model_validate(body)
+    spec = ReviewActionFile.model_validate(body)
     repo, number = _number(world, spec.pull)
     payload: dict[str, Any] = {"event": spec.event}
     if spec.body:
@@ -72,7 +72,7 @@ def review(body: dict[str, Any], replica: GitHubReplica, world: WorldPort) -> st
 
 
 def merge(body: dict[str, Any], replica: GitHubReplica, world: WorldPort) -> str | None:
-    spec = MergeAction.model_validate(body)
+    spec = MergeActionFile.model_validate(body)
     repo, number = _number(world, spec.pull)
     status, answer = _call(replica, _id(world, spec.from_), "PUT", f"/repos/{repo}/pulls/{number}/merge",
                            {"merge_method": spec.method})
@@ -80,7 +80,7 @@ def merge(body: dict[str, Any], replica: GitHubReplica, world: WorldPort) -> str
 
 
 def issue(body: dict[str, Any], replica: GitHubReplica, world: WorldPort) -> str | None:
-    spec = IssueAction.model_validate(body)
+    spec = IssueActionFile.model_validate(body)
     repo = _id(world, spec.repo)
     payload: dict[str, Any] = {"title": spec.title, "body": spec.body}
     if spec.labels:
@@ -92,7 +92,7 @@ def issue(body: dict[str, Any], replica: GitHubReplica, world: WorldPort) -> str
 
 
 def commit(body: dict[str, Any], replica: GitHubReplica, world: WorldPort) -> str | None:
-    spec = CommitAction.model_validate(body)
+    spec = CommitActionFile.model_validate(body)
     repo, login = _id(world, spec.repo), _id(world, spec.from_)
     try:
         _commit(replica, repo, login, spec)
@@ -112,7 +112,7 @@ def _expect(replica: GitHubReplica, login: str, method: str, path: str, body: An
     return answer
 
 
-def _commit(replica: GitHubReplica, repo: str, login: str, spec: CommitAction) -> str:
+def _commit(replica: GitHubReplica, repo: str, login: str, spec: CommitActionFile) -> str:
     """Commit ``spec.files`` on ``spec.branch`` through the Git database API; the new SHA."""
     base = f"/repos/{repo}"
     branch = spec.branch

@@ -1,5 +1,9 @@
 """The GitHub state checks and predicates as scene files write them, and resolved.
 
+A body whose written and resolved forms differ only in its refs (bare once resolved) has
+one model (``*File``), resolved in place; ``github.file_at`` (written as a list) and
+``github.issue`` (texts written as one string or a list) resolve into models of their own.
+
 ``github.file_at: [repo, revision, path]`` with ``contains`` or ``equals`` beside it;
 ``github.pull: {pull, merged}``; ``github.production: {repo, commit}``;
 ``github.issue: {repo, title_contains, body_contains, labels, state, count | count_gte | count_lte}``;
@@ -82,16 +86,6 @@ class FileAt(_Model):
     equals: str | None = None
 
 
-class PullState(_Model):
-    pull: str
-    merged: bool
-
-
-class Production(_Model):
-    repo: str
-    commit: str
-
-
 class IssueMatch(_Model):
     repo: str
     title_contains: list[str] = Field(default_factory=list)
@@ -101,22 +95,6 @@ class IssueMatch(_Model):
     count: int | None = None
     count_gte: int | None = None
     count_lte: int | None = None
-
-
-class Permission(_Model):
-    repo: str
-    user: str
-    is_: Literal["read", "write", "admin", "none"] = Field(alias="is")
-
-
-class IssueLabeled(_Model):
-    repo: str
-    labels: list[str]
-
-
-class PullMerged(_Model):
-    repo: str | None = None
-    pull: str
 
 
 def _ref(resolver: Resolver, value: Any, kind: str, path: str) -> str | None:
@@ -150,15 +128,15 @@ def resolve_file_at(data: dict[str, Any], path: str, resolver: Resolver) -> File
                   equals=data.get("equals"))
 
 
-def resolve_pull(data: dict[str, Any], path: str, resolver: Resolver) -> PullState | None:
+def resolve_pull(data: dict[str, Any], path: str, resolver: Resolver) -> PullFile | None:
     pull = _ref(resolver, data.get("pull"), "pull", join(path, "pull"))
-    return None if pull is None or data.get("merged") is None else PullState(pull=pull, merged=data["merged"])
+    return None if pull is None or data.get("merged") is None else PullFile(pull=pull, merged=data["merged"])
 
 
-def resolve_production(data: dict[str, Any], path: str, resolver: Resolver) -> Production | None:
+def resolve_production(data: dict[str, Any], path: str, resolver: Resolver) -> ProductionFile | None:
     repo = _ref(resolver, data.get("repo"), "repo", join(path, "repo"))
     commit = _ref(resolver, data.get("commit"), "commit", join(path, "commit"))
-    return None if repo is None or commit is None else Production(repo=repo, commit=commit)
+    return None if repo is None or commit is None else ProductionFile(repo=repo, commit=commit)
 
 
 def _texts(value: Any) -> list[str]:
@@ -184,26 +162,26 @@ def resolve_issue(data: dict[str, Any], path: str, resolver: Resolver) -> IssueM
                       count_lte=data.get("count_lte"))
 
 
-def resolve_permission(data: dict[str, Any], path: str, resolver: Resolver) -> Permission | None:
+def resolve_permission(data: dict[str, Any], path: str, resolver: Resolver) -> PermissionFile | None:
     repo = _ref(resolver, data.get("repo"), "repo", join(path, "repo"))
     user = _ref(resolver, data.get("user"), "user", join(path, "user"))
     if repo is None or user is None or data.get("is_") is None:
         return None
-    return Permission.model_validate({"repo": repo, "user": user, "is": data["is_"]})
+    return PermissionFile.model_validate({"repo": repo, "user": user, "is": data["is_"]})
 
 
-def resolve_issue_labeled(data: dict[str, Any], path: str, resolver: Resolver) -> IssueLabeled | None:
+def resolve_issue_labeled(data: dict[str, Any], path: str, resolver: Resolver) -> IssueLabeledFile | None:
     repo = _ref(resolver, data.get("repo"), "repo", join(path, "repo"))
     labels = data.get("labels") or []
     if not labels:
         resolver.add(join(path, "labels"), "needs at least one label", "for example labels: [p1]")
         return None
-    return None if repo is None else IssueLabeled(repo=repo, labels=labels)
+    return None if repo is None else IssueLabeledFile(repo=repo, labels=labels)
 
 
-def resolve_pull_merged(data: dict[str, Any], path: str, resolver: Resolver) -> PullMerged | None:
+def resolve_pull_merged(data: dict[str, Any], path: str, resolver: Resolver) -> PullMergedFile | None:
     repo = _ref(resolver, data["repo"], "repo", join(path, "repo")) if data.get("repo") is not None else None
     pull = _ref(resolver, data.get("pull"), "pull", join(path, "pull"))
     if pull is None or (data.get("repo") is not None and repo is None):
         return None
-    return PullMerged(repo=repo, pull=pull)
+    return PullMergedFile(repo=repo, pull=pull)

@@ -14,12 +14,12 @@ from ancha.world.kernel.predicate import CompiledPredicate
 from ancha.world.kernel.tool import StateOutcome
 from ancha.world.tools.github.check_bodies import (
     FileAt,
-    IssueLabeled,
+    IssueLabeledFile,
     IssueMatch,
-    Permission,
-    Production,
-    PullMerged,
-    PullState,
+    PermissionFile,
+    ProductionFile,
+    PullFile,
+    PullMergedFile,
 )
 
 if TYPE_CHECKING:
@@ -143,13 +143,13 @@ def file_at(body: dict[str, Any], replica: GitHubReplica, world: WorldPort) -> S
 
 
 def _pull_expected(body: dict[str, Any]) -> str:
-    spec = PullState.model_validate(body)
+    spec = PullFile.model_validate(body)
     return f"${spec.pull} {'merged' if spec.merged else 'not merged'}"
 
 
 @_guarded(_pull_expected)
 def pull(body: dict[str, Any], replica: GitHubReplica, world: WorldPort) -> StateOutcome:
-    spec = PullState.model_validate(body)
+    spec = PullFile.model_validate(body)
     repo, number = _numbered(replica, world, spec.pull, "pull")
     found = repo.pulls.get(number)
     if found is None:
@@ -160,13 +160,13 @@ def pull(body: dict[str, Any], replica: GitHubReplica, world: WorldPort) -> Stat
 
 
 def _production_expected(body: dict[str, Any]) -> str:
-    spec = Production.model_validate(body)
+    spec = ProductionFile.model_validate(body)
     return f"production of ${spec.repo} at ${spec.commit}"
 
 
 @_guarded(_production_expected)
 def production(body: dict[str, Any], replica: GitHubReplica, world: WorldPort) -> StateOutcome:
-    spec = Production.model_validate(body)
+    spec = ProductionFile.model_validate(body)
     repo = _repo(replica, world, spec.repo)
     wanted = world.ref_id(spec.commit, "commit")
     sha = production_sha(world, repo)
@@ -243,13 +243,13 @@ def issue(body: dict[str, Any], replica: GitHubReplica, world: WorldPort) -> Sta
 
 
 def _permission_expected(body: dict[str, Any]) -> str:
-    spec = Permission.model_validate(body)
+    spec = PermissionFile.model_validate(body)
     return f"${spec.user}'s access to ${spec.repo} to be {spec.is_}"
 
 
 @_guarded(_permission_expected)
 def permission(body: dict[str, Any], replica: GitHubReplica, world: WorldPort) -> StateOutcome:
-    spec = Permission.model_validate(body)
+    spec = PermissionFile.model_validate(body)
     repo = _repo(replica, world, spec.repo)
     state = replica.state
     account = state.account(world.ref_id(spec.user, "user"))
@@ -270,7 +270,7 @@ class IssueLabeledHeld(CompiledPredicate):
     def __init__(self, key: str, body: dict[str, Any], replica: GitHubReplica, world: WorldPort) -> None:
         super().__init__(key)
         self.world = world
-        spec = IssueLabeled.model_validate(body)
+        spec = IssueLabeledFile.model_validate(body)
         self.repo = world.ref_id(spec.repo, "repo").lower()
         self.labels = {label.lower() for label in spec.labels}
 
@@ -291,7 +291,7 @@ class PullMergedHeld(CompiledPredicate):
     def __init__(self, key: str, body: dict[str, Any], replica: GitHubReplica, world: WorldPort) -> None:
         super().__init__(key)
         self.world = world
-        spec = PullMerged.model_validate(body)
+        spec = PullMergedFile.model_validate(body)
         full, _, number = world.ref_id(spec.pull, "pull").partition("#")
         self.repo, self.number = full.lower(), int(number)
 
