@@ -31,7 +31,7 @@ from __future__ import annotations
 import heapq
 from collections.abc import Callable, Iterable
 from functools import partial
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from ancha.scene.check_kinds import form as check_form
 from ancha.scene.model import Predicate
@@ -478,11 +478,12 @@ class PredicateWatcher:
         heap: list[tuple[int, int, Composite]] = []
         queued: set[int] = set()
 
-        def push(parents: list[Composite]) -> None:
+        def push(parents: list[CompiledPredicate]) -> None:
             for parent in parents:
                 if id(parent) not in queued:
                     queued.add(id(parent))
-                    heapq.heappush(heap, (parent.height, id(parent), parent))
+                    # only composites are ever a node's parent (Composite.__init__ links them)
+                    heapq.heappush(heap, (parent.height, id(parent), cast(Composite, parent)))
 
         for leaf in changed:
             push(leaf.parents)
