@@ -18,7 +18,7 @@ MARKER = re.compile(r"<!--\s*seed:\s*([a-z]+)\s*-->")
 
 
 def schema(tool: str) -> dict[str, Any]:
-    from ancha.world.tools import registry
+    from ancha.world.registry import registry
 
     model = registry().tools[tool].world.file_model
     return model.model_json_schema(by_alias=True)
