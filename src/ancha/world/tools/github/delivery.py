@@ -8,9 +8,8 @@ delivered, as with Slack: a ``per_event`` agent would otherwise wake on its own
 comments forever. ``signed_request`` gives the HTTP form GitHub POSTs to a hook URL,
 for endpoint agents.
 
-Git ref moves arrive as the ``ref_updated`` domain event once the replica publishes it
-(data: ``ref``, ``before``, ``after``); until then the delivery listens on each
-repository's ``RepoGit.on_ref_update``.
+Git ref moves arrive as the ``ref_updated`` domain event the replica publishes for every
+move of a repository's refs (data: ``ref``, ``before``, ``after``, the pusher's ``user``).
 """
 
 from __future__ import annotations
@@ -23,8 +22,6 @@ from typing import TYPE_CHECKING, Any
 from ancha.world.kernel.bus import DomainEvent
 from ancha.world.kernel.tool import Tool
 from ancha.world.kernel.webhook import Attempt, WebhookForm
-from ancha.world.tools.github.events import EVENT_TYPES
-from ancha.world.tools.github.models import Account, Repo
 from ancha.world.tools.github.replica import GitHubReplica
 from ancha.world.tools.github.webhooks import Lookup, Webhook, for_event
 from ancha.world.tools.github.webhooks_git import ref_webhooks
@@ -60,12 +57,7 @@ class GitHubDelivery:
         self.seen.comments.update(state.comments)
         for kind in DELIVERED:
             world.bus.subscribe(kind, self._on_event)
-        if "ref_updated" in EVENT_TYPES:
-            world.bus.subscribe("ref_updated", self._on_ref_updated)
-        else:
-            for repo in state.repos.values():
-                self._listen(repo)
-            world.bus.subscribe("repo_created", self._on_repo_created)
+        world.bus.subscribe("ref_updated", self._on_ref_updated)
 
     # --- domain events ----------------------------------------------------------------------
 
@@ -123,50 +115,6 @@ class GitHubDelivery:
         for webhook in ref_webhooks(self.replica.state, repo, pusher, self.replica.base_url, str(data["ref"]),
                                     data.get("before"), data.get("after"), event.at):
             self._push(webhook, event.at)
-
-    def _on_repo_created(self, event: DomainEvent) -> None:
-        owner, _, name = str(event.data.get("repo", "")).partition("/")
-        repo = self.replica.state.repo(owner, name)
-        if repo is not None:
-            self._listen(repo)
-
-    def _listen(self, repo: Repo) -> None:
-        git = repo.git
-        if git is None or not hasattr(git, "on_ref_update"):
-            return
-        previous = git.on_ref_update
-
-        def moved(updates: list[Any]) -> None:
-            if previous is not None:
-                previous(updates)
-            for update in updates:
-                self._ref_moved(repo, update.ref, update.old, update.new, update.actor)
-
-        git.on_ref_update = moved
-
-    def _ref_moved(self, repo: Repo, ref: str, before: str | None, after: str | None, actor: str) -> None:
-        if actor == "agent":
-            return
-        pusher = self._account_of(actor, repo, after)
-        at = self.world.clock.now()
-        for webhook in ref_webhooks(self.replica.state, repo, pusher, self.replica.base_url, ref, before, after, at):
-            self._push(webhook, at)
-
-    def _account_of(self, actor: str, repo: Repo, after: str | None) -> Account:
-        """Who pushed. A ref move carries only the trace actor: a person's account; for the
-        world, the account whose email committed ``after``; else the repository's owner."""
-        users = self.replica.state.users.values()
-        if actor.startswith("person:"):
-            person = actor.removeprefix("person:")
-            for user in users:
-                if user.person == person or user.login.lower() == person.lower():
-                    return user
-        info = repo.git.commit_info(after) if after is not None and repo.git is not None else None
-        email = info.committer.email.lower() if info is not None else ""
-        for user in users:
-            if email and (user.email or "").lower() == email:
-                return user
-        return repo.owner
 
     # --- the feed ---------------------------------------------------------------------------
 
