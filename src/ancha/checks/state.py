@@ -12,6 +12,7 @@ from ancha.checks.kinds import CheckKind
 from ancha.scene.check_kinds import form
 from ancha.scene.model import CheckSpec, StateBody
 from ancha.world.kernel.tool import StateOutcome
+from ancha.world.predicates import replica_for
 from ancha.world.registry import registry
 
 if TYPE_CHECKING:
@@ -26,7 +27,7 @@ def evaluate_state(state: StateBody, env: Environment) -> StateOutcome:
     kind = kinds.get(key)
     if kind is None:
         raise ValueError(f"this build has no state check {key}; kinds: {', '.join(kinds)}")
-    return kind.evaluate(body, env.tools.get(kind.body.tool), env)
+    return kind.evaluate(body, replica_for(env, kind.body.tool), env)
 
 
 def grade_state(spec: CheckSpec, env: Environment) -> StateOutcome:

@@ -307,18 +307,29 @@ def _untouched(env: Environment) -> bool:
     return len(env.trace) == 0 and not env.records.items
 
 
+def replica_for(env: Environment, tool: str) -> Any:
+    """The replica a tool's kind is graded on: ``tool``'s in this world (None for the world's
+    own kinds); ``LookupError`` when the scene checks a tool its world does not have."""
+    if tool not in env.registry.tools:
+        return None
+    replica = env.tools.get(tool)
+    if replica is None:
+        raise LookupError(f"the world has no {tool}: add world.{tool} to the scene, or drop the check")
+    return replica
+
+
 def compile_state(key: str, env: Environment, state: dict[str, dict[str, Any]]) -> CompiledPredicate:
     """A node for a tool's state check or predicate body (``{kind: body}``)."""
     ((kind_key, body),) = state.items()
     kind = env.registry.states.get(kind_key)
     if kind is not None:
-        replica = env.tools.get(kind.body.tool)
+        replica = replica_for(env, kind.body.tool)
         if kind.compile is not None:
             return kind.compile(key, body, replica, env)
         return StateHeld(key, env, partial(kind.evaluate, body, replica, env), kind.events)
     predicate = env.registry.predicates.get(kind_key)
     if predicate is not None:
-        return predicate.compile(key, body, env.tools.get(predicate.body.tool), env)
+        return predicate.compile(key, body, replica_for(env, predicate.body.tool), env)
     raise LookupError(f"this build has no predicate {kind_key}")
 
 
