@@ -26,7 +26,7 @@ from ancha.world.tools.github.action_bodies import (
     MergeActionFile,
     ReviewActionFile,
 )
-from ancha.world.tools.github.reach import error_text
+from ancha.world.tools.github.actor import error_text
 
 if TYPE_CHECKING:
     from ancha.world.kernel.port import WorldPort

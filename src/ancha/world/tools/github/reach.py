@@ -33,14 +33,13 @@ cannot approve their own pull request) the answer is posted as a comment instead
 
 from __future__ import annotations
 
-import json
 import re
 from typing import TYPE_CHECKING, Any
 
 from ancha.world.kernel.bus import DomainEvent
 from ancha.world.kernel.plain_numbers import is_plain_int
 from ancha.world.kernel.reach import Directory, Place, Utterance
-from ancha.world.kernel.tool import ToolRequest
+from ancha.world.tools.github.actor import GitHubActor
 
 if TYPE_CHECKING:
     from ancha.world.kernel.port import WorldPort
@@ -54,44 +53,6 @@ MENTION = re.compile(r"(?<![\w@/`.-])@([A-Za-z0-9](?:[A-Za-z0-9]|-(?=[A-Za-z0-9]
 
 APPROVE = ("approve", "approved", "lgtm")
 REQUEST_CHANGES = ("request changes", "changes requested")
-
-
-class GitHubActor:
-    """Calls GitHub's REST API as a given login, one token per (login, trace actor), through
-    ``WorldPort.dispatch`` so every call is traced and publishes its domain events."""
-
-    def __init__(self, replica: GitHubReplica, world: WorldPort) -> None:
-        self.replica = replica
-        self.world = world
-        self._tokens: dict[tuple[str, str], str] = {}
-
-    def call(self, login: str, actor: str, method: str, path: str, body: Any = None) -> tuple[int, Any]:
-        """``method path`` with a JSON ``body`` as ``login``: the status and the decoded answer."""
-        token = self._tokens.get((login, actor))
-        if token is None:
-            token = self._tokens[(login, actor)] = self.replica.issue_token(login, actor)
-        headers = {"authorization": f"token {token}", "accept": "application/vnd.github+json"}
-        raw = b""
-        if body is not None:
-            headers["content-type"] = "application/json; charset=utf-8"
-            raw = json.dumps(body).encode()
-        answer = self.world.dispatch(TOOL, ToolRequest(method.upper(), path, headers=headers, body=raw))
-        try:
-            decoded = json.loads(answer.body) if answer.body else None
-        except ValueError:
-            decoded = None
-        return answer.status, decoded
-
-
-def error_text(status: int, answer: Any) -> str:
-    """GitHub's refusal in a few words: ``422 Validation Failed (...)``."""
-    message = answer.get("message") if isinstance(answer, dict) else None
-    detail = ""
-    if isinstance(answer, dict) and isinstance(answer.get("errors"), list) and answer["errors"]:
-        first = answer["errors"][0]
-        detail = f" ({first.get('message') or first.get('code') or first})" if isinstance(first, dict) else \
-            f" ({first})"
-    return f"{status} {message or 'error'}{detail}"
 
 
 def mentioned(text: str) -> set[str]:
