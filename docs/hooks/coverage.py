@@ -2,7 +2,7 @@
 
 A page writes ``<!-- coverage: slack -->`` (or github, datadog, pagerduty, okta) where the
 table goes. At build time this hook imports the tool's generated ledger module (the one its
-``coverage.py`` declares, e.g. ``methods_ledger.py``) and puts in its place: the counts per
+``coverage.py`` declares, e.g. ``coverage_ledger.py``) and puts in its place: the counts per
 status, a table of every operation the replica serves (implemented or partial, with what a
 partial one leaves out), and a collapsible list of the operations it does not serve. The
 numbers are never copied by hand, so a page cannot fall behind its ledger.

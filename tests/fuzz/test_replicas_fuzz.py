@@ -33,11 +33,11 @@ from hypothesis import strategies as st
 from ancha.scene.loading import load_scene
 from ancha.world.kernel import vendor_data
 from ancha.world.registry import catalog
-from ancha.world.tools.datadog.endpoints_ledger import LEDGER as DATADOG_LEDGER
-from ancha.world.tools.github.routes_ledger import LEDGER as GITHUB_LEDGER
-from ancha.world.tools.okta.endpoints_ledger import LEDGER as OKTA_LEDGER
-from ancha.world.tools.pagerduty.endpoints_ledger import LEDGER as PAGERDUTY_LEDGER
-from ancha.world.tools.slack.methods_ledger import LEDGER as SLACK_LEDGER
+from ancha.world.tools.datadog.coverage_ledger import LEDGER as DATADOG_LEDGER
+from ancha.world.tools.github.coverage_ledger import LEDGER as GITHUB_LEDGER
+from ancha.world.tools.okta.coverage_ledger import LEDGER as OKTA_LEDGER
+from ancha.world.tools.pagerduty.coverage_ledger import LEDGER as PAGERDUTY_LEDGER
+from ancha.world.tools.slack.coverage_ledger import LEDGER as SLACK_LEDGER
 
 EXAMPLES = int(os.environ.get("ANCHA_FUZZ_EXAMPLES", "6"))
 """Cases per operation."""

@@ -239,3 +239,9 @@ def test_packaged__ledgers_are_current_with_the_packaged_data(capsys):
 
     outcomes = ledgers(check=True)
     assert len(outcomes) == 5 and {o.status for o in outcomes} == {"current"}
+
+
+@pytest.mark.parametrize("product", PRODUCTS, ids=lambda p: f"{p.tool}/{p.name}")
+def test_regenerate__writes_each_file_where_the_product_reads_it(product: Product):
+    """The default target is the packaged file ``vendor_data`` reads (the tool's own folder)."""
+    assert target(product) == Path(str(vendor_data.location(product.tool, product.name))).resolve()

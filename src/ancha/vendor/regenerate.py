@@ -12,6 +12,7 @@ import gzip
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass
+from importlib import resources
 from pathlib import Path
 
 import orjson
@@ -20,7 +21,8 @@ from ancha.vendor.products import PRODUCTS, Inputs, Product
 from ancha.world.kernel import vendor_data
 from ancha.world.kernel.ledger import CoverageLedger
 
-TOOLS_ROOT = Path(vendor_data.__file__).resolve().parent
+TOOLS_ROOT = Path(str(resources.files("ancha.world.tools"))).resolve()
+"""The folder of the tool folders: each tool's data goes to its own ``vendor/``."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,10 +89,7 @@ def ledgers(check: bool) -> list[Outcome]:
 
 
 def coverage_ledgers() -> list[CoverageLedger]:
-    from ancha.world.tools.datadog.coverage import COVERAGE as DATADOG
-    from ancha.world.tools.github.coverage import COVERAGE as GITHUB
-    from ancha.world.tools.okta.coverage import COVERAGE as OKTA
-    from ancha.world.tools.pagerduty.coverage import COVERAGE as PAGERDUTY
-    from ancha.world.tools.slack.coverage import COVERAGE as SLACK
+    """Every tool's coverage ledger, as its ToolSpec declares it."""
+    from ancha.world.registry import registry
 
-    return [SLACK, GITHUB, DATADOG, PAGERDUTY, OKTA]
+    return [spec.coverage for spec in registry().tools.values() if spec.coverage is not None]

@@ -16,7 +16,7 @@ import sys
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, Protocol
 
 IMPLEMENTED = "implemented"
 PARTIAL = "partial"
@@ -58,6 +58,27 @@ class Extras(NamedTuple):
     """Reads operation -> value from the vendor's files (operations it lacks are left out)."""
 
 
+class Served(Protocol):
+    """A served route as a tool's router keeps it."""
+
+    @property
+    def method(self) -> str: ...
+
+    @property
+    def template(self) -> str: ...
+
+    @property
+    def partial(self) -> str:
+        """What of the vendor's behaviour it leaves out ('' when complete)."""
+        ...
+
+
+def served_routes(routes: Iterable[Served], skip: Callable[[str], bool] = lambda template: False) -> dict[str, str]:
+    """``METHOD /template`` -> partial note ('' when complete) of ``routes`` (leaving out the
+    templates ``skip`` names: the world's own routes a tool serves beside the vendor's)."""
+    return {f"{r.method} {r.template}": r.partial for r in routes if not skip(r.template)}
+
+
 @dataclass(frozen=True)
 class CoverageLedger:
     """What one tool declares about its ledger; the methods generate and check it.
@@ -86,6 +107,17 @@ class CoverageLedger:
     None skips the warning."""
     about: str | None = None
     """The coverage module's docstring; its first line describes the command line."""
+
+    @classmethod
+    def of_tool(cls, coverage_file: str, *, title: str, operations: Callable[[], Iterable[str]],
+                served: Callable[[], Mapping[str, str]], noun: str = "operations", extras: Extras | None = None,
+                listing: str | None = None, about: str | None = None) -> CoverageLedger:
+        """The ledger a tool's ``coverage.py`` (``coverage_file``: its ``__file__``) declares: run as
+        ``python -m ancha.world.tools.<tool>.coverage``, generating ``coverage_ledger.py`` beside it."""
+        here = Path(coverage_file)
+        return cls(title=title, module=f"ancha.world.tools.{here.parent.name}.{here.stem}",
+                   path=here.with_name("coverage_ledger.py"), operations=operations, served=served, noun=noun,
+                   extras=extras, listing=listing, about=about)
 
     def build_ledger(self, operations: Iterable[str]) -> Ledger:
         """Each of ``operations`` (sorted) with its status against what the tool serves."""

@@ -18,6 +18,7 @@ from ancha.world.kernel.tool import StateOutcome, ToolRequest, ToolResponse
 if TYPE_CHECKING:
     from starlette.types import Receive, Scope, Send
 
+    from ancha.world.kernel.ledger import CoverageLedger
     from ancha.world.kernel.port import WorldPort
     from ancha.world.kernel.predicate import CompiledPredicate
     from ancha.world.kernel.reach import Directory, Reach
@@ -141,6 +142,9 @@ class ToolSpec(Generic[R]):
     """Checks the tool's vendor data beyond reading each file (a schema built from it) for
     ``ancha doctor``: answers what it found, as a clause of doctor's ``data`` line, or raises
     ``VendorDataMissing``; None: reading the files is check enough."""
+    coverage: CoverageLedger | None = None
+    """The tool's coverage ledger (its ``coverage.py``): which of the vendor's operations it
+    serves; ``python -m ancha.vendor regenerate`` rebuilds every tool's."""
     secret_patterns: tuple[str, ...] = ()
     """Regexes of this tool's credential shapes: never shown to the judge model."""
     agent_accounts: Callable[[Body], list[str]] = field(default=lambda seed: [])

@@ -15,7 +15,7 @@ from ancha.scene.model import Scene
 from ancha.world.environment import Environment
 from ancha.world.kernel.tool import ToolRequest
 from ancha.world.tools.datadog import coverage
-from ancha.world.tools.datadog.endpoints_ledger import LEDGER
+from ancha.world.tools.datadog.coverage_ledger import LEDGER
 from ancha.world.tools.datadog.replica import DatadogReplica
 from ancha.world.tools.datadog.router import registered
 from ancha.world.tools.datadog.routes import load_all
@@ -29,9 +29,9 @@ def endpoints() -> list[str]:
 
 def test_ledger__lists_exactly_the_vendors_operations_and_is_current(endpoints: list[str]) -> None:
     assert list(LEDGER) == endpoints and len(LEDGER) >= 1200
-    assert coverage.LEDGER_PATH.read_text() == coverage.generate(), \
+    assert coverage.COVERAGE.path.read_text() == coverage.COVERAGE.generate(), \
         "run: python -m ancha.world.tools.datadog.coverage --regenerate"
-    assert coverage.extra_routes(endpoints) == []
+    assert coverage.COVERAGE.extra_routes(endpoints) == []
 
 
 def test_ledger__statuses_follow_the_routes() -> None:

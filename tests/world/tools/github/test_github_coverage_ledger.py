@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from ancha.world.tools.github import coverage
+from ancha.world.tools.github.coverage_ledger import DOCS, LEDGER
 from ancha.world.tools.github.router import registered
 from ancha.world.tools.github.routes import load_all
-from ancha.world.tools.github.routes_ledger import DOCS, LEDGER
 
 
 @pytest.fixture(scope="module")
@@ -21,7 +21,7 @@ def test_ledger__lists_exactly_the_vendors_operations(endpoints):
 
 
 def test_ledger__is_current(endpoints):
-    assert coverage.LEDGER_PATH.read_text() == coverage.generate(), "run: python -m ancha.world.tools.github.coverage --regenerate"
+    assert coverage.COVERAGE.path.read_text() == coverage.COVERAGE.generate(), "run: python -m ancha.world.tools.github.coverage --regenerate"
 
 
 def test_ledger__statuses_follow_the_routes():
@@ -41,5 +41,5 @@ def test_ledger__docs_url_for_every_operation():
 
 
 def test_main__check_mode(endpoints, capsys):
-    assert coverage.main(["--check"]) == 0
+    assert coverage.COVERAGE.main(["--check"]) == 0
     assert "current" in capsys.readouterr().out

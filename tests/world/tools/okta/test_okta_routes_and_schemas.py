@@ -14,7 +14,7 @@ from referencing import Registry, Resource
 from referencing.jsonschema import DRAFT202012
 
 from ancha.world.tools.okta import coverage
-from ancha.world.tools.okta.endpoints_ledger import LEDGER, OPERATION_IDS
+from ancha.world.tools.okta.coverage_ledger import LEDGER, OPERATION_IDS
 from ancha.world.tools.okta.router import registered
 from ancha.world.tools.okta.routes import load_all
 from conftest import Org, vendor_spec
@@ -31,9 +31,9 @@ def test_ledger__lists_exactly_the_vendors_operations(endpoints: list[str]) -> N
 
 
 def test_ledger__is_current(endpoints: list[str]) -> None:
-    assert coverage.LEDGER_PATH.read_text() == coverage.generate(), \
+    assert coverage.COVERAGE.path.read_text() == coverage.COVERAGE.generate(), \
         "run: python -m ancha.world.tools.okta.coverage --regenerate"
-    assert coverage.extra_routes(endpoints) == []
+    assert coverage.COVERAGE.extra_routes(endpoints) == []
 
 
 def test_ledger__statuses_follow_the_routes() -> None:

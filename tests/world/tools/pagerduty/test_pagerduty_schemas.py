@@ -11,7 +11,7 @@ from pagerduty_support import assert_schema, call
 
 from ancha.world.environment import Environment
 from ancha.world.tools.pagerduty import coverage
-from ancha.world.tools.pagerduty.endpoints_ledger import LEDGER
+from ancha.world.tools.pagerduty.coverage_ledger import LEDGER
 
 
 def _created(env: Environment) -> dict[str, Any]:
@@ -63,7 +63,7 @@ def test_answers_validate_against_the_vendor_schema(env: Environment, method: st
 
 
 def test_coverage_ledger__is_current_and_names_every_vendor_endpoint() -> None:
-    assert coverage.LEDGER_PATH.read_text() == coverage.generate()
+    assert coverage.COVERAGE.path.read_text() == coverage.COVERAGE.generate()
     assert set(LEDGER) == set(coverage.vendor_endpoints())
     assert LEDGER["POST /v2/enqueue"] == ("implemented", "")
-    assert coverage.extra_routes(coverage.vendor_endpoints()) == []
+    assert coverage.COVERAGE.extra_routes(coverage.vendor_endpoints()) == []

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from ancha.world.tools.slack import coverage
-from ancha.world.tools.slack.methods_ledger import LEDGER
+from ancha.world.tools.slack.coverage_ledger import LEDGER
 from ancha.world.tools.slack.router import PARTIAL, ROUTES
 
 
@@ -20,7 +20,7 @@ def test_ledger__lists_exactly_the_vendors_methods(vendor):
 
 
 def test_ledger__is_current(vendor):
-    assert coverage.LEDGER_PATH.read_text() == coverage.render(coverage.build_ledger(vendor))
+    assert coverage.COVERAGE.path.read_text() == coverage.COVERAGE.render(coverage.COVERAGE.build_ledger(vendor))
 
 
 def test_ledger__every_served_method_is_slacks(vendor):

@@ -1,7 +1,7 @@
 """The coverage ledger: every HTTP operation Datadog publishes (v1 and v2), and how far this
 replica serves it.
 
-The ledger (``endpoints_ledger.py``) is derived, not copied: ``METHOD /template`` lines of
+The ledger (``coverage_ledger.py``) is derived, not copied: ``METHOD /template`` lines of
 the vendor's ``endpoints.txt`` (built from its v1 and v2 OpenAPI descriptions), each with
 our status: implemented, partial (with what is missing), not_implemented. Regenerate
 after serving a new route:
@@ -13,10 +13,8 @@ after serving a new route:
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from ancha.world.kernel import vendor_data
-from ancha.world.kernel.ledger import CoverageLedger, listed_operations
+from ancha.world.kernel.ledger import CoverageLedger, listed_operations, served_routes
 
 
 def vendor_endpoints() -> list[str]:
@@ -31,23 +29,11 @@ def served() -> dict[str, str]:
     from ancha.world.tools.datadog.routes import load_all
 
     load_all()
-    return {f"{r.method} {r.template}": r.partial for r in registered() if not r.template.startswith("/ancha/")}
+    return served_routes(registered(), skip=lambda template: template.startswith("/ancha/"))
 
 
-COVERAGE = CoverageLedger(
-    title="Datadog API coverage ledger",
-    module="ancha.world.tools.datadog.coverage",
-    path=Path(__file__).with_name("endpoints_ledger.py"),
-    operations=vendor_endpoints,
-    served=served,
-    listing="Datadog's list",
-    about=__doc__,
-)
-LEDGER_PATH = COVERAGE.path
-extra_routes = COVERAGE.extra_routes
-generate = COVERAGE.generate
-main = COVERAGE.main
-
+COVERAGE = CoverageLedger.of_tool(__file__, title="Datadog API coverage ledger", operations=vendor_endpoints,
+                                  served=served, listing="Datadog's list", about=__doc__)
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit(COVERAGE.main())

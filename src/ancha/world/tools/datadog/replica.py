@@ -36,7 +36,7 @@ _dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
 
 
 def _tables() -> tuple[Table[Route], Table[str]]:
-    from ancha.world.tools.datadog.endpoints_ledger import LEDGER
+    from ancha.world.tools.datadog.coverage_ledger import LEDGER
     from ancha.world.tools.datadog.routes import load_all
 
     load_all()

@@ -10,6 +10,7 @@ from ancha.world.kernel.spec import ActionKind, EffectKind, StateKind, ToolSpec
 from ancha.world.kernel.tool import ToolResponse
 from ancha.world.tools.datadog import action_bodies, actions, checks
 from ancha.world.tools.datadog import check_bodies as bodies
+from ancha.world.tools.datadog.coverage import COVERAGE
 from ancha.world.tools.datadog.delivery import WEBHOOK, start_delivery
 from ancha.world.tools.datadog.judge import judge_view
 from ancha.world.tools.datadog.replica import DatadogReplica
@@ -62,6 +63,7 @@ TOOL: ToolSpec[DatadogReplica] = ToolSpec(
     judge_view=judge_view,
     secret_patterns=(r"\b[0-9a-f]{32}\b", r"\b[0-9a-f]{40}\b"),
     vendor_files=("rest",),
+    coverage=COVERAGE,
     body_too_large=_body_too_large,
     max_body=5 * 1024 * 1024,
 )

@@ -7,7 +7,7 @@ resolved), ``seed.py`` building the state from it, ``models/`` the state with Gi
 ``changes.py`` issue writes shared by routes (events + issue event log), ``routes/``
 thin handlers per family, ``errors.py`` one class per kind of GitHub error,
 ``headers.py`` rate limits and fixed headers, ``events.py`` the domain events,
-``coverage.py`` the generator of ``routes_ledger.py``; ``git_*.py``/``smart_http.py``
+``coverage.py`` the generator of ``coverage_ledger.py``; ``git_*.py``/``smart_http.py``
 real git, ``graphql/`` the GraphQL API.
 
 What checks and other parts of the world read (stable names)::

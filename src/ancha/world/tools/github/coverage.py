@@ -1,6 +1,6 @@
 """The coverage ledger: every REST operation GitHub has, and how far this replica serves it.
 
-The ledger (``routes_ledger.py``) is derived, not copied: ``METHOD /template`` lines from
+The ledger (``coverage_ledger.py``) is derived, not copied: ``METHOD /template`` lines from
 the vendor's ``endpoints.txt``, each operation's documentation URL from the vendor's
 OpenAPI description (``externalDocs``; error bodies cite it, as GitHub's do), and our
 status beside each: implemented, partial (with what is missing), not_implemented.
@@ -15,10 +15,14 @@ regenerate`` rebuilds it, and this ledger, from the vendor's descriptions).
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from ancha.world.kernel import vendor_data
-from ancha.world.kernel.ledger import CoverageLedger, Extras, listed_operations, openapi_operations
+from ancha.world.kernel.ledger import (
+    CoverageLedger,
+    Extras,
+    listed_operations,
+    openapi_operations,
+    served_routes,
+)
 
 
 def vendor_endpoints() -> list[str]:
@@ -43,24 +47,12 @@ def served() -> dict[str, str]:
     from ancha.world.tools.github.routes import load_all
 
     load_all()
-    return {f"{r.method} {r.template}": r.partial for r in registered()}
+    return served_routes(registered())
 
 
-COVERAGE = CoverageLedger(
-    title="GitHub REST coverage ledger",
-    module="ancha.world.tools.github.coverage",
-    path=Path(__file__).with_name("routes_ledger.py"),
-    operations=vendor_endpoints,
-    served=served,
-    extras=Extras("DOCS", vendor_docs),
-    listing="GitHub's REST list",
-    about=__doc__,
-)
-LEDGER_PATH = COVERAGE.path
-extra_routes = COVERAGE.extra_routes
-generate = COVERAGE.generate
-main = COVERAGE.main
-
+COVERAGE = CoverageLedger.of_tool(__file__, title="GitHub REST coverage ledger", operations=vendor_endpoints,
+                                  served=served, extras=Extras("DOCS", vendor_docs), listing="GitHub's REST list",
+                                  about=__doc__)
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit(COVERAGE.main())

@@ -27,13 +27,13 @@ from ancha.world.kernel.tool import ToolRequest, ToolResponse
 from ancha.world.tools.github import errors
 from ancha.world.tools.github.actor import GitHubActor
 from ancha.world.tools.github.call import Call, Caller, Reply
+from ancha.world.tools.github.coverage_ledger import DOCS, LEDGER
 from ancha.world.tools.github.events import domain_event
 from ancha.world.tools.github.headers import RateLimits, api_headers
 from ancha.world.tools.github.models import Account, GitHubState, Repo, User
 from ancha.world.tools.github.models.wire import RawJSON, encode_utf8
 from ancha.world.tools.github.router import Route, Router, template_params
 from ancha.world.tools.github.routes import ROUTER
-from ancha.world.tools.github.routes_ledger import DOCS, LEDGER
 from ancha.world.tools.github.scene_file import GitHubFile
 from ancha.world.tools.github.seed import seed_state
 from ancha.world.tools.github.smart_http import serve_git

@@ -8,6 +8,7 @@ from ancha.scene.sections import BodyKind, WorldSection
 from ancha.world.kernel.spec import ActionKind, PredicateKind, StateKind, ToolSpec
 from ancha.world.tools.github import action_bodies, actions, checks
 from ancha.world.tools.github import check_bodies as bodies
+from ancha.world.tools.github.coverage import COVERAGE
 from ancha.world.tools.github.delivery import WEBHOOK, start_delivery
 from ancha.world.tools.github.graphql.data_check import schema_builds
 from ancha.world.tools.github.judge import judge_view
@@ -66,6 +67,7 @@ TOOL: ToolSpec[GitHubReplica] = ToolSpec(
     judge_view=judge_view,
     secret_patterns=(r"gh[pousr]_[A-Za-z0-9_]+", r"github_pat_[A-Za-z0-9_]+"),
     vendor_files=("rest", "webhooks", "graphql"),
+    coverage=COVERAGE,
     data_check=schema_builds,
     agent_accounts=_agent_accounts,
     body_too_large=body_too_large,

@@ -1,6 +1,6 @@
 """The coverage ledger: every Management API operation Okta has, and how far this replica serves it.
 
-The ledger (``endpoints_ledger.py``) is derived, not copied: ``METHOD /template`` lines from
+The ledger (``coverage_ledger.py``) is derived, not copied: ``METHOD /template`` lines from
 the vendor's ``endpoints.txt`` (checked against ``management-minimal.yaml``'s paths, whose
 ``operationId`` names each operation), and our status beside each: implemented, partial
 (with what is missing), not_implemented. Regenerate after serving a new route:
@@ -13,10 +13,14 @@ Both come from the packaged ``vendor/rest.json.gz`` (``python -m ancha.vendor re
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from ancha.world.kernel import vendor_data
-from ancha.world.kernel.ledger import CoverageLedger, Extras, listed_operations, openapi_operations
+from ancha.world.kernel.ledger import (
+    CoverageLedger,
+    Extras,
+    listed_operations,
+    openapi_operations,
+    served_routes,
+)
 
 
 def vendor_endpoints() -> list[str]:
@@ -37,24 +41,12 @@ def served() -> dict[str, str]:
     from ancha.world.tools.okta.routes import load_all
 
     load_all()
-    return {f"{r.method} {r.template}": r.partial for r in registered()}
+    return served_routes(registered())
 
 
-COVERAGE = CoverageLedger(
-    title="Okta Management API coverage ledger",
-    module="ancha.world.tools.okta.coverage",
-    path=Path(__file__).with_name("endpoints_ledger.py"),
-    operations=vendor_endpoints,
-    served=served,
-    extras=Extras("OPERATION_IDS", vendor_operation_ids),
-    listing="Okta's list",
-    about=__doc__,
-)
-LEDGER_PATH = COVERAGE.path
-extra_routes = COVERAGE.extra_routes
-generate = COVERAGE.generate
-main = COVERAGE.main
-
+COVERAGE = CoverageLedger.of_tool(__file__, title="Okta Management API coverage ledger", operations=vendor_endpoints,
+                                  served=served, extras=Extras("OPERATION_IDS", vendor_operation_ids),
+                                  listing="Okta's list", about=__doc__)
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit(COVERAGE.main())

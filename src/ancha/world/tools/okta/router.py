@@ -107,7 +107,7 @@ class Table:
 
 @cache
 def table() -> Table:
-    from ancha.world.tools.okta.endpoints_ledger import LEDGER
+    from ancha.world.tools.okta.coverage_ledger import LEDGER
     from ancha.world.tools.okta.routes import load_all
 
     load_all()

@@ -8,6 +8,7 @@ from ancha.scene.sections import BodyKind, WorldSection
 from ancha.world.kernel.spec import ActionKind, StateKind, ToolSpec
 from ancha.world.kernel.tool import ToolResponse
 from ancha.world.tools.okta import action_bodies, actions, check_bodies, checks
+from ancha.world.tools.okta.coverage import COVERAGE
 from ancha.world.tools.okta.judge import judge_view
 from ancha.world.tools.okta.replica import OktaReplica
 from ancha.world.tools.okta.scene_file import OktaFile, build_world
@@ -43,5 +44,6 @@ TOOL: ToolSpec[OktaReplica] = ToolSpec(
     judge_view=judge_view,
     secret_patterns=(r"\b00[A-Za-z0-9_-]{40}\b",),
     vendor_files=("rest",),
+    coverage=COVERAGE,
     body_too_large=_body_too_large,
 )

@@ -10,7 +10,7 @@ thin handlers, ``events_api.py`` the Events API v2, ``events.py`` domain events 
 webhooks, ``delivery.py`` the feed, ``reach.py`` people (paging and notes),
 ``check_bodies.py`` and ``checks.py`` ``pagerduty.incident``, ``action_bodies.py`` and
 ``actions.py`` world rules and the ``pagerduty.trigger`` fault effect, ``coverage.py`` the
-generator of ``endpoints_ledger.py``.
+generator of ``coverage_ledger.py``.
 
 What checks and other parts of the world read (stable names)::
 

@@ -1,6 +1,6 @@
 """The coverage ledger: every operation PagerDuty has, and how far this replica serves it.
 
-The ledger (``endpoints_ledger.py``) is derived, not copied: ``METHOD /template`` lines from
+The ledger (``coverage_ledger.py``) is derived, not copied: ``METHOD /template`` lines from
 the vendor's ``endpoints.txt`` (REST API v2 and the Events API v2's ``/v2/...`` paths),
 each operation's ``operationId`` from the vendor's OpenAPI descriptions, and our status
 beside each: implemented, partial (with what is missing), not_implemented. Both come from the
@@ -14,10 +14,14 @@ serving a new route:
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from ancha.world.kernel import vendor_data
-from ancha.world.kernel.ledger import CoverageLedger, Extras, listed_operations, openapi_operations
+from ancha.world.kernel.ledger import (
+    CoverageLedger,
+    Extras,
+    listed_operations,
+    openapi_operations,
+    served_routes,
+)
 
 EVENTS = {"POST /v2/enqueue": "", "POST /v2/change/enqueue": "change events are accepted, not stored"}
 """Served by ``events_api.py`` (outside the REST router)."""
@@ -43,24 +47,13 @@ def served() -> dict[str, str]:
     """Served ``METHOD /template`` -> partial note ('' when complete), Events API included."""
     from ancha.world.tools.pagerduty.routes import load_all
 
-    return {**{f"{r.method} {r.template}": r.partial for r in load_all()}, **EVENTS}
+    return {**served_routes(load_all()), **EVENTS}
 
 
-COVERAGE = CoverageLedger(
-    title="PagerDuty coverage ledger (REST API v2 and Events API v2)",
-    module="ancha.world.tools.pagerduty.coverage",
-    path=Path(__file__).with_name("endpoints_ledger.py"),
-    operations=vendor_endpoints,
-    served=served,
-    extras=Extras("OPERATION_IDS", vendor_operation_ids),
-    listing="PagerDuty's list",
-    about=__doc__,
-)
-LEDGER_PATH = COVERAGE.path
-extra_routes = COVERAGE.extra_routes
-generate = COVERAGE.generate
-main = COVERAGE.main
-
+COVERAGE = CoverageLedger.of_tool(__file__, title="PagerDuty coverage ledger (REST API v2 and Events API v2)",
+                                  operations=vendor_endpoints, served=served,
+                                  extras=Extras("OPERATION_IDS", vendor_operation_ids), listing="PagerDuty's list",
+                                  about=__doc__)
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit(COVERAGE.main())

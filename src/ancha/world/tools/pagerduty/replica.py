@@ -18,7 +18,7 @@ from ancha.world.kernel.port import WorldPort
 from ancha.world.kernel.tool import ToolRequest, ToolResponse
 from ancha.world.tools.pagerduty import errors
 from ancha.world.tools.pagerduty.call import Call, Caller
-from ancha.world.tools.pagerduty.endpoints_ledger import LEDGER
+from ancha.world.tools.pagerduty.coverage_ledger import LEDGER
 from ancha.world.tools.pagerduty.lifecycle import IncidentDesk
 from ancha.world.tools.pagerduty.models import PagerDutyState, User
 from ancha.world.tools.pagerduty.router import Route, Router

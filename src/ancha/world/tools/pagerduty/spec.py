@@ -10,6 +10,7 @@ from ancha.world.kernel.spec import ActionKind, EffectKind, StateKind, ToolSpec
 from ancha.world.kernel.tool import ToolResponse
 from ancha.world.tools.pagerduty import action_bodies, actions, checks
 from ancha.world.tools.pagerduty.check_bodies import SIBLINGS, IncidentSelectorFile, resolve_incident
+from ancha.world.tools.pagerduty.coverage import COVERAGE
 from ancha.world.tools.pagerduty.delivery import WEBHOOK, start_delivery
 from ancha.world.tools.pagerduty.judge import judge_view
 from ancha.world.tools.pagerduty.reach import PagerDutyReach
@@ -63,6 +64,7 @@ TOOL: ToolSpec[PagerDutyReplica] = ToolSpec(
     judge_view=judge_view,
     secret_patterns=(r"u\+[A-Za-z0-9_-]{18}", r"(?<![0-9a-f])[0-9a-f]{32}(?![0-9a-f])"),
     vendor_files=("rest",),
+    coverage=COVERAGE,
     agent_accounts=_agent_accounts,
     body_too_large=_body_too_large,
 )

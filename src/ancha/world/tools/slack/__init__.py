@@ -8,7 +8,7 @@ writes that publish domain events), ``router.py`` which handler serves a method,
 actions, ``checks.py`` grading them, ``actions.py`` performing them, ``call.py`` Slack's
 visibility rules, ``params.py`` argument decoding, ``errors.py`` one class per Slack error,
 ``events.py`` domain events and Events API payloads, ``coverage.py`` the generator of
-``methods_ledger.py``.
+``coverage_ledger.py``.
 
 What checks and other parts of the world read (stable names)::
 

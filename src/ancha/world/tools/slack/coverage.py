@@ -1,6 +1,6 @@
 """The coverage ledger: every Web API method Slack has, and how far this replica serves it.
 
-The ledger (``methods_ledger.py``) is derived, not copied: method names from the
+The ledger (``coverage_ledger.py``) is derived, not copied: method names from the
 vendor's lists (``web_api_rate_limit_tiers.json`` keys, the current 326-method
 universe, and ``endpoints.txt``) with our status beside each. Regenerate it after
 serving a new method:
@@ -13,11 +13,9 @@ Both lists come from the packaged ``vendor/`` data (``python -m ancha.vendor reg
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from ancha.world.kernel import vendor_data
 from ancha.world.kernel.ledger import CoverageLedger
-from ancha.world.tools.slack.routes import APP_LEVEL, PARTIAL, ROUTES, UNAUTHENTICATED
+from ancha.world.tools.slack.router import APP_LEVEL, PARTIAL, ROUTES, UNAUTHENTICATED
 
 
 def vendor_methods() -> set[str]:
@@ -37,20 +35,8 @@ def _served() -> dict[str, str]:
     return {**dict.fromkeys(served_methods(), ""), **PARTIAL}
 
 
-COVERAGE = CoverageLedger(
-    title="Slack Web API coverage ledger",
-    module="ancha.world.tools.slack.coverage",
-    path=Path(__file__).with_name("methods_ledger.py"),
-    operations=vendor_methods,
-    served=_served,
-    noun="methods",
-    about=__doc__,
-)
-LEDGER_PATH = COVERAGE.path
-build_ledger = COVERAGE.build_ledger
-render = COVERAGE.render
-main = COVERAGE.main
-
+COVERAGE = CoverageLedger.of_tool(__file__, title="Slack Web API coverage ledger", operations=vendor_methods,
+                                  served=_served, noun="methods", about=__doc__)
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit(COVERAGE.main())

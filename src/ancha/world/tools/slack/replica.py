@@ -22,8 +22,8 @@ import orjson
 from ancha.world.kernel.tool import ToolRequest, ToolResponse
 from ancha.world.tools.slack import errors, events, file_urls
 from ancha.world.tools.slack.call import Call, Caller
+from ancha.world.tools.slack.coverage_ledger import LEDGER
 from ancha.world.tools.slack.history import SeededView
-from ancha.world.tools.slack.methods_ledger import LEDGER
 from ancha.world.tools.slack.models import Channel, Message, RawJSON, SlackState, User
 from ancha.world.tools.slack.params import Params, bearer_token
 from ancha.world.tools.slack.rate_limits import HOLD_MARGIN_S, REAL, RateLimiter, retry_after

@@ -9,6 +9,7 @@ from ancha.scene.sections import BodyKind, WorldSection
 from ancha.world.kernel.spec import ActionKind, StateKind, ToolSpec
 from ancha.world.kernel.tool import ToolResponse
 from ancha.world.tools.slack import action_bodies, actions, check_bodies, checks, scene_file
+from ancha.world.tools.slack.coverage import COVERAGE
 from ancha.world.tools.slack.delivery import start_delivery
 from ancha.world.tools.slack.events_http import WEBHOOK
 from ancha.world.tools.slack.judge import judge_view
@@ -59,6 +60,7 @@ TOOL: ToolSpec[SlackReplica] = ToolSpec(
     judge_view=judge_view,
     secret_patterns=(r"xox[a-z]-[A-Za-z0-9-]+", r"xapp-[A-Za-z0-9-]+"),
     vendor_files=("web_api", "events", "rate_tiers"),
+    coverage=COVERAGE,
     agent_accounts=_agent_accounts,
     body_too_large=_body_too_large,
 )
