@@ -19,8 +19,7 @@ import grimp
 
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("ancha.cli", "ancha.vendor"),
-    ("ancha.console",),
-    ("ancha.runner",),
+    ("ancha.runner", "ancha.console"),
     ("ancha.results",),
     ("ancha.server",),
     ("ancha.checks",),
@@ -139,9 +138,9 @@ def main() -> int:
     print()
     found = circles(graph)
     print(f"circles: {len(found)}" + (f"; sizes {', '.join(str(len(c)) for c in found)}" if found else ""))
-    for component in found[:5]:
-        layers = Counter(layer_name(layer_of(m)) for m in component)
-        print(f"  {len(component)} modules: " + ", ".join(f"{name} {n}" for name, n in layers.most_common()))
+    for component in found:
+        places = Counter(tool_of(m) and f"{TOOLS_PACKAGE}.{tool_of(m)}" or layer_name(layer_of(m)) for m in component)
+        print(f"  {len(component):>3} modules: " + ", ".join(f"{name} {n}" for name, n in places.most_common()))
     cross = [(a, b) for a, b in up if tool_of(a) is not None]
     print(f"tool modules importing above the kernel: {len(cross)}")
     for a, b in cross[:10]:
