@@ -5,7 +5,7 @@ One set of models serves both: the file walker checks a scene file against them,
 filled) and validates the same classes from it. The resolved ``DatadogFile`` is parsed once
 per scene (``Scene.seed``) and shared by its trials, which never change it: the seeded
 logs' search index is built once on it (``log_index``) for the same reason. A field whose
-written and resolved values differ says so with a marker of ``field_forms``.
+written and resolved values differ says so with a marker of ``ancha.scene.field_forms``.
 
 Refs: ``monitors[].ref`` (kind ``monitor``), ``dashboards[].ref`` (``dashboard``),
 ``events[].ref`` (``event``), ``logs[].ref`` (``log``, also in ``logs_file``). Seed times
@@ -21,17 +21,17 @@ import re
 from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
-from typing import Annotated, Any, Literal, cast, get_args
+from typing import Annotated, Any, Literal, cast
 
 from pydantic import ConfigDict, Field, PrivateAttr, ValidationError
 
 from ancha.config.validation import Expect, FileModel, join
+from ancha.scene.field_forms import Resolved, written
 from ancha.scene.file_model import Ref, RefName, Time
 from ancha.scene.folder import SceneFileRefused, json_lines
 from ancha.scene.refs import Declared
 from ancha.scene.sections import SectionContext
 from ancha.scene.sources import Source, parse_time
-from ancha.world.tools.datadog.field_forms import Resolved, Written
 from ancha.world.tools.datadog.logs import SeededLogs
 
 TOOL = "datadog"
@@ -42,8 +42,7 @@ MONITOR_TYPES = ("metric alert", "query alert", "service check", "event alert", 
 _REF = re.compile(r"^[A-Za-z0-9_]+$")
 TIME_HINT = "write an ISO time, or -3d for three days before clock.start"
 
-_TIME_EXPECTED = next(m for m in get_args(Time)[1:] if isinstance(m, Expect))
-Seconds = Annotated[float | None, Written(Time | None), _TIME_EXPECTED]
+Seconds = Annotated[float | None, written(Time | None)]
 """A seed time: written as ``Time`` (ISO, or an offset from clock.start), resolved to epoch seconds;
 a problem with one reads as one with a ``Time``."""
 

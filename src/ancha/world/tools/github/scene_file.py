@@ -11,9 +11,9 @@ keys) a scene writes ``$ref`` or a plain login. ``files_dir`` is read into ``fil
 datetimes; the same classes then validate the resolved data (labels, milestones and
 protected branches written as a name become their model), and the replica is built from
 them (``GitHubFile.parse``). A field written one way and kept another says so with
-``Written`` (``field_forms``). A field that names a user holds a user's ref or a login:
-the replica resolves a seeded user's ref first, else takes the value as a login. A time
-left out (``None``) is filled deterministically when the replica seeds its state:
+``Written`` (``ancha.scene.field_forms``). A field that names a user holds a user's ref or
+a login: the replica resolves a seeded user's ref first, else takes the value as a login.
+A time left out (``None``) is filled deterministically when the replica seeds its state:
 seeded items are spaced before ``clock.start`` in seed order.
 """
 
@@ -26,11 +26,11 @@ from pydantic import BaseModel, ConfigDict, Field, StringConstraints, Validation
 from pydantic.json_schema import SkipJsonSchema
 
 from ancha.config.validation import Expect, FileModel, join
+from ancha.scene.field_forms import written
 from ancha.scene.file_model import RefName, Time
 from ancha.scene.refs import Declared
 from ancha.scene.sections import SectionContext
 from ancha.scene.sources import parse_time
-from ancha.world.tools.github.field_forms import written
 
 TOOL = "github"
 MAX_FILES_DIR_BYTES = 64 * 1024 * 1024

@@ -9,23 +9,22 @@ refs; rule targets are user or schedule refs. Durations (``rotation: 1w``, ``del
 ``build_world`` resolves the written section in place: refs made bare (``pd_laura``),
 times absolute UTC datetimes, durations seconds, defaults filled; the same classes then
 validate the resolved data, and the replica is built from them. A field written one way
-and kept another (a duration, a time) says so with ``Written``. The agent's own account
-(``agent``) always exists; its e-mail is ``{{pagerduty.from_email}}``.
+and kept another (a duration, a time) says so with ``Written`` (``ancha.scene.field_forms``).
+The agent's own account (``agent``) always exists; its e-mail is ``{{pagerduty.from_email}}``.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from datetime import datetime
 from typing import Annotated, Any, ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, GetCoreSchemaHandler, GetJsonSchemaHandler, ValidationError
-from pydantic.json_schema import JsonSchemaValue, SkipJsonSchema
-from pydantic_core import CoreSchema, core_schema
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic.json_schema import SkipJsonSchema
 
-from ancha.config.validation import Expect, FileModel, describe, join
+from ancha.config.validation import Expect, FileModel, join
 from ancha.durations import parse_duration
+from ancha.scene.field_forms import written
 from ancha.scene.file_model import Ref, RefName, Time
 from ancha.scene.refs import Declared
 from ancha.scene.sections import SectionContext
@@ -33,35 +32,6 @@ from ancha.scene.sources import parse_time
 
 TOOL = "pagerduty"
 WEEK = 7 * 86400.0
-
-
-@dataclass(frozen=True, slots=True)
-class Written(Expect):
-    """Annotated marker: the field is written in a file as ``form`` and kept resolved as
-    its own type (``1w`` kept as 604800.0 seconds).
-
-    The file walker validates strictly, so it checks the written form (and describes it,
-    as an ``Expect``); the resolved seed is validated laxly, so as the field's own type;
-    ``ancha schema scene`` shows the written form.
-    """
-
-    form: Any = None
-
-    def __get_pydantic_core_schema__(self, source: Any, handler: GetCoreSchemaHandler) -> CoreSchema:
-        resolved = handler(source)
-        return core_schema.lax_or_strict_schema(
-            lax_schema=resolved, strict_schema=handler.generate_schema(self.form),
-            # dumped as resolved (a lax-or-strict schema otherwise dumps by its strict side)
-            serialization=core_schema.plain_serializer_function_ser_schema(lambda value: value,
-                                                                            return_schema=resolved))
-
-    def __get_pydantic_json_schema__(self, schema: CoreSchema, handler: GetJsonSchemaHandler) -> JsonSchemaValue:
-        return handler(schema["strict_schema"])  # type: ignore[typeddict-item]
-
-
-def written(form: Any) -> Written:
-    """The ``Written`` marker of ``form``, described as ``form`` is in problems."""
-    return Written(describe(form, []), form)
 
 
 Duration = Annotated[str, Expect("a duration such as 15m, 12h or 1w")]
