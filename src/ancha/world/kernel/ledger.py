@@ -18,6 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NamedTuple, Protocol
 
+from ancha.world.kernel import vendor_data
+
 IMPLEMENTED = "implemented"
 PARTIAL = "partial"
 NOT_IMPLEMENTED = "not_implemented"
@@ -47,6 +49,26 @@ def openapi_operations(paths: Mapping[str, Any], prefix: str = "") -> Iterator[t
             operation = item.get(verb)
             if operation:
                 yield f"{verb.upper()} {prefix}{template}", operation
+
+
+def rest_operations(tool: str) -> list[str]:
+    """``tool``'s operations as ``METHOD /template``, sorted: the endpoint list of its packaged
+    ``rest`` data."""
+    return listed_operations(vendor_data.read(tool, "rest")["endpoints"])
+
+
+def operation_values(tool: str, pick: Callable[[dict[str, Any]], str | None],
+                     descriptions: tuple[tuple[str, str], ...] = (("openapi", ""),)) -> dict[str, str]:
+    """``METHOD /template`` -> what ``pick`` reads of each operation (an ``operationId``, a docs
+    URL) in ``tool``'s packaged OpenAPI ``descriptions`` (name, path prefix); None leaves it out."""
+    data = vendor_data.read(tool, "rest")
+    found: dict[str, str] = {}
+    for name, prefix in descriptions:
+        for key, operation in openapi_operations(data[name]["paths"], prefix):
+            value = pick(operation)
+            if value:
+                found[key] = value
+    return found
 
 
 class Extras(NamedTuple):

@@ -13,13 +13,12 @@ after serving a new route:
 
 from __future__ import annotations
 
-from ancha.world.kernel import vendor_data
-from ancha.world.kernel.ledger import CoverageLedger, listed_operations, served_routes
+from ancha.world.kernel.ledger import CoverageLedger, rest_operations, served_routes
 
 
 def vendor_endpoints() -> list[str]:
     """Datadog's operations (v1 and v2) as ``METHOD /template``, sorted."""
-    return listed_operations(vendor_data.read("datadog", "rest")["endpoints"])
+    return rest_operations("datadog")
 
 
 def served() -> dict[str, str]:

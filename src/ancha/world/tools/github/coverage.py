@@ -15,30 +15,17 @@ regenerate`` rebuilds it, and this ledger, from the vendor's descriptions).
 
 from __future__ import annotations
 
-from ancha.world.kernel import vendor_data
-from ancha.world.kernel.ledger import (
-    CoverageLedger,
-    Extras,
-    listed_operations,
-    openapi_operations,
-    served_routes,
-)
+from ancha.world.kernel.ledger import CoverageLedger, Extras, operation_values, rest_operations, served_routes
 
 
 def vendor_endpoints() -> list[str]:
     """GitHub's operations as ``METHOD /template``, sorted."""
-    return listed_operations(vendor_data.read("github", "rest")["endpoints"])
+    return rest_operations("github")
 
 
 def vendor_docs() -> dict[str, str]:
     """``METHOD /template`` -> the operation's documentation URL."""
-    spec = vendor_data.read("github", "rest")["openapi"]
-    docs: dict[str, str] = {}
-    for key, operation in openapi_operations(spec["paths"]):
-        url = operation.get("externalDocs", {}).get("url")
-        if url:
-            docs[key] = url
-    return docs
+    return operation_values("github", lambda operation: operation.get("externalDocs", {}).get("url"))
 
 
 def served() -> dict[str, str]:

@@ -13,26 +13,17 @@ Both come from the packaged ``vendor/rest.json.gz`` (``python -m ancha.vendor re
 
 from __future__ import annotations
 
-from ancha.world.kernel import vendor_data
-from ancha.world.kernel.ledger import (
-    CoverageLedger,
-    Extras,
-    listed_operations,
-    openapi_operations,
-    served_routes,
-)
+from ancha.world.kernel.ledger import CoverageLedger, Extras, operation_values, rest_operations, served_routes
 
 
 def vendor_endpoints() -> list[str]:
     """Okta's operations as ``METHOD /template``, sorted."""
-    return listed_operations(vendor_data.read("okta", "rest")["endpoints"])
+    return rest_operations("okta")
 
 
 def vendor_operation_ids() -> dict[str, str]:
     """``METHOD /template`` -> operationId, from the OpenAPI description's paths."""
-    spec = vendor_data.read("okta", "rest")["openapi"]
-    return {key: operation["operationId"] for key, operation in openapi_operations(spec["paths"])
-            if operation.get("operationId")}
+    return operation_values("okta", lambda operation: operation.get("operationId"))
 
 
 def served() -> dict[str, str]:

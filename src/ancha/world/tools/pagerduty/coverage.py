@@ -14,14 +14,7 @@ serving a new route:
 
 from __future__ import annotations
 
-from ancha.world.kernel import vendor_data
-from ancha.world.kernel.ledger import (
-    CoverageLedger,
-    Extras,
-    listed_operations,
-    openapi_operations,
-    served_routes,
-)
+from ancha.world.kernel.ledger import CoverageLedger, Extras, operation_values, rest_operations, served_routes
 
 EVENTS = {"POST /v2/enqueue": "", "POST /v2/change/enqueue": "change events are accepted, not stored"}
 """Served by ``events_api.py`` (outside the REST router)."""
@@ -29,18 +22,13 @@ EVENTS = {"POST /v2/enqueue": "", "POST /v2/change/enqueue": "change events are 
 
 def vendor_endpoints() -> list[str]:
     """PagerDuty's operations as ``METHOD /template``, sorted."""
-    return listed_operations(vendor_data.read("pagerduty", "rest")["endpoints"])
+    return rest_operations("pagerduty")
 
 
 def vendor_operation_ids() -> dict[str, str]:
     """``METHOD /template`` -> the operation's ``operationId`` (REST and Events API descriptions)."""
-    data = vendor_data.read("pagerduty", "rest")
-    found: dict[str, str] = {}
-    for name, prefix in (("openapi", ""), ("events_v2", "/v2")):
-        for key, operation in openapi_operations(data[name]["paths"], prefix):
-            if operation.get("operationId"):
-                found[key] = operation["operationId"]
-    return found
+    return operation_values("pagerduty", lambda operation: operation.get("operationId"),
+                            (("openapi", ""), ("events_v2", "/v2")))
 
 
 def served() -> dict[str, str]:
