@@ -145,6 +145,20 @@ class Person(_Model):
     otherwise: str | None = None
     voice: Literal["scene", "model"] = "scene"
 
+    def away_until(self, start: float, at: float) -> float | None:
+        """The end of the away window the person is in at ``at`` (epoch seconds; following
+        back-to-back windows), or None when they are there. ``start`` is ``clock.start``."""
+        until: float | None = None
+        moved = True
+        t = at
+        while moved:
+            moved = False
+            for window in self.away:
+                if start + window.from_ <= t < start + window.to:
+                    t = until = start + window.to
+                    moved = True
+        return until
+
 
 Action = dict[str, dict[str, Any]]
 """One world-rule action: exactly one key, the kind a tool registered (``<tool>.<action>``),

@@ -159,17 +159,7 @@ class People:
     def away_until(self, person: str, at: float) -> float | None:
         """The end of the away window ``person`` is in at ``at`` (following back-to-back
         windows), or None when they are there."""
-        start = self.env.clock.start
-        until: float | None = None
-        moved = True
-        t = at
-        while moved:
-            moved = False
-            for window in self.people[person].away:
-                if start + window.from_ <= t < start + window.to:
-                    t = until = start + window.to
-                    moved = True
-        return until
+        return self.people[person].away_until(self.env.clock.start, at)
 
     def _defer(self, person: str, asked: Asked) -> None:
         backlog = self._backlog.get(person)

@@ -95,17 +95,7 @@ class PagerDutyReach:
         """The end of the away window ``person`` is in at ``at`` (following back-to-back
         windows), or None when they are there: the scene's ``people.<p>.away``, read as the
         people engine reads it (a tool does not reach the engine itself)."""
-        start = self.world.clock.start
-        until: float | None = None
-        moved = True
-        t = at
-        while moved:
-            moved = False
-            for window in self.world.scene.people[person].away:
-                if start + window.from_ <= t < start + window.to:
-                    t = until = start + window.to
-                    moved = True
-        return until
+        return self.world.scene.people[person].away_until(self.world.clock.start, at)
 
     def _acknowledge(self, person: str, user_id: str, incident_id: str) -> None:
         self._acking.discard((person, incident_id))
