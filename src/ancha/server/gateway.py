@@ -61,6 +61,8 @@ class ToolGateway:
         env.request_started()
         try:
             headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
+            if scope.get("scheme") == "https":  # the replicas' self links keep the scheme the call came in on
+                headers.setdefault("x-forwarded-proto", "https")
             try:
                 body = await _read_body(receive, headers.get("content-length"), spec.max_body)
             except ClientGone:

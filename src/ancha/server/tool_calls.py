@@ -151,6 +151,8 @@ class ToolCallProtocol(DeadlineProtocol):
 
     def _answer(self, call: _Call) -> None:
         headers = {k.decode("latin-1"): v.decode("latin-1") for k, v in self.headers}
+        if self.scheme == "https":  # the replicas' self links keep the scheme the call came in on
+            headers.setdefault("x-forwarded-proto", "https")
         request = ToolRequest(call.method, call.path, call.query, headers, b"".join(call.body))
         env = call.env
         try:
