@@ -6,10 +6,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ancha.world.tools.datadog.log_query import LogLine
-from ancha.world.tools.datadog.monitors import ORG_ID
 from ancha.world.tools.datadog.wire import iso_micro, iso_millis_z
 
 APP_URL = "https://app.datadoghq.com"
+_V1_NULLABLE = ("priority", "handle", "related_event_id")
+DASHBOARD_AUTHOR = ("ops@acme.test", "Acme Ops")
+"""A dashboard's ``author_handle`` and ``author_name`` (the org's user)."""
 
 
 @dataclass(slots=True)
@@ -29,17 +31,22 @@ class Event:
     ref: str | None = None
     seeded: bool = False
     actor: str = "seed"
+    handle: str | None = None
+    """Who posted it (the org user's handle for the API's callers; None for integrations)."""
+    related_event_id: int | None = None
     _line: LogLine | None = None
 
-    def v1(self) -> dict[str, Any]:
+    def v1(self, base: str = "") -> dict[str, Any]:
+        """The v1 shape; ``url`` is the event's own address on the replica (``base``: its base URL)."""
         out = {
             "id": self.id, "id_str": str(self.id), "title": self.title, "text": self.text,
             "date_happened": int(self.at), "alert_type": self.alert_type, "priority": self.priority,
             "host": self.host, "device_name": self.device_name, "tags": list(self.tags),
             "source_type_name": self.source_type_name or ("Monitor Alert" if self.monitor_id else "My Apps"),
-            "url": f"/event/event?id={self.id}", "payload": "{}",
+            "url": f"{base}/api/v1/events/{self.id}", "payload": "{}",
+            "handle": self.handle, "related_event_id": self.related_event_id,
         }
-        return {k: v for k, v in out.items() if v is not None or k == "priority"}
+        return {k: v for k, v in out.items() if v is not None or k in _V1_NULLABLE}
 
     def v2(self) -> dict[str, Any]:
         inner: dict[str, Any] = {
@@ -78,6 +85,21 @@ class Dashboard:
     layout_type: str = "ordered"
     widgets: list[dict[str, Any]] = field(default_factory=list)
     ref: str | None = None
+    modified: float | None = None
+    deleted: float | None = None
+    """When it was deleted (it leaves lists and answers 404 until restored)."""
+    extra: dict[str, Any] = field(default_factory=dict)
+    """The optional fields it was written with (tags, template_variables, notify_list, reflow_type, ...)."""
+
+    def __post_init__(self) -> None:
+        widgets = []
+        for i, widget in enumerate(self.widgets):
+            item = dict(widget)
+            item.setdefault("id", 1000 + i)
+            if "definition" not in item:
+                item = {"id": item.pop("id"), "definition": item}
+            widgets.append(item)
+        self.widgets = widgets
 
     @property
     def url(self) -> str:
@@ -87,17 +109,12 @@ class Dashboard:
     def summary(self) -> dict[str, Any]:
         return {"id": self.id, "title": self.title, "description": self.description, "layout_type": self.layout_type,
                 "url": self.url, "is_read_only": False, "created_at": iso_micro(self.created),
-                "modified_at": iso_micro(self.created), "author_handle": "ops@acme.test"}
+                "modified_at": iso_micro(self.modified or self.created), "author_handle": DASHBOARD_AUTHOR[0],
+                "deleted_at": iso_micro(self.deleted) if self.deleted is not None else None}
 
     def to_dict(self) -> dict[str, Any]:
-        widgets = []
-        for i, widget in enumerate(self.widgets):
-            item = dict(widget)
-            item.setdefault("id", 1000 + i)
-            if "definition" not in item:
-                item = {"id": item.pop("id"), "definition": item}
-            widgets.append(item)
-        return {**self.summary(), "author_name": "Acme Ops", "widgets": widgets, "notify_list": [],
-                "template_variables": [], "template_variable_presets": [], "tags": None,
-                "restricted_roles": [], "reflow_type": "auto" if self.layout_type == "ordered" else None,
-                "org_id": ORG_ID}
+        out = self.summary()
+        out.pop("deleted_at")
+        return {**out, "author_name": DASHBOARD_AUTHOR[1], "widgets": [dict(w) for w in self.widgets],
+                "notify_list": None, "template_variables": None, "restricted_roles": [],
+                "reflow_type": "auto" if self.layout_type == "ordered" else None, **self.extra}

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 def load_all() -> None:
     from ancha.world.tools.datadog.routes import (  # noqa: F401
+        active_metrics,
         dashboards,
         downtimes,
         events,

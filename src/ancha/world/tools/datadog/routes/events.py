@@ -17,6 +17,8 @@ from ancha.world.tools.datadog.wire import parse_when
 
 ALERT_TYPES = ("error", "warning", "info", "success", "user_update", "recommendation", "snapshot")
 PAGE_V1 = 1000
+MAX_AGE = 18 * 3600
+"""Datadog takes events up to 18 hours in the past (``date_happened``)."""
 
 
 @route("POST", "/api/v1/events", app_key=False)
@@ -27,31 +29,61 @@ def create_event(call: Call) -> Reply:
         raise bad_request("Event title is required")
     if not isinstance(text, str):
         raise bad_request("Event text is required")
-    if len(title) > 100:
-        title = title[:100]
     alert_type = data.get("alert_type") or "info"
     if alert_type not in ALERT_TYPES:
         raise bad_request(f"Invalid alert_type: {alert_type}")
-    priority = data.get("priority") or "normal"
-    if priority not in ("normal", "low"):
+    priority = data.get("priority")
+    if priority is not None and priority not in ("normal", "low"):
         raise bad_request(f"Invalid priority: {priority}")
     tags = data.get("tags") or []
     if not isinstance(tags, list) or not all(isinstance(t, str) for t in tags):
         raise bad_request("tags must be a list of strings")
+    related = data.get("related_event_id")
+    if related is not None and (isinstance(related, bool) or not isinstance(related, int)):
+        raise bad_request("related_event_id must be an integer event id")
     state = call.state
     at = state.stamp()
     happened = data.get("date_happened")
     if happened is not None and (isinstance(happened, bool) or not isinstance(happened, (int, float))):
         raise bad_request("date_happened must be a POSIX timestamp")
-    event = Event(id=state.new_event_id(), title=title, text=text[:4000],
-                  at=float(happened) if happened is not None else at, tags=list(tags), alert_type=alert_type,
-                  priority=priority, host=data.get("host"), source_type_name=data.get("source_type_name"),
-                  aggregation_key=data.get("aggregation_key"), device_name=data.get("device_name"), actor=call.actor)
+    if happened is not None and happened < state.now() - MAX_AGE:
+        raise bad_request("Event too far in the past")
+    event = Event(
+        id=state.new_event_id(),
+        title=title,
+        text=text[:4000],
+        at=float(happened) if happened is not None else at,
+        tags=list(tags),
+        alert_type=alert_type,
+        priority=data.get("priority"),
+        host=data.get("host"),
+        source_type_name=data.get("source_type_name"),
+        aggregation_key=data.get("aggregation_key"),
+        device_name=data.get("device_name"),
+        actor=call.actor,
+        related_event_id=related,
+    )
     state._insert_event(event)
-    state.world.bus.publish(domain_event("event_posted", at, call.actor, event=event.id, title=event.title,
-                                       tags=list(event.tags)))
-    body = {k: v for k, v in event.v1().items() if k in ("id", "id_str", "title", "text", "date_happened",
-                                                          "priority", "tags", "url")}
+    state.world.bus.publish(
+        domain_event("event_posted", at, call.actor, event=event.id, title=event.title, tags=list(event.tags))
+    )
+    body = {
+        k: v
+        for k, v in event.v1(call.replica.base_url).items()
+        if k
+        in (
+            "id",
+            "id_str",
+            "title",
+            "text",
+            "date_happened",
+            "handle",
+            "priority",
+            "related_event_id",
+            "tags",
+            "url",
+        )
+    }
     return Reply(202, {"status": "ok", "event": body})
 
 
@@ -75,8 +107,8 @@ def list_events(call: Call) -> Reply:
             continue
         if tags and not all(t in event.tags for t in tags):
             continue
-        found.append(event.v1())
-    return Reply(200, {"events": found[page * PAGE_V1:(page + 1) * PAGE_V1], "status": "ok"})
+        found.append(event.v1(call.replica.base_url))
+    return Reply(200, {"events": found[page * PAGE_V1 : (page + 1) * PAGE_V1], "status": "ok"})
 
 
 @route("GET", "/api/v1/events/{event_id}")
@@ -85,11 +117,19 @@ def get_event(call: Call) -> Reply:
     event = call.state.events_by_id.get(int(text)) if is_plain_int(text) else None
     if event is None:
         raise not_found("Event not found")
-    return Reply(200, {"event": event.v1()})
+    return Reply(200, {"event": event.v1(call.replica.base_url)})
 
 
-def _search(call: Call, query: str | None, start: str | None, end: str | None, sort: str | None,
-            cursor: str | None, limit: int, base_query: dict[str, str]) -> Reply:
+def _search(
+    call: Call,
+    query: str | None,
+    start: str | None,
+    end: str | None,
+    sort: str | None,
+    cursor: str | None,
+    limit: int,
+    base_query: dict[str, str],
+) -> Reply:
     state = call.state
     state.evaluate_all()
     now = state.now()
@@ -119,13 +159,20 @@ def _search(call: Call, query: str | None, start: str | None, end: str | None, s
             if len(found) > limit:
                 break
     page, more = found[:limit], len(found) > limit
-    meta: dict[str, Any] = {"elapsed": 1, "request_id": state.world.random_hex(26), "status": "done", "warnings": []}
+    meta: dict[str, Any] = {
+        "elapsed": 1,
+        "request_id": state.world.random_hex(26),
+        "status": "done",
+        "warnings": [],
+    }
     body: dict[str, Any] = {"data": [e.v2() for e in page], "meta": meta}
     if more:
         token = encode_cursor((page[-1].at, page[-1].id))
         meta["page"] = {"after": token}
-        body["links"] = {"next": f"{call.replica.base_url}/api/v2/events?" + urlencode(
-            {**base_query, "page[cursor]": token})}
+        body["links"] = {
+            "next": f"{call.replica.base_url}/api/v2/events?"
+            + urlencode({**base_query, "page[cursor]": token})
+        }
     return Reply(200, body)
 
 
@@ -133,8 +180,16 @@ def _search(call: Call, query: str | None, start: str | None, end: str | None, s
 def list_events_v2(call: Call) -> Reply:
     limit = call.q_int("page[limit]", 10, low=1, high=1000) or 10
     base = {k: v[-1] for k, v in call.query.items() if k != "page[cursor]"}
-    return _search(call, call.q("filter[query]"), call.q("filter[from]"), call.q("filter[to]"), call.q("sort"),
-                   call.q("page[cursor]"), limit, base)
+    return _search(
+        call,
+        call.q("filter[query]"),
+        call.q("filter[from]"),
+        call.q("filter[to]"),
+        call.q("sort"),
+        call.q("page[cursor]"),
+        limit,
+        base,
+    )
 
 
 @route("POST", "/api/v2/events/search")
@@ -156,6 +211,12 @@ def search_events(call: Call) -> Reply:
     sort = data.get("sort")
     if sort is not None and not isinstance(sort, str):
         raise bad_request("sort must be timestamp or -timestamp")
-    base = {"filter[query]": flt.get("query") or "*", "filter[from]": flt.get("from") or "now-15m",
-            "filter[to]": flt.get("to") or "now", "page[limit]": str(limit)}
-    return _search(call, flt.get("query"), flt.get("from"), flt.get("to"), sort, page.get("cursor"), limit, base)
+    base = {
+        "filter[query]": flt.get("query") or "*",
+        "filter[from]": flt.get("from") or "now-15m",
+        "filter[to]": flt.get("to") or "now",
+        "page[limit]": str(limit),
+    }
+    return _search(
+        call, flt.get("query"), flt.get("from"), flt.get("to"), sort, page.get("cursor"), limit, base
+    )
