@@ -1,7 +1,7 @@
 """PagerDuty coverage ledger (REST API v2 and Events API v2). Generated; do not edit.
 
 Regenerate with: python -m ancha.world.tools.pagerduty.coverage --regenerate
-467 operations: 8 implemented, 19 partial, 440 not implemented.
+467 operations: 9 implemented, 20 partial, 438 not implemented.
 """
 
 LEDGER: dict[str, tuple[str, str]] = {
@@ -159,7 +159,7 @@ LEDGER: dict[str, tuple[str, str]] = {
     'GET /incidents/types/{type_id_or_name}/custom_fields/{field_id}/field_options/{field_option_id}': ('not_implemented', ''),
     'GET /incidents/{id}': ('partial', 'include[] is ignored'),
     'GET /incidents/{id}/alerts': ('partial', 'alert_key, statuses[] and sort_by are ignored'),
-    'GET /incidents/{id}/alerts/{alert_id}': ('not_implemented', ''),
+    'GET /incidents/{id}/alerts/{alert_id}': ('implemented', ''),
     'GET /incidents/{id}/business_services/impacts': ('not_implemented', ''),
     'GET /incidents/{id}/custom_fields/values': ('not_implemented', ''),
     'GET /incidents/{id}/log_entries': ('partial', 'include[] and time_zone are ignored'),
@@ -206,7 +206,7 @@ LEDGER: dict[str, tuple[str, str]] = {
     'GET /services/{id}/change_events': ('not_implemented', ''),
     'GET /services/{id}/custom_fields/values': ('not_implemented', ''),
     'GET /services/{id}/enablements': ('not_implemented', ''),
-    'GET /services/{id}/integrations/{integration_id}': ('not_implemented', ''),
+    'GET /services/{id}/integrations/{integration_id}': ('partial', 'include[] is ignored'),
     'GET /services/{id}/rules': ('not_implemented', ''),
     'GET /services/{id}/rules/{rule_id}': ('not_implemented', ''),
     'GET /session_configurations': ('not_implemented', ''),

@@ -15,7 +15,7 @@ from __future__ import annotations
 import uuid
 from typing import TYPE_CHECKING, Any
 
-from ancha.world.tools.pagerduty.models import iso
+from ancha.world.tools.pagerduty.models import iso, rendered
 
 if TYPE_CHECKING:
     from ancha.world.kernel.bus import DomainEvent
@@ -49,7 +49,7 @@ def incident_data(incident: Incident, base: str) -> dict[str, Any]:
         "assignees": [u.reference(base) for u in incident.assignees],
         "escalation_policy": incident.policy.reference(base), "teams": [],
         "priority": incident.priority.reference(base) if incident.priority else None,
-        "urgency": incident.urgency, "conference_bridge": None, "resolve_reason": incident.resolve_reason,
+        "urgency": incident.urgency, "conference_bridge": None, "resolve_reason": rendered(incident.resolve_reason, base),
     }
 
 

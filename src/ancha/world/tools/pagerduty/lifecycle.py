@@ -12,6 +12,17 @@ within the rule's delay, it escalates to the next rule (``escalate_log_entry``,
 ``incident_escalated``); after the last rule it starts over ``num_loops`` times, then
 stays with the last rule's users. Acknowledging or resolving cancels the pending step;
 reassigning, escalating by hand or a snooze ending starts it afresh.
+
+Timeouts, as the service sets them: an incident still acknowledged ``acknowledgement_timeout``
+after its latest acknowledgement is triggered again (``unacknowledge_log_entry``, channel
+``timeout``) and pages its current level afresh; an incident still open
+``auto_resolve_timeout`` after it was triggered is resolved (``resolve_log_entry``, channel
+``timeout``). A service in an ongoing maintenance window pages nobody: its incidents are
+assigned but nobody is notified and nothing escalates.
+
+A seeded incident that is open at clock.start goes live then (``wake``): a triggered one
+notifies its assignees and escalates from there, and both kinds get their timeouts,
+counted from clock.start.
 """
 
 from __future__ import annotations
@@ -61,8 +72,10 @@ class IncidentDesk:
     def base(self) -> str:
         return str(self._base())
 
-    def agent_ref(self, by: User | None, incident: Incident) -> dict[str, Any]:
-        return by.reference(self.base) if by is not None else incident.service.reference(self.base)
+    @staticmethod
+    def agent_ref(by: User | None, incident: Incident) -> User | Service:
+        """Who a change is by, on the wire: the user, or the incident's service (its integration)."""
+        return by if by is not None else incident.service
 
     # --- log entries and events ---------------------------------------------------------
 
@@ -93,8 +106,7 @@ class IncidentDesk:
         incident = Incident(self.new_id(), self.state.next_number, title, service, policy or service.policy, now,
                             incident_key or self.world.random_hex(32), urgency=urgency, actor=actor, fault=fault,
                             priority=priority, details=details, updated_at=now, last_status_change_at=now,
-                            last_status_change_by=by.reference(self.base) if by is not None
-                            else service.reference(self.base))
+                            last_status_change_by=by if by is not None else service)
         if alert is not None:
             incident.alerts.append(Alert(self.new_id("Q", 14), incident, now, alert.get("summary") or title,
                                          incident.incident_key, alert.get("severity") or "critical",
@@ -103,6 +115,7 @@ class IncidentDesk:
         how = "through the API" if channel == "api" else "through the website"
         self.log(incident, "trigger_log_entry", f"Triggered {how}.", by, channel, at=now)
         self.publish("incident_triggered", incident, actor, by, fault=fault)
+        self._arm_auto_resolve(incident)
         if assignees:
             incident.assigned_via = "direct_assignment"
             self._assign(incident, assignees, by, actor, reassigned=False)
@@ -119,7 +132,7 @@ class IncidentDesk:
         if escalated:
             names = ", ".join(u.name for u in users) or "nobody"
             self.log(incident, "escalate_log_entry", f"Escalated to {names} (level {level}).", by, "auto"
-                     if by is None else "api", assigned_user=[u.reference(self.base) for u in users])
+                     if by is None else "api", assigned_user=list(users))
         self._assign(incident, users, by, actor, reassigned=False, log=not escalated)
         if escalated:
             self.publish("incident_escalated", incident, actor, by, level=level,
@@ -132,12 +145,18 @@ class IncidentDesk:
         incident.assignments = [(u, now) for u in users]
         if log and users:
             self.log(incident, "assign_log_entry", "Assigned to " + ", ".join(u.name for u in users) + ".", by,
-                     "api" if by is not None else "auto", assignees=[u.reference(self.base) for u in users])
+                     "api" if by is not None else "auto", assignees=list(users))
         if reassigned:
             self.publish("incident_reassigned", incident, actor, by, assignees=[u.id for u in users])
+        self._notify(incident, users, by, actor)
+
+    def _notify(self, incident: Incident, users: list[User], by: User | None, actor: str) -> None:
+        """Page ``users`` (nobody while the service is in maintenance)."""
+        if self.state.in_maintenance(incident.service, self.now()):
+            return
         for user in users:
             self.log(incident, "notify_log_entry", f"Notified {user.name} by email.", None, "auto",
-                     user=user.reference(self.base),
+                     user=user,
                      notification={"type": "email_notification", "status": "success", "address": user.email})
             self.publish("notification_sent", incident, actor, by, notified=user.id,
                          level=incident.escalation_level)
@@ -146,7 +165,7 @@ class IncidentDesk:
         """Schedule the next escalation step of a triggered incident (replacing a pending one)."""
         self.disarm(incident)
         rules = incident.policy.rules
-        if incident.status != "triggered" or not rules:
+        if incident.status != "triggered" or not rules or self.state.in_maintenance(incident.service, self.now()):
             return
         level = incident.escalation_level
         last = level >= len(rules)
@@ -160,6 +179,51 @@ class IncidentDesk:
         if incident.due is not None:
             self.world.cancel(incident.due)
             incident.due = None
+
+    def _cancel_timeout(self, incident: Incident) -> None:
+        if incident.timeout is not None:
+            self.world.cancel(incident.timeout)
+            incident.timeout = None
+
+    def _arm_timeout(self, incident: Incident) -> None:
+        """The acknowledgement timeout of an acknowledged incident (replacing a pending one)."""
+        self._cancel_timeout(incident)
+        seconds = incident.service.acknowledgement_timeout
+        if seconds and incident.status == "acknowledged":
+            incident.timeout = self.world.schedule(self.now() + seconds, lambda: self._timed_out(incident),
+                                                   f"pagerduty: acknowledgement of incident #{incident.number} "
+                                                   "times out")
+
+    def _timed_out(self, incident: Incident) -> None:
+        incident.timeout = None
+        if incident.status != "acknowledged":
+            return
+        self.disarm(incident)  # (a snooze's end)
+        self._status(incident, "triggered", None, self.now())
+        self.log(incident, "unacknowledge_log_entry", "Unacknowledged due to timeout.", None, "timeout")
+        self.publish("incident_unacknowledged", incident, "world", None)
+        self._page(incident, incident.escalation_level, None, "world", escalated=False)
+
+    def _arm_auto_resolve(self, incident: Incident) -> None:
+        seconds = incident.service.auto_resolve_timeout
+        if seconds and incident.status != "resolved" and incident.auto_resolve is None:
+            incident.auto_resolve = self.world.schedule(self.now() + seconds, lambda: self._auto_resolved(incident),
+                                                        f"pagerduty: incident #{incident.number} auto-resolves")
+
+    def _auto_resolved(self, incident: Incident) -> None:
+        incident.auto_resolve = None
+        if incident.status != "resolved":
+            self.resolve(incident, None, "world", channel="timeout", summary="Resolved due to timeout.")
+
+    def wake(self, incident: Incident) -> None:
+        """A seeded open incident at clock.start: a triggered one pages its assignees and
+        escalates from now; both get their timeouts from now."""
+        if incident.status == "triggered":
+            self._notify(incident, incident.assignees, None, "world")
+            self._arm(incident)
+        elif incident.status == "acknowledged":
+            self._arm_timeout(incident)
+        self._arm_auto_resolve(incident)
 
     def _escalate_due(self, incident: Incident) -> None:
         incident.due = None
@@ -181,15 +245,21 @@ class IncidentDesk:
         if first:
             incident.first_acknowledged_at = now
         self._status(incident, "acknowledged", by, now)
+        self._arm_timeout(incident)
         who = by.name if by is not None else "the API"
+        timeout = incident.service.acknowledgement_timeout
         self.log(incident, "acknowledge_log_entry", f"Acknowledged by {who}.", by, channel,
-                 acknowledgement_timeout=None)
+                 acknowledgement_timeout=int(timeout) if timeout else None)
         self.publish("incident_acknowledged", incident, actor, by)
 
     def resolve(self, incident: Incident, by: User | None, actor: str, channel: str = "api",
-                reason: dict[str, Any] | None = None) -> None:
+                reason: dict[str, Any] | None = None, summary: str | None = None) -> None:
         now = self.now()
         self.disarm(incident)
+        self._cancel_timeout(incident)
+        if incident.auto_resolve is not None:
+            self.world.cancel(incident.auto_resolve)
+            incident.auto_resolve = None
         if incident.first_resolved_at is None:
             incident.first_resolved_at = now
         incident.resolved_at = now
@@ -198,10 +268,12 @@ class IncidentDesk:
             alert.status = "resolved"
         self._status(incident, "resolved", by, now)
         who = by.name if by is not None else "the API"
-        self.log(incident, "resolve_log_entry", f"Resolved by {who}.", by, channel)
+        self.log(incident, "resolve_log_entry", summary or f"Resolved by {who}.", by, channel)
         self.publish("incident_resolved", incident, actor, by)
 
     def _status(self, incident: Incident, status: str, by: User | None, at: float) -> None:
+        if status != "acknowledged":
+            self._cancel_timeout(incident)
         self.state.set_status(incident, status)
         incident.last_status_change_at = at
         incident.last_status_change_by = self.agent_ref(by, incident)
@@ -257,7 +329,7 @@ class IncidentDesk:
             self.log(target, "merge_log_entry", f"Merged #{source.number} into this incident.", by)
             if source.status != "resolved":
                 self.resolve(source, by, actor, reason={"type": "merge_resolve_reason",
-                                                        "incident": target.reference(self.base)})
+                                                        "incident": target})
         self.publish("incident_merged", target, actor, by, sources=[s.id for s in sources])
 
     def snooze(self, incident: Incident, seconds: float, by: User | None, actor: str) -> None:
@@ -265,6 +337,7 @@ class IncidentDesk:
         if incident.status == "triggered":
             self.acknowledge(incident, by, actor)
         self.disarm(incident)
+        self._cancel_timeout(incident)  # the snooze's end takes the acknowledgement timeout's place
         until = self.now() + seconds
         self.log(incident, "snooze_log_entry", f"Snoozed for {int(seconds // 60)} minutes.", by,
                  changed_actions=[{"type": "unacknowledge", "at": until}])

@@ -117,6 +117,11 @@ class ServiceFile(_File):
     """Escalation policy ref; None: the first policy of the seed."""
     integration_key: Annotated[str, Expect("nothing: integration keys are made per environment")] | None = None
     """Refused with a hint (keys are per environment); kept so that the problem says why."""
+    acknowledgement_timeout: Seconds | None = None
+    """How long an acknowledged incident stays acknowledged before it is triggered again (and
+    pages afresh); None: never (PagerDuty's service without the setting)."""
+    auto_resolve_timeout: Seconds | None = None
+    """How long an incident stays open before PagerDuty resolves it; None: never."""
 
 
 class NoteFile(_File):
@@ -267,6 +272,9 @@ def build_world(clean: dict[str, Any], ctx: SectionContext) -> PagerDutyFile | N
         elif not policies:
             run.problem(f"{path}.escalation_policy", "a service needs an escalation policy, and the seed has none",
                         "declare one under escalation_policies and name it here")
+        for timeout in ("acknowledgement_timeout", "auto_resolve_timeout"):
+            if service.get(timeout) is not None:
+                data[timeout] = run.span(service[timeout], f"{path}.{timeout}")
         if data.pop("integration_key", None) is not None:
             # A key written in the scene would be the same in every trial: one trial's key
             # would then open incidents in another's world.

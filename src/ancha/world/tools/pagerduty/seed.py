@@ -5,8 +5,10 @@ services' integration keys do not: they are credentials, random per environment,
 one trial's key opens nothing in another's world.
 Seeded incidents without ``at`` are spaced an hour apart before clock.start; their
 assignees default to whoever the service's policy pages first at that time. Seeded
-incidents are history: they are not paged or escalated during the trial (their
-``first_acknowledged_at`` / ``first_resolved_at`` stay unset until someone acts).
+incidents open at clock.start go live then (``IncidentDesk.wake``): a triggered one
+notifies its assignees and escalates like any other, and the service's timeouts run from
+clock.start. Their ``first_acknowledged_at`` / ``first_resolved_at`` stay unset until
+someone acts during the trial.
 """
 
 from __future__ import annotations
@@ -87,7 +89,9 @@ def seed_state(world: WorldPort, seed: PagerDutyFile, desk: IncidentDesk) -> tup
             state.policies[chosen.id] = chosen
         service = Service(desk.new_id(), seeded_service.name, chosen,
                           secrets.token_hex(16), desk.new_id(),
-                          start - 90 * 86400, seeded_service.description or "", seeded_service.ref)
+                          start - 90 * 86400, seeded_service.description or "", seeded_service.ref,
+                          acknowledgement_timeout=seeded_service.acknowledgement_timeout,
+                          auto_resolve_timeout=seeded_service.auto_resolve_timeout)
         state.add_service(service)
         if seeded_service.ref:
             services[seeded_service.ref] = service
@@ -101,7 +105,6 @@ def _seed_incidents(world: WorldPort, seed: PagerDutyFile, desk: IncidentDesk, s
     start = world.clock.start
     undated = sum(1 for i in seed.incidents if i.at is None)
     priorities = {p.name: p for p in state.priorities.values()}
-    base = desk.base
     for n, seeded in enumerate(seed.incidents):
         service = _get(services, seeded.service, "incident service")
         if seeded.at is not None:
@@ -116,13 +119,13 @@ def _seed_incidents(world: WorldPort, seed: PagerDutyFile, desk: IncidentDesk, s
         assignees = ([_get(users, u, "incident assignee") for u in seeded.assigned_to]
                      if seeded.assigned_to is not None else service.policy.users_at(1, at))
         incident.assignments = [(u, at) for u in assignees]
-        incident.last_status_change_by = service.reference(base)
-        entry = LogEntry(desk.new_id("R", 14), "trigger_log_entry", incident, at, service.reference(base),
+        incident.last_status_change_by = service
+        entry = LogEntry(desk.new_id("R", 14), "trigger_log_entry", incident, at, service,
                          {"type": "api"}, "Triggered through the API.")
         state.add_log_entry(entry)
         if seeded.status != "triggered":
             who = assignees[0] if assignees else None
-            incident.last_status_change_by = who.reference(base) if who else service.reference(base)
+            incident.last_status_change_by = who or service
             incident.acknowledgements = [(who, at)] if seeded.status == "acknowledged" else []
             if seeded.status == "resolved":
                 incident.resolved_at = at
@@ -133,6 +136,15 @@ def _seed_incidents(world: WorldPort, seed: PagerDutyFile, desk: IncidentDesk, s
                                        note.at.timestamp() if note.at else at, seeded=True, actor="seed"))
         state.add_incident(incident)
         world.register_ref(seeded.ref, "incident", "pagerduty", incident.id)
+    live = [i for i in state.created if i.seeded and i.status != "resolved"]
+
+    def wake() -> None:
+        for incident in live:
+            if incident.status != "resolved":
+                desk.wake(incident)
+
+    if live:
+        world.schedule(start, wake, "pagerduty: seeded open incidents go live")
 
 
 def _get(found: dict[str, Service] | dict[str, User] | dict[str, Schedule], ref: str, where: str):  # type: ignore[no-untyped-def]

@@ -6,23 +6,26 @@ from __future__ import annotations
 from ancha.world.tools.pagerduty.models.account import SORT_KEYS, Filter, PagerDutyState
 from ancha.world.tools.pagerduty.models.records import (
     COLORS,
-    WEB,
     Alert,
     EscalationPolicy,
     Incident,
     Layer,
     LogEntry,
+    MaintenanceWindow,
     Note,
+    Override,
     Priority,
     Rule,
     Schedule,
     Service,
+    Team,
     User,
     iso,
     reference,
+    rendered,
 )
 
 __all__ = [
-    "COLORS", "SORT_KEYS", "WEB", "Alert", "EscalationPolicy", "Filter", "Incident", "Layer", "LogEntry", "Note",
-    "PagerDutyState", "Priority", "Rule", "Schedule", "Service", "User", "iso", "reference",
+    "COLORS", "SORT_KEYS", "Alert", "EscalationPolicy", "Filter", "Incident", "Layer", "LogEntry",
+    "MaintenanceWindow", "Note", "Override", "PagerDutyState", "Priority", "Rule", "Schedule", "Service", "Team", "User", "iso", "reference", "rendered",
 ]

@@ -16,9 +16,11 @@ from ancha.world.tools.pagerduty.models.records import (
     EscalationPolicy,
     Incident,
     LogEntry,
+    MaintenanceWindow,
     Priority,
     Schedule,
     Service,
+    Team,
     User,
 )
 
@@ -38,6 +40,8 @@ class PagerDutyState:
         self.services: dict[str, Service] = {}
         self.services_by_key: dict[str, Service] = {}
         self.priorities: dict[str, Priority] = {}
+        self.teams: dict[str, Team] = {}
+        self.maintenance_windows: dict[str, MaintenanceWindow] = {}
         self.incidents: dict[str, Incident] = {}
         self.by_number: dict[int, Incident] = {}
         self.created: list[Incident] = []
@@ -108,6 +112,10 @@ class PagerDutyState:
         self.version += 1
 
     # --- reads --------------------------------------------------------------------------
+
+    def in_maintenance(self, service: Service, at: float) -> bool:
+        """Whether an ongoing maintenance window covers ``service`` at ``at``."""
+        return any(w.ongoing(at) and service in w.services for w in self.maintenance_windows.values())
 
     def user_by_email(self, email: str) -> User | None:
         return self.users_by_email.get(email.strip().lower())

@@ -7,7 +7,7 @@ from typing import Any, TypeVar
 
 from ancha.world.tools.pagerduty.call import Call, paginated
 from ancha.world.tools.pagerduty.errors import InvalidInput, NotFound
-from ancha.world.tools.pagerduty.models import WEB, EscalationPolicy, Schedule, User, iso
+from ancha.world.tools.pagerduty.models import EscalationPolicy, Schedule, User, iso
 from ancha.world.tools.pagerduty.router import route
 
 T = TypeVar("T")
@@ -68,13 +68,26 @@ def get_service(call: Call) -> dict[str, Any]:
     return {"service": _get(call.state.services, call.params["id"]).to_dict(call.base)}
 
 
+@route("GET", "/services/{id}/integrations/{integration_id}", partial="include[] is ignored")
+def get_service_integration(call: Call) -> dict[str, Any]:
+    service = _get(call.state.services, call.params["id"])
+    if call.params["integration_id"] != service.integration_id:
+        raise NotFound()
+    base = call.base
+    url = f"{base}/services/{service.id}/integrations/{service.integration_id}"
+    return {"integration": {
+        "id": service.integration_id, "type": "events_api_v2_inbound_integration", "summary": "Events API v2",
+        "self": url, "html_url": url, "name": "Events API v2", "service": service.reference(base),
+        "created_at": iso(service.created_at), "vendor": None, "integration_key": service.integration_key}}
+
+
 # --- escalation policies ----------------------------------------------------------------
 
 
 def policy_dict(policy: EscalationPolicy, base: str) -> dict[str, Any]:
     return {
         "id": policy.id, "type": "escalation_policy", "summary": policy.name, "name": policy.name,
-        "self": f"{base}/escalation_policies/{policy.id}", "html_url": f"{WEB}/escalation_policies/{policy.id}",
+        "self": f"{base}/escalation_policies/{policy.id}", "html_url": f"{base}/escalation_policies/{policy.id}",
         "description": policy.description, "num_loops": policy.num_loops,
         "on_call_handoff_notifications": "if_has_services",
         "escalation_rules": [{"id": rule.id, "escalation_delay_in_minutes": int(rule.delay // 60),
@@ -107,7 +120,7 @@ def schedule_dict(call: Call, schedule: Schedule, since: float | None = None,
                 if any(t is schedule for rule in p.rules for t in rule.targets)]
     body: dict[str, Any] = {
         "id": schedule.id, "type": "schedule", "summary": schedule.name, "name": schedule.name,
-        "self": f"{base}/schedules/{schedule.id}", "html_url": f"{WEB}/schedules/{schedule.id}",
+        "self": f"{base}/schedules/{schedule.id}", "html_url": f"{base}/schedules/{schedule.id}",
         "time_zone": schedule.time_zone, "description": schedule.description,
         "schedule_layers": [{
             "id": layer.id, "name": f"Layer {n + 1}", "start": iso(layer.start), "end": None,

@@ -275,6 +275,14 @@ def list_alerts(call: Call) -> dict[str, Any]:
                      len(alerts) if call.query.flag("total") else None, offset + limit < len(alerts))
 
 
+@route("GET", "/incidents/{id}/alerts/{alert_id}")
+def get_alert(call: Call) -> dict[str, Any]:
+    for alert in call.incident().alerts:
+        if alert.id == call.params["alert_id"]:
+            return {"alert": alert.to_dict(call.base)}
+    raise NotFound()
+
+
 @route("PUT", "/incidents/{id}/merge")
 def merge_incidents(call: Call) -> dict[str, Any]:
     by = call.requester()
