@@ -7,13 +7,12 @@ still work afterwards."""
 from __future__ import annotations
 
 import json
-import re
 from urllib.parse import quote, urlencode
 
 import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
-from replica_routes import seeded_env, served_routes
+from replica_routes import COMMON_VALUES, PLACEHOLDER, seeded_env, seeded_path, served_routes
 from test_server_fuzz import bodies, content_types, header_values, query_values
 from tool_calls import QUERY_NAMES, auth_headers
 
@@ -22,17 +21,9 @@ from ancha.world.environment import Environment
 from ancha.world.kernel.tool import ToolRequest
 
 TOOLS = ["slack", "github", "datadog", "okta", "pagerduty"]
-PLACEHOLDER = re.compile(r"\{([^{}]+)\}")
 EXAMPLES_PER_ROUTE = 10
 """Generated examples per served route, on top of one plausible call to each route."""
 
-COMMON_VALUES = ["1", "2", "main", "README.md", "bug", "v1.0", "acme", "orders", "Backend", "backend",
-                 "me", "default", "ancha-agent"]
-NAMED = {"owner": "acme", "repo": "orders", "org": "acme", "username": "laura", "assignee": "ben",
-         "team_slug": "backend", "branch": "main", "ref": "heads/main", "path": "README.md", "name": "bug",
-         "milestone_number": "1", "issue_number": "1", "pull_number": "3", "basehead": "main...fix-exports",
-         "base": "main", "head": "fix-exports", "dir": "docs", "tag": "v1.0", "license": "mit"}
-"""Placeholder -> a value the seeded GitHub world holds (the others take a ref of their kind, or 1)."""
 
 form_bodies = st.dictionaries(st.sampled_from(["channel", "text", "ts", "thread_ts", "user", "users", "name",
                                                "cursor", "limit", "blocks", "attachments", "timestamp"])
@@ -51,18 +42,6 @@ def _fill(template: str, values: list[str]) -> str:
     for index, name in enumerate(names):
         template = template.replace("{" + name + "}", quote(values[index % len(values)], safe="") or "x", 1)
     return template
-
-
-def _seeded(env: Environment, tool: str, template: str) -> str:
-    """``template`` filled with ids the seeded world holds: a ref of the kind the placeholder
-    (or the path segment before it) names, a known GitHub value, else ``1``."""
-    def value(match: re.Match[str]) -> str:
-        name = match.group(1)
-        before = template[:match.start()].rstrip("/").rsplit("/", 1)[-1]
-        kind = re.sub(r"(_id|Id|_number)$", "", name) if name != "id" else before.rstrip("s").rstrip("ie")
-        ids = [ref.id for ref in env.refs.values() if ref.tool == tool and kind.startswith(ref.kind[:5])]
-        return quote(NAMED.get(name) or (ids[0] if ids else "1"), safe="/" if name == "path" else "")
-    return PLACEHOLDER.sub(value, template)
 
 
 @pytest.mark.parametrize("tool", TOOLS)
@@ -88,7 +67,7 @@ def test_every_served_route__no_body_query_path_or_header_gets_a_5xx(tool: str) 
         method, template = route
         seen.add(route)
         sent = {**(auth_headers(tool, credentials) if authorized else {}), "content-type": content_type, **headers}
-        request = ToolRequest(method, _seeded(env, tool, template) if seeded else _fill(template, values), urlencode(query), sent, body)
+        request = ToolRequest(method, seeded_path(env, tool, template) if seeded else _fill(template, values), urlencode(query), sent, body)
         answer = env.dispatch(tool, request)
         assert answer.status < 500 or answer.status == 501, (method, request.path[:200], answer.body[:300])
 
