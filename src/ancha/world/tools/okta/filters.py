@@ -5,7 +5,8 @@ attribute paths, the operators ``eq ne gt ge lt le sw co ew pr``, ``and``/``or``
 and parentheses; values are double-quoted strings, numbers, ``true``/``false``/``null``.
 String comparisons ignore case as Okta's do. ``filter`` allows only the attributes and
 operators Okta's filter does (``eq`` on ids, statuses, logins..., ranges on timestamps);
-``search`` allows any attribute. A malformed or refused expression raises
+``search`` allows any attribute. The System Log's ``filter`` allows any attribute too, and
+its paths may cross arrays (``target.id``: any target's id, ``multi_getter``). A malformed or refused expression raises
 ``InvalidSearch`` (Okta's ``E0000031``), and so does one past the shared query bound
 (``ancha.world.kernel.query_limits``: its length, or parentheses and ``not`` nested deeper
 than its depth).
@@ -192,7 +193,7 @@ class _Parser:
         if self.allowed is not None and op not in self.allowed.attributes.get(attribute, frozenset()):
             raise InvalidSearch()
         if op == "pr":
-            return lambda get: _compare("pr", get(attribute), None)
+            return lambda get: _matches("pr", get(attribute), None)
         kind, raw = self.take()
         value: Any
         if kind == "str":
@@ -203,7 +204,14 @@ class _Parser:
             value = {"true": True, "false": False, "null": None}[raw.lower()]
         else:
             raise InvalidSearch()
-        return lambda get: _compare(op, get(attribute), value)
+        return lambda get: _matches(op, get(attribute), value)
+
+
+def _matches(op: str, actual: Any, expected: Any) -> bool:
+    """A comparison; on a multi-valued attribute (a tuple), true when any value matches."""
+    if isinstance(actual, tuple):
+        return any(_compare(op, one, expected) for one in actual)
+    return _compare(op, actual, expected)
 
 
 def compile_expression(text: str, allowed: Allowed | None) -> Matcher:
@@ -221,4 +229,33 @@ def record_getter(record: dict[str, Any]) -> Getter:
                 return None
             value = value.get(part)
         return value
+    return get
+
+
+def multi_getter(record: dict[str, Any]) -> Getter:
+    """Attribute paths that may cross arrays (``target.id`` over a log event's ``target[]``):
+    a path through an array answers every value found, as a tuple (any one may match)."""
+
+    def get(path: str) -> Any:
+        values: list[Any] = [record]
+        crossed = False
+        for part in path.split("."):
+            found: list[Any] = []
+            for value in values:
+                if isinstance(value, list):
+                    crossed = True
+                    found.extend(item.get(part) for item in value if isinstance(item, dict))
+                elif isinstance(value, dict):
+                    found.append(value.get(part))
+            values = found
+        flat: list[Any] = []
+        for value in values:
+            if isinstance(value, list):
+                crossed = True
+                flat.extend(value)
+            else:
+                flat.append(value)
+        if crossed:
+            return tuple(flat)
+        return flat[0] if flat else None
     return get

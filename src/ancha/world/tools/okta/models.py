@@ -110,10 +110,11 @@ class Group:
             "profile": {"name": self.name, **({"description": self.description} if self.description is not None
                                               else {})},
             "_links": {
-                "logo": [{"name": "medium", "href": "https://op1static.oktacdn.com/assets/img/logos/groups/"
-                          "okta-medium.30ce6d4085dff29412984e4c191bc874.png", "type": "image/png"},
-                         {"name": "large", "href": "https://op1static.oktacdn.com/assets/img/logos/groups/"
-                          "okta-large.c3cb8cda8ae0add1b4fe928f5844dbe3.png", "type": "image/png"}],
+                # Okta links its CDN; these lead back to the replica, which serves them.
+                "logo": [{"name": "medium", "href": f"{base_url}/assets/img/logos/groups/okta-medium.png",
+                          "type": "image/png"},
+                         {"name": "large", "href": f"{base_url}/assets/img/logos/groups/okta-large.png",
+                          "type": "image/png"}],
                 "users": {"href": f"{href}/users"},
                 "apps": {"href": f"{href}/apps"},
             },

@@ -5,6 +5,9 @@ world's (world-rule actions) as ``world``; anything else is Okta's 401 ``E000001
 router (``router.py``) picks the handler, the coverage gap (501) or Okta's 404/405.
 Every write publishes a domain event (``events.py``) on the world's bus.
 
+Every write also appends Okta's ``LogEvent`` to the System Log (``system_log.py``, what
+``audit.py`` says each domain event is), which the event hooks (``event_hooks.py``) deliver.
+
 Refs: seeded users register as ``user`` (id ``00u...``), groups as ``group`` (``00g...``).
 """
 
@@ -17,12 +20,14 @@ from typing import TYPE_CHECKING, Any
 
 from ancha.world.kernel.bus import DomainEvent
 from ancha.world.kernel.tool import ToolRequest, ToolResponse
-from ancha.world.tools.okta import errors
+from ancha.world.tools.okta import audit, errors, event_hooks
 from ancha.world.tools.okta import events as ev
 from ancha.world.tools.okta.call import Answer, Call
+from ancha.world.tools.okta.event_hooks import Channel, EventHook
 from ancha.world.tools.okta.models import Group, IdMaker, OktaState, User
 from ancha.world.tools.okta.router import table
 from ancha.world.tools.okta.scene_file import OktaFile
+from ancha.world.tools.okta.system_log import SYSTEM_ACTOR, Origin, SystemLog, agent_actor
 
 if TYPE_CHECKING:
     from ancha.world.kernel.port import WorldPort
@@ -33,6 +38,11 @@ _dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
 _TOKEN_CHARS = string.ascii_letters + string.digits + "-_"
 RATE_LIMIT = 600
 """Requests a minute per endpoint family, as Okta's headers report them (never enforced)."""
+LOGO_PATH = "/assets/img/logos/groups/"
+"""Where the group logos Okta links to are served (Okta's CDN in the real org)."""
+_LOGO = bytes.fromhex("89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c489"
+                      "0000000b49444154789c6360000200000500017a5eab3f0000000049454e44ae426082")
+"""A transparent 1x1 PNG: every group logo."""
 PASSWORD_STATUSES = frozenset({"ACTIVE", "RECOVERY", "LOCKED_OUT", "PASSWORD_EXPIRED", "SUSPENDED", "DEPROVISIONED"})
 """Seeded users in these statuses once set a password."""
 
@@ -57,6 +67,10 @@ class OktaReplica:
         self.world_token = new_token()
         self.signing_secret = secrets.token_hex(16)
         self.tokens = {self.token: "agent", self.world_token: "world"}
+        self.log = SystemLog(f"{world.scene.name}:{world.trial}:okta-log")
+        self.hooks: dict[str, EventHook] = {}
+        self.origin: Origin | None = None
+        """The API call being answered (what its System Log entries say about their client)."""
         self._seed(seed if isinstance(seed, OktaFile)
                    else world.scene.seed(TOOL, OktaFile) or OktaFile.model_validate(seed or {}))
 
@@ -108,7 +122,17 @@ class OktaReplica:
 
     def handle(self, request: ToolRequest) -> ToolResponse:
         self._base(request)
+        if request.method in ("GET", "HEAD") and request.path.startswith(LOGO_PATH):
+            return ToolResponse(200, _LOGO, "image/png")  # a CDN asset: no token needed
         headers = self._rate_headers()
+        self.origin = Origin(request.path, request.query, request.headers.get("user-agent", ""),
+                             self.log.request_id())
+        try:
+            return self._answer(request, headers)
+        finally:
+            self.origin = None
+
+    def _answer(self, request: ToolRequest, headers: dict[str, str]) -> ToolResponse:
         actor = "agent"
         try:
             actor = self._authenticate(request)
@@ -179,7 +203,23 @@ class OktaReplica:
                             coverage_gap=coverage_gap)
 
     def publish(self, kind: str, actor: str, **data: Any) -> None:
-        self.world.bus.publish(DomainEvent(kind, TOOL, self.world.clock.now(), {**data, "actor": actor}))
+        now = self.world.clock.now()
+        self.world.bus.publish(DomainEvent(kind, TOOL, now, {**data, "actor": actor}))
+        who = self.actor_json(actor)
+        for entry in audit.entries_for(kind, data, self.state):
+            self.log.append(now, entry.event_type, entry.message, entry.legacy, who, entry.targets, self.origin,
+                            by=actor)
+
+    def actor_json(self, actor: str) -> dict[str, Any]:
+        """The System Log's ``actor`` for a trace actor: the agent's admin user, else Okta's system."""
+        if actor != "agent":
+            return dict(SYSTEM_ACTOR)
+        for ref in self.world.agent_accounts:
+            found = self.world.refs.get(ref.lstrip("$"))
+            user = self.state.users.get(found.id) if found is not None and found.tool == TOOL else None
+            if user is not None:
+                return agent_actor(self.user_json(user), self.world.id)
+        return agent_actor(None, f"{self.world.scene.name}:{self.world.trial}")
 
     # --- reads --------------------------------------------------------------------------
 
@@ -225,7 +265,8 @@ class OktaReplica:
             user.has_password = True
             user.password_changed = now
         user.last_updated = now
-        self.publish(ev.USER_UPDATED, actor, user=user.id, login=user.login)
+        self.publish(ev.USER_UPDATED, actor, user=user.id, login=user.login, profile=profile is not None,
+                     password=password)
 
     def set_status(self, user: User, status: str, operation: str, actor: str) -> None:
         before = user.status
@@ -278,3 +319,51 @@ class OktaReplica:
         group.last_membership_updated = self.world.clock.now()
         self.publish(ev.GROUP_MEMBER_REMOVED, actor, group=group.id, name=group.name, user=user.id,
                      login=user.login)
+
+    # --- event hooks --------------------------------------------------------------------
+
+    def hook_or_404(self, hook_id: str) -> EventHook:
+        hook = self.hooks.get(hook_id)
+        if hook is None:
+            raise errors.ResourceNotFound(hook_id, "EventHook")
+        return hook
+
+    def hook_json(self, hook: EventHook) -> dict[str, Any]:
+        return hook.to_dict(self.base_url)
+
+    def create_hook(self, body: dict[str, Any], actor: str) -> EventHook:
+        name, description, items, channel = event_hooks.parse(body, None)
+        now = self.world.clock.now()
+        hook = EventHook(self.ids.make("who"), name, description, items, channel, now, now,
+                         str(self.actor_json(actor)["id"]))
+        self.hooks[hook.id] = hook
+        self.publish(ev.EVENT_HOOK_CREATED, actor, hook=hook.id, name=hook.name)
+        return hook
+
+    def replace_hook(self, hook: EventHook, body: dict[str, Any], actor: str) -> None:
+        name, description, items, channel = event_hooks.parse(body, hook)
+        if _moved(hook.channel, channel):
+            hook.verification = "UNVERIFIED"  # a new channel must be verified again
+        hook.name, hook.description, hook.items, hook.channel = name, description, items, channel
+        hook.last_updated = self.world.clock.now()
+        self.publish(ev.EVENT_HOOK_UPDATED, actor, hook=hook.id, name=hook.name)
+
+    def set_hook(self, hook: EventHook, actor: str, *, status: str | None = None, verified: bool = False) -> None:
+        if status is not None and status != hook.status:
+            hook.status = status
+            hook.last_updated = self.world.clock.now()
+            kind = ev.EVENT_HOOK_ACTIVATED if status == "ACTIVE" else ev.EVENT_HOOK_DEACTIVATED
+            self.publish(kind, actor, hook=hook.id, name=hook.name)
+        if verified:
+            hook.verification = "VERIFIED"
+            hook.last_updated = self.world.clock.now()
+            self.publish(ev.EVENT_HOOK_VERIFIED, actor, hook=hook.id, name=hook.name)
+
+    def delete_hook(self, hook: EventHook, actor: str) -> None:
+        del self.hooks[hook.id]
+        self.publish(ev.EVENT_HOOK_DELETED, actor, hook=hook.id, name=hook.name)
+
+
+def _moved(old: Channel, new: Channel) -> bool:
+    return (old.uri, old.headers, old.auth_key, old.auth_value) != (new.uri, new.headers, new.auth_key,
+                                                                     new.auth_value)

@@ -9,6 +9,7 @@ from ancha.world.kernel.spec import ActionKind, StateKind, ToolSpec
 from ancha.world.kernel.tool import ToolResponse
 from ancha.world.tools.okta import action_bodies, actions, check_bodies, checks
 from ancha.world.tools.okta.coverage import COVERAGE
+from ancha.world.tools.okta.delivery import WEBHOOK, start_delivery
 from ancha.world.tools.okta.judge import judge_view
 from ancha.world.tools.okta.replica import OktaReplica
 from ancha.world.tools.okta.scene_file import OktaFile, build_world
@@ -40,6 +41,8 @@ TOOL: ToolSpec[OktaReplica] = ToolSpec(
                             "status}; or {login, email, first_name, last_name, status, groups}, creating the user "
                             "when missing; groups are added"), actions.perform),
     ),
+    delivery=start_delivery,
+    webhook=WEBHOOK,
     agent_env={"OKTA_TESTING_TESTINGDISABLEHTTPSCHECK": "true"},
     judge_view=judge_view,
     secret_patterns=(r"\b00[A-Za-z0-9_-]{40}\b",),

@@ -5,4 +5,4 @@ from __future__ import annotations
 
 def load_all() -> None:
     """Import every route module (registration happens on import)."""
-    from ancha.world.tools.okta.routes import groups, lifecycle, users  # noqa: F401
+    from ancha.world.tools.okta.routes import event_hooks, groups, lifecycle, logs, users  # noqa: F401

@@ -1,4 +1,5 @@
-"""Groups: list (q, filter, search, limit, after), get, create, replace, delete; members:
+"""Groups: list (q, filter, search, limit, after; sortBy, sortOrder and expand as
+``shaping.py`` says), get, create, replace, delete; members:
 list, add, remove. Okta's built-in ``Everyone`` can be read but not changed."""
 
 from __future__ import annotations
@@ -10,13 +11,27 @@ from ancha.world.tools.okta.call import Answer, Call
 from ancha.world.tools.okta.filters import GROUP_FILTER, compile_expression, record_getter
 from ancha.world.tools.okta.models import Group, User
 from ancha.world.tools.okta.router import route
-from ancha.world.tools.okta.routes import pages
+from ancha.world.tools.okta.routes import pages, shaping
 from ancha.world.tools.okta.routes.users import EXISTS
 
 MAX_NAME = 255
 
 
-@route("GET", "/api/v1/groups", partial="expand and sortBy are ignored")
+def _group_json(call: Call, group: Group, expand: set[str]) -> dict[str, Any]:
+    """A group as Okta answers it, with ``_embedded.stats`` when ``expand`` asks (``app`` is
+    only there for a group an app imports, which this replica has none of)."""
+    body = call.replica.group_json(group)
+    if "stats" in expand or "app" in expand:
+        embedded: dict[str, Any] = {}
+        if "stats" in expand:
+            members = sum(1 for m in group.members if m in call.replica.state.users)
+            embedded["stats"] = {"usersCount": members, "appsCount": 0, "groupPushMappingsCount": 0,
+                                 "hasAdminPrivlege": False}
+        body["_embedded"] = embedded
+    return body
+
+
+@route("GET", "/api/v1/groups")
 def list_groups(call: Call) -> Answer:
     replica = call.replica
     limit = call.integer("limit", 10000, 1, 10000)
@@ -33,9 +48,17 @@ def list_groups(call: Call) -> Answer:
             return False
         return group.name.casefold().startswith(prefix)
 
-    found, more = pages.page(call, replica.state.group_order.after(call.arg("after")), replica.state.groups.get,
-                             keep, limit)
-    return pages.answer(call, [replica.group_json(g) for g in found], found[-1].id if found else None, more)
+    descending = shaping.sort_order(call)
+    if descending is not None:
+        matching = [g for g in replica.state.groups.values() if keep(g)]
+        ordered = shaping.sorted_records(matching, replica.group_json, lambda g: g.id, call.arg("sortBy") or "",
+                                         descending)
+        found, more = shaping.page_after(ordered, lambda g: g.id, call.arg("after"), limit)
+    else:
+        found, more = pages.page(call, replica.state.group_order.after(call.arg("after")),
+                                 replica.state.groups.get, keep, limit)
+    expand = shaping.expansions(call)
+    return pages.answer(call, [_group_json(call, g, expand) for g in found], found[-1].id if found else None, more)
 
 
 def _profile(call: Call, group: Group | None) -> tuple[str, str | None]:
@@ -62,7 +85,7 @@ def add_group(call: Call) -> Answer:
     return Answer(200, call.replica.group_json(call.replica.create_group(name, description, call.actor)))
 
 
-@route("GET", "/api/v1/groups/{groupId}", partial="expand is ignored")
+@route("GET", "/api/v1/groups/{groupId}")
 def get_group(call: Call) -> Answer:
     return Answer(200, call.replica.group_json(call.replica.group_or_404(call.params["groupId"])))
 

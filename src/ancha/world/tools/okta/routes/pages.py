@@ -32,7 +32,7 @@ def page(call: Call, ids: Iterator[str], lookup: Callable[[str], T | None], keep
     return out, False
 
 
-def _url(call: Call, params: Iterable[tuple[str, str]]) -> str:
+def url(call: Call, params: Iterable[tuple[str, str]]) -> str:
     query = urlencode(list(params), quote_via=quote, safe="")
     base = f"{call.replica.base_url}{call.request.path}"
     return f"{base}?{query}" if query else base
@@ -41,8 +41,8 @@ def _url(call: Call, params: Iterable[tuple[str, str]]) -> str:
 def answer(call: Call, items: list[Any], last_id: str | None, more: bool) -> Answer:
     """A list answer with Okta's ``Link`` header."""
     params = [(k, v) for k, values in call.query.items() for v in values]
-    links = [f'<{_url(call, params)}>; rel="self"']
+    links = [f'<{url(call, params)}>; rel="self"']
     if more and last_id is not None:
         rest = [(k, v) for k, v in params if k != "after"]
-        links.append(f'<{_url(call, [("after", last_id), *rest])}>; rel="next"')
+        links.append(f'<{url(call, [("after", last_id), *rest])}>; rel="next"')
     return Answer(200, items, {"link": ", ".join(links)})

@@ -1,4 +1,5 @@
-"""Users: list (filter, search, q, limit, after), get by id or login, create, partial and
+"""Users: list (filter, search, q, limit, after; sortBy, sortOrder, fields and expand as
+``shaping.py`` says), get by id or login (expand), create, partial and
 full update, delete (a first delete deactivates), and a user's groups."""
 
 from __future__ import annotations
@@ -9,9 +10,9 @@ from typing import Any
 from ancha.world.tools.okta import errors, lifecycle
 from ancha.world.tools.okta.call import Answer, Call
 from ancha.world.tools.okta.filters import USER_FILTER, compile_expression, record_getter
-from ancha.world.tools.okta.models import PROFILE_FIELDS, User
+from ancha.world.tools.okta.models import PROFILE_FIELDS, User, okta_time
 from ancha.world.tools.okta.router import route
-from ancha.world.tools.okta.routes import pages
+from ancha.world.tools.okta.routes import pages, shaping
 
 _EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
 REQUIRED = ("login", "email", "firstName", "lastName")
@@ -20,7 +21,20 @@ MAX_LIMIT = 200
 MAX_PROFILE_TEXT = 1024
 
 
-@route("GET", "/api/v1/users", partial="sortBy, sortOrder, fields and expand are ignored")
+def _user_json(call: Call, user: User, expand: set[str]) -> dict[str, Any]:
+    """A user as Okta answers it, with what ``expand`` asks in ``_embedded``."""
+    body = call.replica.user_json(user)
+    embedded: dict[str, Any] = {}
+    if "blocks" in expand:
+        embedded["blocks"] = []  # no device-based access blocks in this replica
+    if "classification" in expand:
+        embedded["classification"] = {"type": "STANDARD", "lastUpdated": okta_time(user.created)}
+    if embedded:
+        body["_embedded"] = embedded
+    return body
+
+
+@route("GET", "/api/v1/users")
 def list_users(call: Call) -> Answer:
     replica = call.replica
     expression = call.arg("search") or call.arg("filter")
@@ -44,14 +58,27 @@ def list_users(call: Call) -> Answer:
                        for f in ("firstName", "lastName", "email", "login"))
         return True
 
-    found, more = pages.page(call, replica.state.user_order.after(call.arg("after")), replica.state.users.get,
-                             keep, limit)
-    return pages.answer(call, [replica.user_json(u) for u in found], found[-1].id if found else None, more)
+    descending = shaping.sort_order(call)
+    fields = shaping.parse_fields(call.arg("fields") or "") if call.arg("fields") else None
+    expand = shaping.expansions(call)
+    if descending is not None:
+        matching = [u for u in replica.state.users.values() if keep(u)]
+        ordered = shaping.sorted_records(matching, replica.user_json, lambda u: u.id, call.arg("sortBy") or "",
+                                         descending)
+        found, more = shaping.page_after(ordered, lambda u: u.id, call.arg("after"), limit)
+    else:
+        found, more = pages.page(call, replica.state.user_order.after(call.arg("after")),
+                                 replica.state.users.get, keep, limit)
+    bodies = [_user_json(call, u, expand) for u in found]
+    if fields is not None:
+        bodies = [shaping.project(b, fields) for b in bodies]
+    return pages.answer(call, bodies, found[-1].id if found else None, more)
 
 
-@route("GET", "/api/v1/users/{id}", partial="expand is ignored")
+@route("GET", "/api/v1/users/{id}")
 def get_user(call: Call) -> Answer:
-    return Answer(200, call.replica.user_json(call.replica.user_or_404(call.params["id"])))
+    user = call.replica.user_or_404(call.params["id"])
+    return Answer(200, _user_json(call, user, shaping.expansions(call)))
 
 
 def _text(profile: dict[str, Any], name: str) -> Any:
