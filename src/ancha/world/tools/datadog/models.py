@@ -21,6 +21,7 @@ from ancha.world.tools.datadog.metrics import Metric, MetricStore, Override
 from ancha.world.tools.datadog.monitors import Monitor, Transition, default_options
 from ancha.world.tools.datadog.records import Dashboard, Event
 from ancha.world.tools.datadog.scene_file import DatadogFile
+from ancha.world.tools.datadog.slos import Slo
 
 TITLE_PREFIX = {"Alert": "Triggered", "Warn": "Warn", "No Data": "No Data", "OK": "Recovered"}
 ALERT_TYPE = {"Alert": "error", "Warn": "warning", "No Data": "warning", "OK": "success"}
@@ -37,6 +38,7 @@ class DatadogState:
         self.events: list[Event] = []
         self.events_by_id: dict[int, Event] = {}
         self.dashboards: dict[str, Dashboard] = {}
+        self.slos: dict[str, Slo] = {}
         self.metrics = MetricStore(world.random_hex(16).encode())
         self.logs = LogStore(seed.log_index())
         self._next_monitor = 10_000_000 + world.rng.randrange(80_000_000)
@@ -273,6 +275,7 @@ class DatadogState:
             "downtimes": [{**d.to_dict(now), "seeded": d.seeded, "actor": d.actor} for d in self.downtimes.values()],
             "events": [{**e.v1(), "seeded": e.seeded, "actor": e.actor} for e in self.events if not e.seeded],
             "dashboards": [d.summary() for d in self.dashboards.values()],
+            "slos": [{**s.to_dict(), "deleted": s.deleted is not None} for s in self.slos.values()],
             "metrics": sorted(self.metrics.metrics),
             "logs": {"seeded": len(self.logs.seeded), "added": len(self.logs.added)},
         }

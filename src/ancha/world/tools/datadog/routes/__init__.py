@@ -12,5 +12,6 @@ def load_all() -> None:
         logs,
         metrics,
         monitors,
+        slos,
         world,
     )

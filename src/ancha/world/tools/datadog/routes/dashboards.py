@@ -13,16 +13,7 @@ from ancha.world.tools.datadog.errors import ApiError, bad_request, not_found
 from ancha.world.tools.datadog.records import Dashboard
 from ancha.world.tools.datadog.router import route
 
-_OPTIONAL = (
-    "notify_list",
-    "template_variables",
-    "template_variable_presets",
-    "restricted_roles",
-    "reflow_type",
-    "tags",
-    "tabs",
-)
-_KNOWN = {
+_COMPUTED = {
     "title",
     "description",
     "layout_type",
@@ -34,7 +25,7 @@ _KNOWN = {
     "url",
     "created_at",
     "modified_at",
-    *_OPTIONAL,
+    "deleted_at",
 }
 
 
@@ -97,12 +88,6 @@ def _validated(call: Call) -> dict[str, Any]:
     description = body.get("description")
     if description is not None and not isinstance(description, str):
         raise bad_request("'description' is invalid")
-    unknown = sorted(k for k in body if k not in _KNOWN)
-    if unknown:
-        raise bad_request(
-            f"Additional properties are not allowed ({', '.join(repr(k) for k in unknown)} "
-            f"{'was' if len(unknown) == 1 else 'were'} unexpected)"
-        )
     return body
 
 
@@ -131,7 +116,8 @@ def _apply(call: Call, dashboard: Dashboard, body: dict[str, Any]) -> None:
     dashboard.description = body.get("description")
     dashboard.layout_type = body["layout_type"]
     dashboard.widgets = _widgets(call, body["widgets"])
-    dashboard.extra = {k: body[k] for k in _OPTIONAL if k in body}
+    # Fields the replica does not model (default_timeframe, tabs, ...) are kept and answered as sent.
+    dashboard.extra = {k: v for k, v in body.items() if k not in _COMPUTED}
 
 
 @route("POST", "/api/v1/dashboard", partial="widget definitions are stored as sent, not validated")

@@ -17,6 +17,8 @@ from ancha.world.tools.datadog.wire import parse_when
 
 ALERT_TYPES = ("error", "warning", "info", "success", "user_update", "recommendation", "snapshot")
 PAGE_V1 = 1000
+BAD_CURSOR = "{'errors': [u\"input_validation_error(Field 'page' is invalid: invalid cursor)\"]}"
+"""Datadog's answer to a cursor it did not hand out, word for word."""
 MAX_AGE = 18 * 3600
 """Datadog takes events up to 18 hours in the past (``date_happened``)."""
 
@@ -146,7 +148,7 @@ def _search(
     ascending = sort == "timestamp"
     after = decode_cursor(cursor) if cursor else None
     if cursor and after is None:
-        raise bad_request("Invalid page[cursor]")
+        raise bad_request(BAD_CURSOR)
     events = [e for e in state.events if t0 <= e.at <= t1]
     if not ascending:
         events.reverse()
