@@ -35,14 +35,23 @@ def test_list_monitors__seeded_with_states_and_vendor_shape(dd: DD, schema: Any)
 def test_create_get_update_delete_monitor__through_the_sdk(dd: DD) -> None:
     with dd.client() as client:
         api = MonitorsApi(client)
-        made = api.create_monitor(body=Monitor(name="checkout latency", type=MonitorType.QUERY_ALERT,
-                                               query="avg(last_10m):avg:checkout.latency{env:prod} > 500",
-                                               message="ping @pagerduty", tags=["service:checkout"], priority=3))
+        made = api.create_monitor(
+            body=Monitor(
+                name="checkout latency",
+                type=MonitorType.QUERY_ALERT,
+                query="avg(last_10m):avg:checkout.latency{env:prod} > 500",
+                message="ping @pagerduty",
+                tags=["service:checkout"],
+                priority=3,
+            )
+        )
         assert made.id > 0 and str(made.overall_state) == "OK"
         assert made.options.thresholds.critical == 500
         got = api.get_monitor(made.id)
         assert got.name == "checkout latency" and got.tags == ["service:checkout"]
-        updated = api.update_monitor(made.id, body=MonitorUpdateRequest(name="checkout p95", tags=["team:web"]))
+        updated = api.update_monitor(
+            made.id, body=MonitorUpdateRequest(name="checkout p95", tags=["team:web"])
+        )
         assert updated.name == "checkout p95" and updated.tags == ["team:web"]
         assert api.delete_monitor(made.id).deleted_monitor_id == made.id
         with pytest.raises(NotFoundException) as info:
@@ -51,10 +60,22 @@ def test_create_get_update_delete_monitor__through_the_sdk(dd: DD) -> None:
 
 
 def test_create_monitor__bad_query_and_threshold_mismatch_get_400(dd: DD) -> None:
-    bad = dd.raw("POST", "/api/v1/monitor", json={"type": "query alert", "query": "orders are slow", "name": "x"})
-    assert bad.status_code == 400 and bad.json() == {"errors": ["The value provided for parameter 'query' is invalid"]}
-    mismatch = dd.raw("POST", "/api/v1/monitor", json={"type": "query alert", "query": QUERY, "name": "x",
-                                                       "options": {"thresholds": {"critical": 10}}})
+    bad = dd.raw(
+        "POST", "/api/v1/monitor", json={"type": "query alert", "query": "orders are slow", "name": "x"}
+    )
+    assert bad.status_code == 400 and bad.json() == {
+        "errors": ["The value provided for parameter 'query' is invalid: invalid operator specified: "]
+    }
+    mismatch = dd.raw(
+        "POST",
+        "/api/v1/monitor",
+        json={
+            "type": "query alert",
+            "query": QUERY,
+            "name": "x",
+            "options": {"thresholds": {"critical": 10}},
+        },
+    )
     assert mismatch.status_code == 400
     assert mismatch.json()["errors"] == ["Alert threshold (10) does not match that used in the query (2000)."]
     assert dd.raw("POST", "/api/v1/monitor", json={"type": "nope", "query": QUERY}).status_code == 400
@@ -97,7 +118,11 @@ def test_search_monitors__status_tag_and_text_with_counts(dd: DD, schema: Any) -
 
 
 def test_keys__missing_or_wrong_get_datadogs_403(dd: DD) -> None:
-    for headers in ({}, {"DD-API-KEY": dd.api_key}, {"DD-API-KEY": "0" * 32, "DD-APPLICATION-KEY": dd.app_key}):
+    for headers in (
+        {},
+        {"DD-API-KEY": dd.api_key},
+        {"DD-API-KEY": "0" * 32, "DD-APPLICATION-KEY": dd.app_key},
+    ):
         answer = dd.raw("GET", "/api/v1/monitor", keys=False, headers=headers)
         assert answer.status_code == 403 and answer.json() == {"errors": ["Forbidden"]}
     config = dd.config()
@@ -118,10 +143,10 @@ def test_keys__look_like_datadogs(dd: DD) -> None:
 def test_unknown_path__datadogs_404_and_vendor_endpoint_501_is_a_coverage_gap(dd: DD) -> None:
     unknown = dd.raw("GET", "/api/v1/nothing-here")
     assert unknown.status_code == 404 and unknown.json() == {"errors": ["Not found"]}
-    gap = dd.raw("GET", "/api/v1/slo")
-    assert gap.status_code == 501 and gap.json()["endpoint"] == "GET /api/v1/slo"
+    gap = dd.raw("GET", "/api/v1/notebooks")
+    assert gap.status_code == 501 and gap.json()["endpoint"] == "GET /api/v1/notebooks"
     entry = dd.trace()[-1]
-    assert entry["coverage_gap"] is True and entry["path"] == "/api/v1/slo"
+    assert entry["coverage_gap"] is True and entry["path"] == "/api/v1/notebooks"
 
 
 def test_world_paths__answer_404_to_the_agent(dd: DD) -> None:

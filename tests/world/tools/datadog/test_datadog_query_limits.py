@@ -26,7 +26,8 @@ from hypothesis import strategies as st
 
 from ancha.world.kernel.query_limits import MAX_QUERY_DEPTH, MAX_QUERY_LENGTH, TOO_DEEP, TOO_LONG
 from ancha.world.tools.datadog.log_query import LogLine, QuerySyntaxError, compile_query
-from ancha.world.tools.datadog.metrics import parse_metric_query, parse_monitor_query
+from ancha.world.tools.datadog.metric_expressions import parse_monitor_query
+from ancha.world.tools.datadog.metrics import parse_metric_query
 from ancha.world.tools.datadog.monitors import Monitor as MonitorModel
 from ancha.world.tools.datadog.monitors import validate_monitor
 from ancha.world.tools.datadog.routes.monitors import _search_match
@@ -37,9 +38,13 @@ PARENS = "(" * 5000
 
 def _logs(dd: DD, query: str) -> list[str]:
     with dd.client() as client:
-        answer = LogsApi(client).list_logs(body=LogsListRequest(
-            filter=LogsQueryFilter(query=query, _from="now-1d", to="now"), sort=LogsSort.TIMESTAMP_ASCENDING,
-            page=LogsListRequestPage(limit=50)))
+        answer = LogsApi(client).list_logs(
+            body=LogsListRequest(
+                filter=LogsQueryFilter(query=query, _from="now-1d", to="now"),
+                sort=LogsSort.TIMESTAMP_ASCENDING,
+                page=LogsListRequestPage(limit=50),
+            )
+        )
     return [log.attributes.message for log in answer.data]
 
 
@@ -82,10 +87,18 @@ def test_log_search__past_the_length_bound_is_400_naming_it(dd: DD) -> None:
 
 
 def test_log_search__deeper_than_the_bound_is_400_naming_it(dd: DD) -> None:
-    for query in (_nested(MAX_QUERY_DEPTH + 1, "service:payments"), "NOT " * (MAX_QUERY_DEPTH + 1) + "x",
-                  "-" * (MAX_QUERY_DEPTH + 1) + "x", _nested(MAX_QUERY_DEPTH, "NOT service:payments")):
-        answer = dd.raw("POST", "/api/v2/logs/events/search", json={"filter": {"query": query, "from": "now-1d"}})
-        assert answer.status_code == 400 and answer.json() == {"errors": [f"Invalid query: {TOO_DEEP}"]}, query
+    for query in (
+        _nested(MAX_QUERY_DEPTH + 1, "service:payments"),
+        "NOT " * (MAX_QUERY_DEPTH + 1) + "x",
+        "-" * (MAX_QUERY_DEPTH + 1) + "x",
+        _nested(MAX_QUERY_DEPTH, "NOT service:payments"),
+    ):
+        answer = dd.raw(
+            "POST", "/api/v2/logs/events/search", json={"filter": {"query": query, "from": "now-1d"}}
+        )
+        assert answer.status_code == 400 and answer.json() == {"errors": [f"Invalid query: {TOO_DEEP}"]}, (
+            query
+        )
     _still_answers(dd)
 
 
@@ -103,10 +116,14 @@ def test_event_search__5000_open_parentheses_is_datadog_400(dd: DD) -> None:
     with dd.client() as client, pytest.raises(ApiException) as info:
         EventsApi(client).list_events(filter_query=PARENS, filter_from="now-1d")
     assert info.value.status == 400 and _errors(info.value) == [f"Invalid query: {TOO_LONG}"]
-    answer = dd.raw("POST", "/api/v2/events/search", json={"filter": {"query": "x " * 3000, "from": "now-1d"}})
+    answer = dd.raw(
+        "POST", "/api/v2/events/search", json={"filter": {"query": "x " * 3000, "from": "now-1d"}}
+    )
     assert answer.status_code == 400 and answer.json() == {"errors": [f"Invalid query: {TOO_LONG}"]}
     with dd.client() as client:
-        found = EventsApi(client).list_events(filter_query=_nested(MAX_QUERY_DEPTH, "Deployed"), filter_from="now-1d")
+        found = EventsApi(client).list_events(
+            filter_query=_nested(MAX_QUERY_DEPTH, "Deployed"), filter_from="now-1d"
+        )
     assert [e.attributes.attributes.title for e in found.data] == ["Deployed orders v42"]
     _still_answers(dd)
 
@@ -134,8 +151,16 @@ def test_monitor_query__a_long_query_within_the_bound_is_read_in_linear_time(dd:
     # (a 4,100-character query held the server for about five minutes).
     query = "avg(last_5m):" + " " * (MAX_QUERY_LENGTH - 20) + "x"
     started = time.monotonic()
-    answer = dd.raw("POST", "/api/v1/monitor", json={"type": "log alert", "name": "spaces", "query": query})
+    answer = dd.raw(
+        "POST", "/api/v1/monitor", json={"type": "log alert", "name": "spaces", "query": query + " > 1"}
+    )
     assert answer.status_code == 200, answer.text
+    no_operator = dd.raw(
+        "POST", "/api/v1/monitor", json={"type": "log alert", "name": "spaces", "query": query}
+    )
+    assert no_operator.json() == {
+        "errors": ["The value provided for parameter 'query' is invalid: invalid operator specified: "]
+    }
     listed = dd.raw("POST", "/api/v1/monitor/validate", json={"type": "query alert", "query": query + " > "})
     assert listed.status_code == 400
     assert time.monotonic() - started < 10  # linear: milliseconds; the cubic regex took minutes
@@ -167,15 +192,46 @@ def test_metric_query__past_the_length_bound_is_400(dd: DD) -> None:
 
 # --- properties: any text, each parser's own error or nothing ------------------------------
 
-_TOKENS = st.sampled_from(["(", ")", "NOT ", "-", " OR ", " AND ", "service:", "status:(", "@a.b:", "[1 TO 5]",
-                           '"', "\\", "*", "?", "x", "warn", " ", ":", ">=3", "env:prod", "\u00e9", "\ud800"])
-_QUERIES = st.one_of(st.text(max_size=300), st.lists(_TOKENS, max_size=1500).map("".join),
-                     st.integers(0, 1500).map(lambda n: _nested(n, "x")),
-                     st.integers(0, 1000).map(lambda n: "NOT " * n + "x"),
-                     st.integers(0, 3000).map(lambda n: "-" * n + "x"))
+_TOKENS = st.sampled_from(
+    [
+        "(",
+        ")",
+        "NOT ",
+        "-",
+        " OR ",
+        " AND ",
+        "service:",
+        "status:(",
+        "@a.b:",
+        "[1 TO 5]",
+        '"',
+        "\\",
+        "*",
+        "?",
+        "x",
+        "warn",
+        " ",
+        ":",
+        ">=3",
+        "env:prod",
+        "\u00e9",
+        "\ud800",
+    ]
+)
+_QUERIES = st.one_of(
+    st.text(max_size=300),
+    st.lists(_TOKENS, max_size=1500).map("".join),
+    st.integers(0, 1500).map(lambda n: _nested(n, "x")),
+    st.integers(0, 1000).map(lambda n: "NOT " * n + "x"),
+    st.integers(0, 3000).map(lambda n: "-" * n + "x"),
+)
 _LINE = LogLine(T0, 1, "orders", "error", "web-1", "upstream timeout (x) warn", {"a": {"b": 3}}, ["env:prod"])
-_PROPERTY = settings(max_examples=300, deadline=None, derandomize=True,
-                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+_PROPERTY = settings(
+    max_examples=300,
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
 
 
 @_PROPERTY
@@ -188,8 +244,31 @@ def test_log_query__any_text_is_a_matcher_or_a_query_syntax_error(query: str) ->
     assert match(_LINE) in (True, False)
 
 
-_MONITOR_TOKENS = st.sampled_from(["avg(last_5m):", "avg:", "a.b", "{", "}", "*", ",", " ", "\t", ">", ">=", "==",
-                                   "1", "-", ".", "by {host}", ".rollup(sum, 60)", "(", ")", "x", "\ud800"])
+_MONITOR_TOKENS = st.sampled_from(
+    [
+        "avg(last_5m):",
+        "avg:",
+        "a.b",
+        "{",
+        "}",
+        "*",
+        ",",
+        " ",
+        "\t",
+        ">",
+        ">=",
+        "==",
+        "1",
+        "-",
+        ".",
+        "by {host}",
+        ".rollup(sum, 60)",
+        "(",
+        ")",
+        "x",
+        "\ud800",
+    ]
+)
 _MONITOR_QUERIES = st.one_of(st.text(max_size=300), st.lists(_MONITOR_TOKENS, max_size=1500).map("".join))
 
 

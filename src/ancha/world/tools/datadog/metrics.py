@@ -18,7 +18,6 @@ from dataclasses import dataclass, field
 
 import re2
 
-from ancha.durations import parse_duration
 from ancha.world.kernel.query_limits import too_long
 
 MAX_POINTS = 1500
@@ -29,11 +28,10 @@ RE2_OPTIONS.log_errors = False
 # The query regexes run on what agents write, so they are RE2's (linear time): with Python's
 # backtracking engine, ``avg(last_5m):`` and 4,000 spaces held the server for five minutes.
 _METRIC = re2.compile(
-    r"^\s*(?P<space>avg|sum|min|max):(?P<name>[A-Za-z0-9_.]+)\s*\{(?P<scope>[^}]*)\}\s*"
-    r"(?:by\s*\{(?P<by>[^}]*)\}\s*)?(?:\.rollup\([^)]*\)\s*)?$", RE2_OPTIONS)
-_MONITOR = re2.compile(
-    r"^\s*(?P<agg>avg|max|min|sum|last)\(last_(?P<window>\d+[smhdw])\)\s*:\s*(?P<metric>.+?)\s*"
-    r"(?P<op>>=|<=|>|<|==)\s*(?P<threshold>-?\d+(?:\.\d+)?)\s*$", RE2_OPTIONS)
+    r"^\s*(?:(?P<space>avg|sum|min|max):)?(?P<name>[A-Za-z][A-Za-z0-9_.]*)\s*\{(?P<scope>[^}]*)\}\s*"
+    r"(?:by\s*\{(?P<by>[^}]*)\}\s*)?(?:\.rollup\([^)]*\)\s*)?$",
+    RE2_OPTIONS,
+)
 
 
 def re2_text(text: str) -> str:
@@ -84,59 +82,31 @@ class Metric:
 
 @dataclass(frozen=True, slots=True)
 class MetricQuery:
-    space: str
+    space: str | None
+    """``avg``/``sum``/``min``/``max``; None when the query names none (read as ``avg``)."""
     name: str
     scope: tuple[str, ...]
     """Tags a point must carry (``*`` or empty: all)."""
     text: str
+    by: tuple[str, ...] = ()
+    """Tag keys the query groups by (``by {host}``)."""
 
     @property
     def scope_text(self) -> str:
         return ",".join(self.scope) or "*"
 
 
-@dataclass(frozen=True, slots=True)
-class MonitorQuery:
-    aggregation: str
-    window: float
-    metric: MetricQuery
-    op: str
-    threshold: float
-
-    def crosses(self, value: float, threshold: float | None = None) -> bool:
-        limit = self.threshold if threshold is None else threshold
-        return {">": value > limit, ">=": value >= limit, "<": value < limit, "<=": value <= limit,
-                "==": value == limit}[self.op]
-
-
 def parse_metric_query(text: str) -> MetricQuery | None:
-    """``avg:orders.latency.p99{env:prod}`` (optionally ``by {host}``); None when unsupported
-    or past the shared query length."""
+    """``avg:orders.latency.p99{env:prod}`` (optionally ``by {host}``; the space aggregation
+    may be left out); None when unsupported or past the shared query length."""
     if too_long(text):
         return None
     match = _METRIC.match(re2_text(text))
     if match is None:
         return None
     scope = tuple(s.strip() for s in match["scope"].split(",") if s.strip() and s.strip() != "*")
-    return MetricQuery(match["space"], match["name"], scope, text.strip())
-
-
-def parse_monitor_query(text: str) -> MonitorQuery | None:
-    """``avg(last_5m):avg:orders.latency.p99{*} > 2000``; None when not a metric query we evaluate
-    (or past the shared query length)."""
-    if not text or too_long(text):
-        return None
-    match = _MONITOR.match(re2_text(text))
-    if match is None:
-        return None
-    metric = parse_metric_query(match["metric"])
-    if metric is None:
-        return None
-    try:
-        window = parse_duration(match["window"])
-    except ValueError:  # a window past any duration Ancha keeps (last_99999…m): not one we evaluate
-        return None
-    return MonitorQuery(match["agg"], window, metric, match["op"], float(match["threshold"]))
+    by = tuple(t.strip() for t in (match["by"] or "").split(",") if t.strip() and t.strip() != "*")
+    return MetricQuery(match["space"], match["name"], scope, text.strip(), by)
 
 
 class MetricStore:
@@ -156,7 +126,9 @@ class MetricStore:
         return metric
 
     def _noise(self, name: str, bucket: float) -> float:
-        digest = hashlib.blake2b(self.seed + name.encode() + struct.pack(">d", bucket), digest_size=8).digest()
+        digest = hashlib.blake2b(
+            self.seed + name.encode() + struct.pack(">d", bucket), digest_size=8
+        ).digest()
         return (int.from_bytes(digest, "big") / 2**64) * 2 - 1
 
     def bucket_value(self, metric: Metric, query: MetricQuery, t0: float, t1: float) -> float | None:
@@ -165,51 +137,95 @@ class MetricStore:
         if held is not None:
             return held
         lo, hi = bisect.bisect_left(metric.times, t0), bisect.bisect_left(metric.times, t1)
-        values = [v for _, v, tags in metric.points[lo:hi] if not query.scope or all(s in tags for s in query.scope)]
+        values = [
+            v for _, v, tags in metric.points[lo:hi] if not query.scope or all(s in tags for s in query.scope)
+        ]
         if values:
-            return _aggregate(query.space, values)
+            return _aggregate(query.space or "avg", values)
         if metric.baseline is not None:
             return metric.baseline + metric.noise * self._noise(metric.name, t0)
         return None
 
-    def series(self, query: MetricQuery, start: float, end: float, now: float) -> tuple[int, list[list[float]]]:
-        """(interval s, pointlist [[epoch ms, value], ...]) over [start, min(end, now)]."""
-        metric = self.metrics.get(query.name)
+    def buckets(self, start: float, end: float, now: float) -> tuple[int, list[tuple[float, float]]]:
+        """(interval s, [(t0, t1), ...]) covering [start, min(end, now)], at most ``MAX_POINTS``."""
         end = min(end, now)
-        if metric is None or end <= start:
+        if end <= start:
             return 60, []
         step = 60.0
         while (end - start) / step > MAX_POINTS:
             step *= 2 if step < 3600 else 1.5
         interval = int(step)
-        first = start - start % interval
-        points: list[list[float]] = []
-        t = first
+        t = start - start % interval
+        out: list[tuple[float, float]] = []
         while t < end:
-            value = self.bucket_value(metric, query, t, min(t + interval, end))
-            if value is not None:
-                points.append([t * 1000.0, value])
+            out.append((t, min(t + interval, end)))
             t += interval
+        return interval, out
+
+    def grouped(
+        self, query: MetricQuery, buckets: list[tuple[float, float]]
+    ) -> dict[tuple[str, ...], list[float | None]]:
+        """Per group (``()`` when the query does not group), the value in each bucket.
+
+        A group is the query's ``by`` tags of a point that carries all of them; a fault's held
+        value covers every group the metric has shown in the scope; the seed's baseline,
+        which carries no tags, forms no group.
+        """
+        metric = self.metrics.get(query.name)
+        if metric is None:
+            return {}
+        if not query.by:
+            values = [self.bucket_value(metric, query, t0, t1) for t0, t1 in buckets]
+            return {(): values} if any(v is not None for v in values) else {}
+        known: dict[tuple[str, ...], None] = {}
+        for _, _, tags in metric.points:
+            key = _group_key(query, tags)
+            if key is not None:
+                known.setdefault(key)
+        out: dict[tuple[str, ...], list[float | None]] = {key: [None] * len(buckets) for key in known}
+        for i, (t0, t1) in enumerate(buckets):
+            held = metric.override_at(t0, t1)
+            if held is not None:
+                for key in out:
+                    out[key][i] = held
+                continue
+            lo, hi = bisect.bisect_left(metric.times, t0), bisect.bisect_left(metric.times, t1)
+            by_group: dict[tuple[str, ...], list[float]] = {}
+            for _, value, tags in metric.points[lo:hi]:
+                key = _group_key(query, tags)
+                if key is not None:
+                    by_group.setdefault(key, []).append(value)
+            for key, found in by_group.items():
+                out[key][i] = _aggregate(query.space or "avg", found)
+        return out
+
+    def series(
+        self, query: MetricQuery, start: float, end: float, now: float
+    ) -> tuple[int, list[list[float]]]:
+        """(interval s, pointlist [[epoch ms, value], ...]) over [start, min(end, now)]."""
+        interval, buckets = self.buckets(start, end, now)
+        metric = self.metrics.get(query.name)
+        if metric is None or not buckets:
+            return interval, []
+        points: list[list[float]] = []
+        for t0, t1 in buckets:
+            value = self.bucket_value(metric, query, t0, t1)
+            if value is not None:
+                points.append([t0 * 1000.0, value])
         return interval, points
 
-    def window_value(self, query: MonitorQuery, now: float) -> float | None:
-        """A monitor query's aggregate over its window ending at ``now``; None: no data."""
-        metric = self.metrics.get(query.metric.name)
-        if metric is None:
+
+def _group_key(query: MetricQuery, tags: tuple[str, ...]) -> tuple[str, ...] | None:
+    """The point's group under ``query`` (None: outside the scope, or lacking a ``by`` tag)."""
+    if query.scope and not all(s in tags for s in query.scope):
+        return None
+    key: list[str] = []
+    for name in query.by:
+        found = next((t for t in tags if t.split(":", 1)[0] == name), None)
+        if found is None:
             return None
-        step = max(60.0, query.window / 30)
-        values: list[float] = []
-        t = now - query.window
-        while t < now - 1e-9:
-            value = self.bucket_value(metric, query.metric, t, min(t + step, now))
-            if value is not None:
-                values.append(value)
-            t += step
-        if not values:
-            return None
-        if query.aggregation == "last":
-            return values[-1]
-        return _aggregate(query.aggregation, values)
+        key.append(found if ":" in found else f"{found}:")
+    return tuple(key)
 
 
 def _aggregate(how: str, values: list[float]) -> float:

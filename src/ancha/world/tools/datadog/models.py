@@ -17,6 +17,7 @@ from ancha.world.kernel.port import WorldPort
 from ancha.world.tools.datadog.downtimes import Downtime
 from ancha.world.tools.datadog.events import domain_event
 from ancha.world.tools.datadog.logs import LogStore, log_id
+from ancha.world.tools.datadog.metric_expressions import window_values
 from ancha.world.tools.datadog.metrics import Metric, MetricStore, Override
 from ancha.world.tools.datadog.monitors import Monitor, Transition, default_options
 from ancha.world.tools.datadog.records import Dashboard, Event
@@ -86,11 +87,23 @@ class DatadogState:
                 if at > start:
                     self._evaluate_at(at + 1, f"seeded point of {name}")
         for monitor_seed in seed.monitors:
-            monitor = Monitor(id=self.new_monitor_id(), name=monitor_seed.name, type=monitor_seed.type, query=monitor_seed.query,
-                              message=monitor_seed.message, tags=list(monitor_seed.tags), priority=monitor_seed.priority,
-                              options=default_options(monitor_seed.query, None), ref=monitor_seed.ref, created=start - 86400,
-                              modified=start - 86400, base_state=monitor_seed.state, state=monitor_seed.state,
-                              state_modified=start - 3600, seeded=True)
+            monitor = Monitor(
+                id=self.new_monitor_id(),
+                name=monitor_seed.name,
+                type=monitor_seed.type,
+                query=monitor_seed.query,
+                message=monitor_seed.message,
+                tags=list(monitor_seed.tags),
+                priority=monitor_seed.priority,
+                options=default_options(monitor_seed.query, None, monitor_seed.type),
+                ref=monitor_seed.ref,
+                created=start - 86400,
+                modified=start - 86400,
+                base_state=monitor_seed.state,
+                state=monitor_seed.state,
+                state_modified=start - 3600,
+                seeded=True,
+            )
             if monitor_seed.state == "Alert":
                 monitor.last_triggered = start - 3600
             self.monitors[monitor.id] = monitor
@@ -100,23 +113,48 @@ class DatadogState:
             if desired != monitor.state:  # the seed's metrics already decide it: no transition
                 monitor.state = desired
         for downtime_seed in seed.downtimes:
-            monitor_id = int(world.ref_id(downtime_seed.monitor, "monitor")) if downtime_seed.monitor else None
-            downtime = Downtime(id=self.new_downtime_id(), scope=downtime_seed.scope, start=downtime_seed.start or start - 60,
-                                end=downtime_seed.end, created=start - 60, modified=start - 60, monitor_id=monitor_id,
-                                monitor_tags=list(downtime_seed.monitor_tags or []), message=downtime_seed.message,
-                                seeded=True)
+            monitor_id = (
+                int(world.ref_id(downtime_seed.monitor, "monitor")) if downtime_seed.monitor else None
+            )
+            downtime = Downtime(
+                id=self.new_downtime_id(),
+                scope=downtime_seed.scope,
+                start=downtime_seed.start or start - 60,
+                end=downtime_seed.end,
+                created=start - 60,
+                modified=start - 60,
+                monitor_id=monitor_id,
+                monitor_tags=list(downtime_seed.monitor_tags or []),
+                message=downtime_seed.message,
+                seeded=True,
+            )
             self.downtimes[downtime.id] = downtime
         for dashboard_seed in seed.dashboards:
-            dashboard = Dashboard(id=self.new_dashboard_id(), title=dashboard_seed.title, created=start - 86400,
-                                  description=dashboard_seed.description, layout_type=dashboard_seed.layout_type,
-                                  widgets=list(dashboard_seed.widgets), ref=dashboard_seed.ref)
+            dashboard = Dashboard(
+                id=self.new_dashboard_id(),
+                title=dashboard_seed.title,
+                created=start - 86400,
+                description=dashboard_seed.description,
+                layout_type=dashboard_seed.layout_type,
+                widgets=list(dashboard_seed.widgets),
+                ref=dashboard_seed.ref,
+            )
             self.dashboards[dashboard.id] = dashboard
             world.register_ref(dashboard_seed.ref, "dashboard", "datadog", dashboard.id)
         for event_seed in sorted(seed.events, key=lambda e: e.at if e.at is not None else start):
-            event = Event(id=self.new_event_id(), title=event_seed.title, text=event_seed.text,
-                          at=event_seed.at if event_seed.at is not None else start - 1, tags=list(event_seed.tags),
-                          alert_type=event_seed.alert_type, priority=event_seed.priority, host=event_seed.host,
-                          source_type_name=event_seed.source_type_name, ref=event_seed.ref, seeded=True)
+            event = Event(
+                id=self.new_event_id(),
+                title=event_seed.title,
+                text=event_seed.text,
+                at=event_seed.at if event_seed.at is not None else start - 1,
+                tags=list(event_seed.tags),
+                alert_type=event_seed.alert_type,
+                priority=event_seed.priority,
+                host=event_seed.host,
+                source_type_name=event_seed.source_type_name,
+                ref=event_seed.ref,
+                seeded=True,
+            )
             self._insert_event(event)
             world.register_ref(event_seed.ref, "event", "datadog", str(event.id))
         for ref, line in self.logs.seeded.by_ref.items():
@@ -146,23 +184,19 @@ class DatadogState:
             return None
 
     def _desired(self, monitor: Monitor, now: float) -> str:
-        if monitor.forced:
-            return next(reversed(monitor.forced.values()))
+        if monitor.forced:  # an active fault holds its state until it is resolved: it beats any other force
+            faults = [state for key, state in monitor.forced.items() if key.startswith("fault:")]
+            return faults[-1] if faults else next(reversed(monitor.forced.values()))
         parsed = monitor.parsed
-        if parsed is not None and monitor.type in ("metric alert", "query alert"):
-            metric = self.metrics.get(parsed.metric.name)
-            if metric is not None:
-                value = self.metrics.window_value(parsed, now)
-                if value is None:
-                    return "No Data" if monitor.options.get("notify_no_data") else monitor.state
-                thresholds = monitor.thresholds()
-                critical = thresholds.get("critical")
-                if parsed.crosses(value, float(critical) if critical is not None else None):
-                    return "Alert"
-                warning = thresholds.get("warning")
-                if warning is not None and parsed.crosses(value, float(warning)):
-                    return "Warn"
-                return "OK"
+        if (
+            parsed is not None
+            and monitor.type in ("metric alert", "query alert")
+            and any(self.metrics.get(name) is not None for name in parsed.metric_names)
+        ):
+            decided = monitor.decide(parsed, window_values(self.metrics, parsed, now), now)
+            if decided is None:
+                return "No Data" if monitor.options.get("notify_no_data") else monitor.state
+            return decided
         return monitor.base_state
 
     def evaluate(self, monitor: Monitor, cause: str = "metric", actor: str = "clock") -> None:
@@ -197,13 +231,33 @@ class DatadogState:
         if to == "Alert":
             monitor.last_triggered = at
         prefix = TITLE_PREFIX[to] if not (to == "Alert" and before in ("Warn", "No Data")) else "Triggered"
-        event = Event(id=self.new_event_id(), title=f"[{prefix}] {monitor.name}", text=monitor.message, at=at,
-                      tags=[*monitor.tags, f"monitor:{monitor.id}"], alert_type=ALERT_TYPE[to],
-                      priority="normal", source_type_name="Monitor Alert", monitor_id=monitor.id,
-                      aggregation_key=f"monitor-{monitor.id}", actor=actor)
+        event = Event(
+            id=self.new_event_id(),
+            title=f"[{prefix}] {monitor.name}",
+            text=monitor.message,
+            at=at,
+            tags=[*monitor.tags, f"monitor:{monitor.id}"],
+            alert_type=ALERT_TYPE[to],
+            priority="normal",
+            source_type_name="Monitor Alert",
+            monitor_id=monitor.id,
+            aggregation_key=f"monitor-{monitor.id}",
+            actor=actor,
+        )
         self._insert_event(event)
-        self.world.bus.publish(domain_event("monitor_state_changed", at, actor, monitor=monitor.id, ref=monitor.ref,
-                                          event=event.id, notify=notify, cause=cause, **{"from": before, "to": to}))
+        self.world.bus.publish(
+            domain_event(
+                "monitor_state_changed",
+                at,
+                actor,
+                monitor=monitor.id,
+                ref=monitor.ref,
+                event=event.id,
+                notify=notify,
+                cause=cause,
+                **{"from": before, "to": to},
+            )
+        )
         return record
 
     def force(self, monitor: Monitor, key: str, state: str, actor: str = "world") -> None:
@@ -232,7 +286,9 @@ class DatadogState:
                 override.end = at
         self._after_metric_change(metric, at)
 
-    def submit_points(self, name: str, points: list[tuple[float, float]], tags: tuple[str, ...], actor: str) -> None:
+    def submit_points(
+        self, name: str, points: list[tuple[float, float]], tags: tuple[str, ...], actor: str
+    ) -> None:
         metric = self.metrics.ensure(name)
         for at, value in points:
             metric.add_point(at, value, tags)
@@ -245,7 +301,7 @@ class DatadogState:
         windows: set[float] = set()
         for monitor in self.live_monitors():
             parsed = monitor.parsed
-            if parsed is not None and parsed.metric.name == metric.name:
+            if parsed is not None and metric.name in parsed.metric_names:
                 self.evaluate(monitor, "metric", actor)
                 windows.add(parsed.window)
         for window in sorted(windows):
@@ -255,24 +311,41 @@ class DatadogState:
         if self._one_shots >= MAX_ONE_SHOTS:
             return
         self._one_shots += 1
-        self.world.schedule(at, lambda: self.evaluate_all("metric", "clock"), f"datadog: evaluate monitors ({label})")
+        self.world.schedule(
+            at, lambda: self.evaluate_all("metric", "clock"), f"datadog: evaluate monitors ({label})"
+        )
 
     # --- downtimes --------------------------------------------------------------------------
 
     def downtimes_for(self, monitor: Monitor, now: float) -> list[Downtime]:
-        return [d for d in self.downtimes.values() if d.targets(monitor) and d.status(now) in ("active", "scheduled")]
+        return [
+            d
+            for d in self.downtimes.values()
+            if d.targets(monitor) and d.status(now) in ("active", "scheduled")
+        ]
 
     # --- snapshot ----------------------------------------------------------------------------
 
     def snapshot(self) -> dict[str, Any]:
         now = self.now()
         return {
-            "monitors": [{**m.to_dict(), "ref": m.ref, "seeded": m.seeded, "deleted": m.deleted is not None,
-                          "forced": dict(m.forced),
-                          "transitions": [{"at": t.at, "from": t.from_, "to": t.to, "cause": t.cause,
-                                           "notified": t.notified} for t in m.transitions]}
-                         for m in self.monitors.values()],
-            "downtimes": [{**d.to_dict(now), "seeded": d.seeded, "actor": d.actor} for d in self.downtimes.values()],
+            "monitors": [
+                {
+                    **m.to_dict(),
+                    "ref": m.ref,
+                    "seeded": m.seeded,
+                    "deleted": m.deleted is not None,
+                    "forced": dict(m.forced),
+                    "transitions": [
+                        {"at": t.at, "from": t.from_, "to": t.to, "cause": t.cause, "notified": t.notified}
+                        for t in m.transitions
+                    ],
+                }
+                for m in self.monitors.values()
+            ],
+            "downtimes": [
+                {**d.to_dict(now), "seeded": d.seeded, "actor": d.actor} for d in self.downtimes.values()
+            ],
             "events": [{**e.v1(), "seeded": e.seeded, "actor": e.actor} for e in self.events if not e.seeded],
             "dashboards": [d.summary() for d in self.dashboards.values()],
             "slos": [{**s.to_dict(), "deleted": s.deleted is not None} for s in self.slos.values()],

@@ -7,12 +7,16 @@ from typing import Any
 from ancha.world.kernel.query_limits import TOO_LONG, too_long
 from ancha.world.tools.datadog.call import Call, Reply
 from ancha.world.tools.datadog.errors import ApiError, bad_request
-from ancha.world.tools.datadog.metrics import parse_metric_query
+from ancha.world.tools.datadog.metric_expressions import timeseries
 from ancha.world.tools.datadog.router import route
 
 
-@route("GET", "/api/v1/query", partial="one metric per query: space aggregation avg/sum/min/max with a tag scope; "
-       "no arithmetic, functions or group-by series")
+@route(
+    "GET",
+    "/api/v1/query",
+    partial="metric queries with space aggregation avg/sum/min/max (or none), a tag "
+    "scope, group-by, + - * / with numbers and parentheses, and abs(); no other functions",
+)
 def query_metrics(call: Call) -> Reply:
     start, end = call.q_int("from"), call.q_int("to")
     text = call.q("query")
@@ -23,21 +27,26 @@ def query_metrics(call: Call) -> Reply:
     if too_long(text):
         raise bad_request(f"Error parsing query: {TOO_LONG}")
     state = call.state
-    query = parse_metric_query(text)
-    if query is None:
+    answer = timeseries(state.metrics, text, float(start), float(end), state.now())
+    if answer is None:
         raise bad_request(f"Error parsing query: unable to parse {text}: Rule 'scope_expr' didn't match")
-    interval, points = state.metrics.series(query, float(start), float(end), state.now())
-    series: list[dict[str, Any]] = []
-    if points:
-        series.append({
-            "aggr": query.space, "metric": query.name, "display_name": query.name, "expression": text,
-            "scope": query.scope_text, "tag_set": list(query.scope), "query_index": 0,
-            "interval": interval, "length": len(points), "start": int(points[0][0]),
-            "end": int(points[-1][0] + interval * 1000 - 1), "pointlist": points,
-        })
-    return Reply(200, {"status": "ok", "res_type": "time_series", "resp_version": 1, "query": text,
-                       "from_date": start * 1000, "to_date": end * 1000, "series": series, "values": [],
-                       "times": [], "message": "", "group_by": []})
+    series, group_by = answer
+    return Reply(
+        200,
+        {
+            "status": "ok",
+            "res_type": "time_series",
+            "resp_version": 1,
+            "query": text,
+            "from_date": start * 1000,
+            "to_date": end * 1000,
+            "series": series,
+            "values": [],
+            "times": [],
+            "message": "",
+            "group_by": group_by,
+        },
+    )
 
 
 def _tags(value: Any) -> tuple[str, ...]:
@@ -48,8 +57,13 @@ def _tags(value: Any) -> tuple[str, ...]:
     return tuple(value)
 
 
-@route("POST", "/api/v2/series", app_key=False, partial="points are kept as gauges (type and interval are accepted "
-       "and not applied); Content-Encoding is not accepted")
+@route(
+    "POST",
+    "/api/v2/series",
+    app_key=False,
+    partial="points are kept as gauges (type and interval are accepted "
+    "and not applied); Content-Encoding is not accepted",
+)
 def submit_metrics(call: Call) -> Reply:
     series = call.object().get("series")
     if not isinstance(series, list) or not series:
@@ -65,8 +79,12 @@ def submit_metrics(call: Call) -> Reply:
         for point in points:
             ts = point.get("timestamp") if isinstance(point, dict) else None
             value = point.get("value") if isinstance(point, dict) else None
-            if (isinstance(ts, bool) or not isinstance(ts, (int, float)) or isinstance(value, bool)
-                    or not isinstance(value, (int, float))):
+            if (
+                isinstance(ts, bool)
+                or not isinstance(ts, (int, float))
+                or isinstance(value, bool)
+                or not isinstance(value, (int, float))
+            ):
                 raise bad_request("Payload is not in the expected format: points need timestamp and value")
             values.append((float(ts), float(value)))
         series_tags = list(_tags(item.get("tags")))
@@ -88,14 +106,19 @@ def submit_metrics_v1(call: Call) -> Reply:
         if not isinstance(item, dict) or not isinstance(item.get("metric"), str):
             raise bad_request("Payload is not in the expected format: each series needs a metric name")
         points = item.get("points")
-        if not isinstance(points, list) or not all(isinstance(p, list) and len(p) == 2 and all(
-                isinstance(x, (int, float)) and not isinstance(x, bool) for x in p) for p in points):
+        if not isinstance(points, list) or not all(
+            isinstance(p, list)
+            and len(p) == 2
+            and all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in p)
+            for p in points
+        ):
             raise bad_request("Payload is not in the expected format: points are [timestamp, value] pairs")
         v1_tags = list(_tags(item.get("tags")))
         if item.get("host"):
             v1_tags.append(f"host:{item['host']}")
-        call.state.submit_points(item["metric"], [(float(t), float(v)) for t, v in points], tuple(v1_tags),
-                                 call.actor)
+        call.state.submit_points(
+            item["metric"], [(float(t), float(v)) for t, v in points], tuple(v1_tags), call.actor
+        )
     return Reply(202, {"status": "ok"})
 
 
