@@ -3,7 +3,8 @@
 A *bounded* query (one with ``until``) ends: its last page has no ``next`` link. A
 *polling* query (no ``until``, ascending) never ends: Okta always answers a ``next`` link,
 to be followed later for the events that happen meanwhile (an empty page keeps the same
-cursor). ``since`` defaults to 7 days before ``until``, ``until`` to now (the world clock).
+cursor). ``since`` (inclusive) defaults to 7 days before ``until`` (exclusive), ``until`` to now (the
+world clock).
 """
 
 from __future__ import annotations
@@ -42,6 +43,10 @@ def _time(call: Call, name: str) -> float | None:
     return moment.timestamp()
 
 
+def _ms(at: float) -> int:
+    return int(at * 1000)
+
+
 def _keywords(call: Call) -> list[str]:
     words = (call.arg("q") or "").split()
     if len(words) > MAX_KEYWORDS or any(len(w) > MAX_KEYWORD for w in words):
@@ -71,7 +76,7 @@ def list_log_events(call: Call) -> Answer:
     end = until if until is not None else now
     since = _time(call, "since")
     start = since if since is not None else end - DEFAULT_WINDOW_S
-    if start > end:
+    if since is not None and until is not None and since > until:
         raise errors.ApiValidation("since", "since: The 'since' date must be before the 'until' date.")
     order = (call.arg("sortOrder") or "ASCENDING").upper()
     if order not in ("ASCENDING", "DESCENDING"):
@@ -81,8 +86,11 @@ def list_log_events(call: Call) -> Answer:
     matcher = compile_expression(text, None) if text else None
     keywords = _keywords(call)
 
+    low, high = _ms(start), _ms(end)
+
     def keep(entry: LogEntry) -> bool:
-        if not start <= entry.at <= end:
+        at = _ms(entry.at)  # published has milliseconds: the bounds compare at that grain
+        if at < low or (at >= high if bounded else at > high):
             return False
         if matcher is not None and not matcher(multi_getter(entry.body)):
             return False
