@@ -277,3 +277,23 @@ def test_multi_alert__each_group_has_a_state_and_the_worst_decides(dd: DD, schem
         "v1", "Monitor", dd.raw("GET", f"/api/v1/monitor/{made.id}", params={"group_states": "all"}).json()
     )
     schema("v1", "MonitorGroupSearchResponse", dd.raw("GET", "/api/v1/monitor/groups/search").json())
+
+
+def test_alert_notification__its_link_leads_back_to_the_replica(dd: DD) -> None:
+    with dd.client() as client:
+        made = MonitorsApi(client).create_monitor(
+            body=Monitor(
+                name="checkout errors",
+                type=MonitorType.QUERY_ALERT,
+                query="avg(last_5m):avg:checkout.errors{*} > 10",
+            )
+        )
+        _submit(dd, "checkout.errors", [(T0 - 30, 50.0, [])])
+        assert str(MonitorsApi(client).get_monitor(made.id).overall_state) == "Alert"
+    alert = next(
+        e for e in dd.events() if e["type"] == "monitor.alert" and e["payload"]["alert_id"] == str(made.id)
+    )
+    link = alert["payload"]["link"]
+    assert link.startswith(dd.url) and "datadoghq" not in link
+    followed = dd.raw("GET", link[len(dd.url) :])
+    assert followed.status_code == 200 and followed.json()["event"]["title"] == "[Triggered] checkout errors"

@@ -27,34 +27,54 @@ from ancha.world.kernel.port import WorldPort
 from ancha.world.kernel.tool import Tool
 from ancha.world.kernel.webhook import Attempt, WebhookForm
 from ancha.world.tools.datadog.monitors import ORG_ID, Monitor
-from ancha.world.tools.datadog.records import APP_URL
 from ancha.world.tools.datadog.replica import DatadogReplica
 
-FEED_TYPES = {"Alert": "monitor.alert", "Warn": "monitor.warn", "No Data": "monitor.no_data", "OK": "monitor.recovered"}
+FEED_TYPES = {
+    "Alert": "monitor.alert",
+    "Warn": "monitor.warn",
+    "No Data": "monitor.no_data",
+    "OK": "monitor.recovered",
+}
 TRANSITIONS = {"Alert": "Triggered", "Warn": "Warn", "No Data": "No Data", "OK": "Recovered"}
 ORG_NAME = "Acme"
 
 
-def webhook_payload(monitor: Monitor, event_id: int, before: str, after: str, at: float) -> dict[str, Any]:
-    """Datadog's webhook notification body for one transition of ``monitor``."""
+def webhook_payload(
+    monitor: Monitor, event_id: int, before: str, after: str, at: float, base: str
+) -> dict[str, Any]:
+    """Datadog's webhook notification body for one transition of ``monitor``; ``link`` is the
+    transition's event on the replica (``base``: its base URL), never Datadog's own site."""
     transition = TRANSITIONS[after]
     if after == "Alert" and before == "Alert":
         transition = "Re-Triggered"
     parsed = monitor.parsed
     scope = ",".join(parsed.metric.scope) if parsed and parsed.metric.scope else "*"
     title = f"[{transition}] {monitor.name}"
-    status = (f"{parsed.metric.name} over {scope} crossed {parsed.op} {parsed.threshold:g} on "
-              f"{parsed.aggregation} during the last {int(parsed.window // 60)}m." if parsed else
-              f"{monitor.name} is {after}")
+    status = (
+        f"{parsed.metric.name} over {scope} crossed {parsed.op} {parsed.threshold:g} on "
+        f"{parsed.aggregation} during the last {int(parsed.window // 60)}m."
+        if parsed
+        else f"{monitor.name} is {after}"
+    )
     ms = str(int(at * 1000))
     return {
-        "id": str(event_id), "last_updated": ms, "event_type": f"{monitor.type.replace(' ', '_')}_monitor",
-        "title": title, "date": ms, "org": {"id": str(ORG_ID), "name": ORG_NAME}, "body": monitor.message,
-        "alert_transition": transition, "alert_id": str(monitor.id), "alert_status": status,
-        "alert_title": f"{monitor.name}", "alert_scope": scope, "alert_query": monitor.query,
+        "id": str(event_id),
+        "last_updated": ms,
+        "event_type": f"{monitor.type.replace(' ', '_')}_monitor",
+        "title": title,
+        "date": ms,
+        "org": {"id": str(ORG_ID), "name": ORG_NAME},
+        "body": monitor.message,
+        "alert_transition": transition,
+        "alert_id": str(monitor.id),
+        "alert_status": status,
+        "alert_title": f"{monitor.name}",
+        "alert_scope": scope,
+        "alert_query": monitor.query,
         "alert_type": {"Alert": "error", "Warn": "warning", "No Data": "warning", "OK": "success"}[after],
-        "link": f"{APP_URL}/event/event?id={event_id}",
-        "priority": "normal", "alert_priority": f"P{monitor.priority}" if monitor.priority else None,
+        "link": f"{base}/api/v1/events/{event_id}",
+        "priority": "normal",
+        "alert_priority": f"P{monitor.priority}" if monitor.priority else None,
         "tags": ",".join(monitor.tags),
     }
 
@@ -74,9 +94,17 @@ class DatadogDelivery:
         monitor = self.replica.state.monitors.get(data["monitor"])
         if monitor is None:
             return
-        payload = webhook_payload(monitor, data["event"], data["from"], data["to"], event.at)
-        self.world.feed.push({"service": self.service, "type": FEED_TYPES[data["to"]],
-                              "at": self.world.clock.isoformat(event.at), "payload": payload})
+        payload = webhook_payload(
+            monitor, data["event"], data["from"], data["to"], event.at, self.replica.base_url
+        )
+        self.world.feed.push(
+            {
+                "service": self.service,
+                "type": FEED_TYPES[data["to"]],
+                "at": self.world.clock.isoformat(event.at),
+                "payload": payload,
+            }
+        )
 
 
 TIMEOUT_S = 15.0
