@@ -232,6 +232,7 @@ def test_search__priority_and_muted_until_ts_and_matching_downtime_details(dd: D
     raw = dd.raw("GET", f"/api/v1/monitor/{monitor['id']}", params={"with_downtimes": "true"}).json()
     assert raw["matching_downtimes"][0]["active"] is True
     assert raw["matching_downtimes"][0]["monitor_id"] == monitor["id"]
+    assert raw["options"]["silenced"] == {"env:prod": int(end.timestamp())}
 
 
 def test_multi_alert__each_group_has_a_state_and_the_worst_decides(dd: DD, schema: Any) -> None:

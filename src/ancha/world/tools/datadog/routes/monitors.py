@@ -69,13 +69,15 @@ def _v1_downtime_id(downtime_id: str) -> int:
 def _wire(
     call: Call, monitor: Monitor, with_downtimes: bool = False, group_states: set[str] | None = None
 ) -> dict[str, Any]:
-    downtimes = None
-    if with_downtimes:
-        now = call.state.now()
-        downtimes = []
-        for d in call.state.downtimes_for(monitor, now):
-            current = d.current(now) if d.recurrences else None
-            start, end = current if current is not None else (d.start, d.end)
+    downtimes: list[dict[str, Any]] | None = [] if with_downtimes else None
+    silenced: dict[str, int | None] = {}
+    now = call.state.now()
+    for d in call.state.downtimes_for(monitor, now):
+        current = d.current(now) if d.recurrences else None
+        start, end = current if current is not None else (d.start, d.end)
+        if d.active(now):
+            silenced[d.scope] = int(end) if end else None
+        if downtimes is not None:
             downtimes.append(
                 {
                     "id": _v1_downtime_id(d.id),
@@ -87,7 +89,10 @@ def _wire(
                     "groups": sorted(monitor.groups) if monitor.groups and d.active(now) else [],
                 }
             )
-    return monitor.to_dict(downtimes, group_states)
+    out = monitor.to_dict(downtimes, group_states)
+    if silenced:  # Datadog shows an active downtime in options.silenced: scope -> its end (None: never)
+        out["options"] = {**out["options"], "silenced": {**out["options"].get("silenced", {}), **silenced}}
+    return out
 
 
 def _assets(monitor_id: int, given: list[dict[str, Any]] | None) -> list[dict[str, Any]]:
