@@ -38,7 +38,6 @@ from datadog_api_client.v2.model.downtime_schedule_recurrence_create_update_requ
 from datadog_api_client.v2.model.downtime_schedule_recurrences_create_request import (
     DowntimeScheduleRecurrencesCreateRequest,
 )
-
 from tests.world.tools.datadog.conftest import DD, T0
 
 
@@ -50,71 +49,120 @@ def _downtime(scope: str, identifier: Any, schedule: Any = None) -> DowntimeCrea
     attributes = DowntimeCreateRequestAttributes(scope=scope, monitor_identifier=identifier)
     if schedule is not None:
         attributes.schedule = schedule
-    return DowntimeCreateRequest(data=DowntimeCreateRequestData(type=DowntimeResourceType.DOWNTIME,
-                                                                attributes=attributes))
+    return DowntimeCreateRequest(
+        data=DowntimeCreateRequestData(type=DowntimeResourceType.DOWNTIME, attributes=attributes)
+    )
 
 
-def test_a_created_downtime_includes_its_creator_and_with_include_monitor_its_monitor(dd: DD, schema: Any) -> None:
+def test_a_created_downtime_includes_its_creator_and_with_include_monitor_its_monitor(
+    dd: DD, schema: Any
+) -> None:
     monitor_id = _monitor_id(dd, "orders p99 latency")
     with dd.client() as client:
         api = DowntimesApi(client)
-        made = api.create_downtime(body=_downtime("env:prod", DowntimeMonitorIdentifierId(monitor_id=monitor_id)))
+        made = api.create_downtime(
+            body=_downtime("env:prod", DowntimeMonitorIdentifierId(monitor_id=monitor_id))
+        )
         creator = made.data.relationships.created_by.data
         assert [(str(i.type), i.id) for i in made.included][0] == ("users", creator.id)
         assert made.included[0].attributes.handle == "ops@acme.test"
         got = api.get_downtime(made.data.id, include="created_by,monitor")
         kinds = {str(i.type): i for i in got.included}
-        assert kinds["monitors"].id == monitor_id and kinds["monitors"].attributes.name == "orders p99 latency"
+        assert (
+            kinds["monitors"].id == monitor_id and kinds["monitors"].attributes.name == "orders p99 latency"
+        )
         listed = api.list_downtimes(include="monitor")
         assert [i.attributes.name for i in listed.included] == ["orders p99 latency"]
     plain = dd.raw("GET", f"/api/v2/downtime/{made.data.id}").json()
     assert "included" not in plain
-    schema("v2", "DowntimeResponse", dd.raw("GET", f"/api/v2/downtime/{made.data.id}?include=created_by").json())
+    schema(
+        "v2", "DowntimeResponse", dd.raw("GET", f"/api/v2/downtime/{made.data.id}?include=created_by").json()
+    )
 
 
 def test_a_weekly_downtime_is_active_only_within_its_occurrences(dd: DD) -> None:
     # The trial starts Monday 2026-03-02 09:00 UTC; the downtime runs 08:00-10:00 on Mondays.
-    schedule = DowntimeScheduleRecurrencesCreateRequest(timezone="UTC", recurrences=[
-        DowntimeScheduleRecurrenceCreateUpdateRequest(rrule="FREQ=WEEKLY;BYDAY=MO", duration="2h",
-                                                      start="2026-02-23T08:00")])
+    schedule = DowntimeScheduleRecurrencesCreateRequest(
+        timezone="UTC",
+        recurrences=[
+            DowntimeScheduleRecurrenceCreateUpdateRequest(
+                rrule="FREQ=WEEKLY;BYDAY=MO", duration="2h", start="2026-02-23T08:00"
+            )
+        ],
+    )
     with dd.client() as client:
         api = DowntimesApi(client)
-        made = api.create_downtime(body=_downtime("env:prod", DowntimeMonitorIdentifierTags(monitor_tags=["*"]),
-                                                  schedule)).data
+        made = api.create_downtime(
+            body=_downtime("env:prod", DowntimeMonitorIdentifierTags(monitor_tags=["*"]), schedule)
+        ).data
         attributes = made.attributes
         assert str(attributes.status) == "active"
         assert attributes.schedule.recurrences[0].rrule == "FREQ=WEEKLY;BYDAY=MO"
         assert attributes.schedule.current_downtime.start == datetime(2026, 3, 2, 8, 0, tzinfo=UTC)
         assert attributes.schedule.current_downtime.end == datetime(2026, 3, 2, 10, 0, tzinfo=UTC)
         assert [d.id for d in api.list_downtimes(current_only=True).data] == [made.id]
-    later = _downtime("env:prod", DowntimeMonitorIdentifierTags(monitor_tags=["*"]),
-                      DowntimeScheduleRecurrencesCreateRequest(recurrences=[DowntimeScheduleRecurrenceCreateUpdateRequest(
-                          rrule="FREQ=DAILY", duration="1h", start="2026-03-02T12:00")]))
+    later = _downtime(
+        "env:prod",
+        DowntimeMonitorIdentifierTags(monitor_tags=["*"]),
+        DowntimeScheduleRecurrencesCreateRequest(
+            recurrences=[
+                DowntimeScheduleRecurrenceCreateUpdateRequest(
+                    rrule="FREQ=DAILY", duration="1h", start="2026-03-02T12:00"
+                )
+            ]
+        ),
+    )
     body = dd.raw("POST", "/api/v2/downtime", json=later.to_dict()).json()["data"]["attributes"]
     assert body["status"] == "scheduled"
     assert body["schedule"]["current_downtime"]["start"].startswith("2026-03-02T12:00:00")
 
 
 def test_downtime_refusals_read_as_datadogs(dd: DD) -> None:
-    bad_scope = {"data": {"type": "downtime", "attributes": {
-        "scope": "BAD_SCOPE_MISSING_KEY_VALUE_FORMAT", "monitor_identifier": {"monitor_tags": ["cat:hat"]},
-        "schedule": {"start": None}}}}
+    bad_scope = {
+        "data": {
+            "type": "downtime",
+            "attributes": {
+                "scope": "BAD_SCOPE_MISSING_KEY_VALUE_FORMAT",
+                "monitor_identifier": {"monitor_tags": ["cat:hat"]},
+                "schedule": {"start": None},
+            },
+        }
+    }
     answer = dd.raw("POST", "/api/v2/downtime", json=bad_scope)
     assert (answer.status_code, answer.json()) == (400, {"errors": ["All values must have a key"]})
-    good = {"data": {"type": "downtime", "attributes": {
-        "scope": "env:prod AND host:\"web 1\"", "monitor_identifier": {"monitor_tags": ["cat:hat"]}}}}
+    good = {
+        "data": {
+            "type": "downtime",
+            "attributes": {
+                "scope": 'env:prod AND host:"web 1"',
+                "monitor_identifier": {"monitor_tags": ["cat:hat"]},
+            },
+        }
+    }
     made = dd.raw("POST", "/api/v2/downtime", json=good).json()["data"]
     unknown = {"data": {"type": "downtime", "id": made["id"], "attributes": {"invalid_field": "sophon"}}}
     answer = dd.raw("PATCH", f"/api/v2/downtime/{made['id']}", json=unknown)
-    assert answer.json() == {"errors": ["Additional properties are not allowed ('invalid_field' was unexpected)"]}
+    assert answer.json() == {
+        "errors": ["Additional properties are not allowed ('invalid_field' was unexpected)"]
+    }
     assert dd.raw("GET", "/api/v2/downtime/INVALID_UUID_LENGTH").json() == {
-        "errors": ["Invalid URL param: downtime_id must be an uuid"]}
+        "errors": ["Invalid URL param: downtime_id must be an uuid"]
+    }
     missing = "00000000-0000-1234-0000-000000000000"
     assert dd.raw("GET", f"/api/v2/downtime/{missing}").json() == {"errors": ["Downtime not found"]}
-    assert dd.raw("DELETE", f"/api/v2/downtime/{missing}").json() == {"errors": [f"Downtime {missing} not found"]}
-    bad_rule = {"data": {"type": "downtime", "attributes": {
-        "scope": "env:prod", "monitor_identifier": {"monitor_tags": ["*"]},
-        "schedule": {"recurrences": [{"rrule": "FREQ=WEEKLY", "duration": "forever"}]}}}}
+    assert dd.raw("DELETE", f"/api/v2/downtime/{missing}").json() == {
+        "errors": [f"Downtime {missing} not found"]
+    }
+    bad_rule = {
+        "data": {
+            "type": "downtime",
+            "attributes": {
+                "scope": "env:prod",
+                "monitor_identifier": {"monitor_tags": ["*"]},
+                "schedule": {"recurrences": [{"rrule": "FREQ=WEEKLY", "duration": "forever"}]},
+            },
+        }
+    }
     assert dd.raw("POST", "/api/v2/downtime", json=bad_rule).status_code == 400
 
 
@@ -123,25 +171,34 @@ def test_v1_events_carry_handle_and_related_event_id_and_refuse_1970(dd: DD) -> 
         api = EventsApi(client)
         first = api.create_event(body=EventCreateRequest(title="deploy", text="v1")).event
         assert first.handle is None and first.related_event_id is None
-        child = api.create_event(body=EventCreateRequest(title="deploy done", text="ok",
-                                                         related_event_id=first.id)).event
+        child = api.create_event(
+            body=EventCreateRequest(title="deploy done", text="ok", related_event_id=first.id)
+        ).event
         assert child.related_event_id == first.id
         assert api.get_event(child.id).event.related_event_id == first.id
         with pytest.raises(ApiException) as refused:
             api.create_event(body=EventCreateRequest(title="old", text="x", date_happened=1))
         assert refused.value.status == 400
-    assert dd.raw("POST", "/api/v1/events", json={"title": "old", "text": "x", "date_happened": 1}).json() == {
-        "errors": ["Event too far in the past"]}
+    assert dd.raw(
+        "POST", "/api/v1/events", json={"title": "old", "text": "x", "date_happened": 1}
+    ).json() == {"errors": ["Event too far in the past"]}
     # The event's url leads back to the replica, where it answers.
     url = first.url
     assert url.startswith(dd.url)
-    assert httpx.get(url, headers={"DD-API-KEY": dd.api_key, "DD-APPLICATION-KEY": dd.app_key},
-                     timeout=10).json()["event"]["id"] == first.id
+    assert (
+        httpx.get(
+            url, headers={"DD-API-KEY": dd.api_key, "DD-APPLICATION-KEY": dd.app_key}, timeout=10
+        ).json()["event"]["id"]
+        == first.id
+    )
 
 
 def _dashboard(title: str) -> Dashboard:
-    return Dashboard(title=title, layout_type=DashboardLayoutType.ORDERED,
-                     widgets=[Widget(definition=NoteWidgetDefinition(content="hello", type="note"))])
+    return Dashboard(
+        title=title,
+        layout_type=DashboardLayoutType.ORDERED,
+        widgets=[Widget(definition=NoteWidgetDefinition(content="hello", type="note"))],
+    )
 
 
 def test_dashboards_are_created_deleted_listed_as_deleted_and_restored(dd: DD, schema: Any) -> None:
@@ -155,29 +212,54 @@ def test_dashboards_are_created_deleted_listed_as_deleted_and_restored(dd: DD, s
             api.delete_dashboard(made.id)
         with pytest.raises(NotFoundException):
             api.get_dashboard(made.id)
-        api.delete_dashboards(body=DashboardBulkDeleteRequest(data=DashboardBulkActionDataList([
-            DashboardBulkActionData(id=gone.id, type=DashboardResourceType.DASHBOARD)])))
+        api.delete_dashboards(
+            body=DashboardBulkDeleteRequest(
+                data=DashboardBulkActionDataList(
+                    [DashboardBulkActionData(id=gone.id, type=DashboardResourceType.DASHBOARD)]
+                )
+            )
+        )
         live = [d.id for d in api.list_dashboards().dashboards]
         assert made.id not in live and gone.id not in live
         deleted = api.list_dashboards(filter_deleted=True).dashboards
-        assert {d.id for d in deleted} == {made.id, gone.id} and all(d.deleted_at is not None for d in deleted)
-        api.restore_dashboards(body=DashboardRestoreRequest(data=DashboardBulkActionDataList([
-            DashboardBulkActionData(id=made.id, type=DashboardResourceType.DASHBOARD)])))
+        assert {d.id for d in deleted} == {made.id, gone.id} and all(
+            d.deleted_at is not None for d in deleted
+        )
+        api.restore_dashboards(
+            body=DashboardRestoreRequest(
+                data=DashboardBulkActionDataList(
+                    [DashboardBulkActionData(id=made.id, type=DashboardResourceType.DASHBOARD)]
+                )
+            )
+        )
         assert api.get_dashboard(made.id).title == "Checkout"
         assert made.id in [d.id for d in api.list_dashboards().dashboards]
     listed = dd.raw("GET", "/api/v1/dashboard").json()
     schema("v1", "DashboardSummary", listed)
     assert all("deleted_at" in d and d["deleted_at"] is None for d in listed["dashboards"])
     assert dd.raw("DELETE", "/api/v1/dashboard/abc-def-ghi").json() == {
-        "errors": ["Dashboard with ID abc-def-ghi not found"]}
-    assert dd.raw("POST", "/api/v1/dashboard", json={**_dashboard("x").to_dict(), "tags": ["tm:foobar"]}).json() == {
-        "errors": ["Invalid tag format. Valid tag keys are: team."]}
+        "errors": ["Dashboard with ID abc-def-ghi not found"]
+    }
+    assert dd.raw(
+        "POST", "/api/v1/dashboard", json={**_dashboard("x").to_dict(), "tags": ["tm:foobar"]}
+    ).json() == {"errors": ["Invalid tag format. Valid tag keys are: team."]}
 
 
 def test_active_metrics_lists_metrics_with_points_since_from(dd: DD) -> None:
-    dd.raw("POST", "/api/v2/series", json={"series": [
-        {"metric": "checkout.requests", "points": [{"timestamp": int(T0) - 60, "value": 3}], "tags": ["env:prod"],
-         "resources": [{"type": "host", "name": "web-1"}]}]})
+    dd.raw(
+        "POST",
+        "/api/v2/series",
+        json={
+            "series": [
+                {
+                    "metric": "checkout.requests",
+                    "points": [{"timestamp": int(T0) - 60, "value": 3}],
+                    "tags": ["env:prod"],
+                    "resources": [{"type": "host", "name": "web-1"}],
+                }
+            ]
+        },
+    )
     with dd.client() as client:
         api = MetricsApi(client)
         found = api.list_active_metrics(_from=int(T0) - 3600)
@@ -188,3 +270,68 @@ def test_active_metrics_lists_metrics_with_points_since_from(dd: DD) -> None:
         # payments.errors' last point is 2 minutes before the start
         assert "payments.errors" not in api.list_active_metrics(_from=int(T0) - 30).metrics
     assert dd.raw("GET", "/api/v1/metrics").status_code == 400
+
+
+def test_v1_recurring_downtimes_are_stored_reported_and_active_within_occurrences(dd: DD) -> None:
+    from datadog_api_client.v1.api.downtimes_api import DowntimesApi as DowntimesV1
+    from datadog_api_client.v1.model.downtime import Downtime as DowntimeV1
+    from datadog_api_client.v1.model.downtime_recurrence import DowntimeRecurrence
+
+    monday_8 = int(T0) - 3600  # the trial starts Monday 09:00 UTC
+    weekdays = DowntimeRecurrence(type="weeks", period=1, week_days=["Mon", "Tue"], until_occurrences=4)
+    with dd.client() as client:
+        api = DowntimesV1(client)
+        made = api.create_downtime(
+            body=DowntimeV1(
+                scope=["env:prod"],
+                start=monday_8,
+                end=monday_8 + 7200,
+                timezone="UTC",
+                recurrence=weekdays,
+                message="maintenance",
+            )
+        )
+        assert made.active is True and made.recurrence.week_days == ["Mon", "Tue"]
+        assert made.recurrence.until_occurrences == 4 and made.scope == ["env:prod"]
+        assert api.get_downtime(made.id).message == "maintenance"
+        # The same downtime through v2: an RRULE recurrence, active now.
+        v2 = dd.raw("GET", f"/api/v2/downtime/{made.uuid}").json()["data"]["attributes"]
+        assert v2["schedule"]["recurrences"][0]["rrule"] == "FREQ=WEEKLY;INTERVAL=1;BYDAY=MO,TU;COUNT=4"
+        assert v2["status"] == "active"
+        tonight = api.create_downtime(
+            body=DowntimeV1(
+                scope=["env:prod"],
+                start=int(T0) + 36000,
+                end=int(T0) + 39600,
+                recurrence=DowntimeRecurrence(type="days", period=1),
+            )
+        )
+        assert tonight.active is False and tonight.status == "scheduled"
+        assert api.cancel_downtimes_by_scope(body={"scope": "env:prod"}).cancelled_ids == [
+            made.id,
+            tonight.id,
+        ]
+        api.cancel_downtime(made.id)  # already canceled: still 204
+    bad = {"scope": ["*"], "start": monday_8, "end": monday_8 + 60}
+    for recurrence, error in (
+        ({"type": "hours", "period": 1}, "Invalid recurrence type"),
+        (
+            {"type": "weeks", "period": 1, "week_days": ["mon"]},
+            "Invalid set of days in week_days. Be sure that the first letter is capitalized.",
+        ),
+        (
+            {"type": "weeks", "period": 1, "until_date": monday_8 + 86400, "until_occurrences": 3},
+            "You must provide only provide one of (until_occurrences, until_date)",
+        ),
+    ):
+        assert dd.raw("POST", "/api/v1/downtime", json={**bad, "recurrence": recurrence}).json() == {
+            "errors": [error]
+        }
+    assert dd.raw("POST", "/api/v1/downtime", json={"monitor_tags": ["a"]}).json() == {
+        "errors": ["Invalid scope parameter"]
+    }
+    assert dd.raw("GET", "/api/v1/downtime/0").json() == {"errors": ["Downtime not found"]}
+    assert dd.raw("DELETE", "/api/v1/downtime/0").json() == {"errors": ["Downtime 0 not found"]}
+    assert dd.raw("POST", "/api/v1/downtime/cancel/by_scope", json={"scope": "nope:x"}).json() == {
+        "errors": ["No downtimes found"]
+    }

@@ -15,17 +15,24 @@ from datadog_api_client.v1.model.service_level_objective_request import ServiceL
 from datadog_api_client.v1.model.slo_threshold import SLOThreshold
 from datadog_api_client.v1.model.slo_timeframe import SLOTimeframe
 from datadog_api_client.v1.model.slo_type import SLOType
-
 from tests.world.tools.datadog.conftest import DD, T0
 
-HITS = ServiceLevelObjectiveQuery(numerator="sum:http.hits{code:2xx}.as_count()",
-                                  denominator="sum:http.hits{!code:3xx}.as_count()")
+HITS = ServiceLevelObjectiveQuery(
+    numerator="sum:http.hits{code:2xx}.as_count()", denominator="sum:http.hits{!code:3xx}.as_count()"
+)
 WEEK = [SLOThreshold(target=95.0, timeframe=SLOTimeframe.SEVEN_DAYS, warning=98.0)]
 
 
-def _metric_slo(name: str = "checkout availability", tags: list[str] | None = None) -> ServiceLevelObjectiveRequest:
-    return ServiceLevelObjectiveRequest(name=name, type=SLOType.METRIC, query=HITS, thresholds=WEEK,
-                                        tags=tags or ["service:checkout", "env:prod"])
+def _metric_slo(
+    name: str = "checkout availability", tags: list[str] | None = None
+) -> ServiceLevelObjectiveRequest:
+    return ServiceLevelObjectiveRequest(
+        name=name,
+        type=SLOType.METRIC,
+        query=HITS,
+        thresholds=WEEK,
+        tags=tags or ["service:checkout", "env:prod"],
+    )
 
 
 def _monitor_id(dd: DD, name: str) -> int:
@@ -36,7 +43,12 @@ def test_a_metric_slo_is_created_read_listed_updated_and_deleted(dd: DD, schema:
     with dd.client() as client:
         api = ServiceLevelObjectivesApi(client)
         made = api.create_slo(body=_metric_slo()).data[0]
-        assert (made.type_id, str(made.timeframe), made.target_threshold, made.warning_threshold) == (1, "7d", 95, 98)
+        assert (made.type_id, str(made.timeframe), made.target_threshold, made.warning_threshold) == (
+            1,
+            "7d",
+            95,
+            98,
+        )
         assert made.thresholds[0].target_display == "95." and made.tags == ["env:prod", "service:checkout"]
         other = api.create_slo(body=_metric_slo("search latency", ["service:search"])).data[0]
         assert api.get_slo(made.id).data.name == "checkout availability"
@@ -46,51 +58,86 @@ def test_a_metric_slo_is_created_read_listed_updated_and_deleted(dd: DD, schema:
         assert len(api.list_slos(metrics_query="http.hits").data) == 2
         page = api.list_slos(limit=1, offset=1)
         assert [s.id for s in page.data] == [other.id] and page.metadata.page.total_count == 2
-        updated = api.update_slo(made.id, body=ServiceLevelObjective(
-            name="checkout availability", type=SLOType.METRIC, query=HITS, target_threshold=97.0,
-            thresholds=[SLOThreshold(target=97.0, timeframe=SLOTimeframe.SEVEN_DAYS, warning=98.0)])).data[0]
+        updated = api.update_slo(
+            made.id,
+            body=ServiceLevelObjective(
+                name="checkout availability",
+                type=SLOType.METRIC,
+                query=HITS,
+                target_threshold=97.0,
+                thresholds=[SLOThreshold(target=97.0, timeframe=SLOTimeframe.SEVEN_DAYS, warning=98.0)],
+            ),
+        ).data[0]
         assert updated.target_threshold == 97
         assert api.delete_slo(made.id).data == [made.id]
         with pytest.raises(NotFoundException):
             api.get_slo(made.id)
-    assert dd.raw("DELETE", f"/api/v1/slo/{made.id}").json() == {"errors": [f"SLO not found: {made.id} not found"]}
+    assert dd.raw("DELETE", f"/api/v1/slo/{made.id}").json() == {
+        "errors": [f"SLO not found: {made.id} not found"]
+    }
     schema("v1", "SLOListResponse", dd.raw("GET", "/api/v1/slo").json())
 
 
 def test_slo_bodies_datadog_refuses_get_its_errors(dd: DD) -> None:
     no_monitors = {"name": "x", "type": "monitor", "thresholds": [{"target": 95, "timeframe": "7d"}]}
     assert dd.raw("POST", "/api/v1/slo", json=no_monitors).json() == {
-        "errors": ["Invalid payload: must specify monitor_ids"]}
+        "errors": ["Invalid payload: must specify monitor_ids"]
+    }
     made = dd.raw("POST", "/api/v1/slo", json=_metric_slo().to_dict()).json()["data"][0]
     # The kind stays a metric SLO: a body without its query is refused as Datadog refuses it.
     answer = dd.raw("PUT", f"/api/v1/slo/{made['id']}", json=no_monitors)
-    assert (answer.status_code, answer.json()) == (400, {
-        "errors": ["Invalid payload: must specify the query for count types"]})
+    assert (answer.status_code, answer.json()) == (
+        400,
+        {"errors": ["Invalid payload: must specify the query for count types"]},
+    )
     with dd.client() as client, pytest.raises(ApiException) as refused:
-        ServiceLevelObjectivesApi(client).create_slo(body=ServiceLevelObjectiveRequest(
-            name="bad", type=SLOType.METRIC, query=HITS,
-            thresholds=[SLOThreshold(target=99.0, timeframe=SLOTimeframe.SEVEN_DAYS, warning=90.0)]))
+        ServiceLevelObjectivesApi(client).create_slo(
+            body=ServiceLevelObjectiveRequest(
+                name="bad",
+                type=SLOType.METRIC,
+                query=HITS,
+                thresholds=[SLOThreshold(target=99.0, timeframe=SLOTimeframe.SEVEN_DAYS, warning=90.0)],
+            )
+        )
     assert refused.value.status == 400
 
 
 def test_sli_specification_count_gets_the_query_datadog_derives(dd: DD) -> None:
-    body = {"name": "good minus errors", "type": "metric", "thresholds": [{"target": 99, "timeframe": "7d"}],
-            "sli_specification": {"count": {
-                "good_events_formula": {"formula": "query1 - query2"}, "bad_events_formula": {"formula": "query2"},
-                "queries": [{"data_source": "metrics", "name": "query1", "query": "sum:http.hits{*}.as_count()"},
-                            {"data_source": "metrics", "name": "query2", "query": "sum:http.errors{*}.as_count()"}]}}}
+    body = {
+        "name": "good minus errors",
+        "type": "metric",
+        "thresholds": [{"target": 99, "timeframe": "7d"}],
+        "sli_specification": {
+            "count": {
+                "good_events_formula": {"formula": "query1 - query2"},
+                "bad_events_formula": {"formula": "query2"},
+                "queries": [
+                    {"data_source": "metrics", "name": "query1", "query": "sum:http.hits{*}.as_count()"},
+                    {"data_source": "metrics", "name": "query2", "query": "sum:http.errors{*}.as_count()"},
+                ],
+            }
+        },
+    }
     made = dd.raw("POST", "/api/v1/slo", json=body).json()["data"][0]
     assert made["query"] == {
         "numerator": "sum:http.hits{*}.as_count() - sum:http.errors{*}.as_count()",
         "denominator": "(sum:http.hits{*}.as_count() - sum:http.errors{*}.as_count()) + "
-                       "(sum:http.errors{*}.as_count())"}
+        "(sum:http.errors{*}.as_count())",
+    }
 
 
 def test_history_computes_the_sli_from_metric_points_and_monitor_states(dd: DD) -> None:
     points = [(f"code:{code}", value) for code, value in (("2xx", 90), ("5xx", 10))]
-    dd.raw("POST", "/api/v2/series", json={"series": [
-        {"metric": "http.hits", "points": [{"timestamp": int(T0) - 600, "value": v}], "tags": [tag]}
-        for tag, v in points]})
+    dd.raw(
+        "POST",
+        "/api/v2/series",
+        json={
+            "series": [
+                {"metric": "http.hits", "points": [{"timestamp": int(T0) - 600, "value": v}], "tags": [tag]}
+                for tag, v in points
+            ]
+        },
+    )
     disk = _monitor_id(dd, "disk full on db")
     orders = _monitor_id(dd, "orders p99 latency")
     with dd.client() as client:
@@ -101,10 +148,16 @@ def test_history_computes_the_sli_from_metric_points_and_monitor_states(dd: DD) 
         assert history.series.numerator.sum == 90 and history.series.denominator.sum == 100
         empty = api.get_slo_history(metric.id, from_ts=int(T0) - 7200, to_ts=int(T0) - 3600).data.overall
         assert empty.sli_value is None and empty.errors[0].error_type == "ZERO_VALUED_DENOMINATOR"
-        up = api.create_slo(body=ServiceLevelObjectiveRequest(
-            name="orders up", type=SLOType.MONITOR, monitor_ids=[orders], thresholds=WEEK)).data[0]
-        down = api.create_slo(body=ServiceLevelObjectiveRequest(
-            name="disk up", type=SLOType.MONITOR, monitor_ids=[disk], thresholds=WEEK)).data[0]
+        up = api.create_slo(
+            body=ServiceLevelObjectiveRequest(
+                name="orders up", type=SLOType.MONITOR, monitor_ids=[orders], thresholds=WEEK
+            )
+        ).data[0]
+        down = api.create_slo(
+            body=ServiceLevelObjectiveRequest(
+                name="disk up", type=SLOType.MONITOR, monitor_ids=[disk], thresholds=WEEK
+            )
+        ).data[0]
         assert api.get_slo_history(up.id, from_ts=int(T0) - 3600, to_ts=int(T0)).data.overall.sli_value == 100
         assert api.get_slo_history(down.id, from_ts=int(T0) - 3600, to_ts=int(T0)).data.overall.sli_value == 0
         found = api.search_slo(query="disk").data.attributes.slos

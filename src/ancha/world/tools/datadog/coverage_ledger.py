@@ -1,7 +1,7 @@
 """Datadog API coverage ledger. Generated; do not edit.
 
 Regenerate with: python -m ancha.world.tools.datadog.coverage --regenerate
-1220 operations: 23 implemented, 20 partial, 1177 not implemented.
+1220 operations: 29 implemented, 20 partial, 1171 not implemented.
 """
 
 LEDGER: dict[str, tuple[str, str]] = {
@@ -13,7 +13,7 @@ LEDGER: dict[str, tuple[str, str]] = {
     'DELETE /api/v1/dashboard/public/{token}': ('not_implemented', ''),
     'DELETE /api/v1/dashboard/public/{token}/invitation': ('not_implemented', ''),
     'DELETE /api/v1/dashboard/{dashboard_id}': ('implemented', ''),
-    'DELETE /api/v1/downtime/{downtime_id}': ('not_implemented', ''),
+    'DELETE /api/v1/downtime/{downtime_id}': ('implemented', ''),
     'DELETE /api/v1/integration/aws': ('not_implemented', ''),
     'DELETE /api/v1/integration/aws/event_bridge': ('not_implemented', ''),
     'DELETE /api/v1/integration/aws/filtering': ('not_implemented', ''),
@@ -205,8 +205,8 @@ LEDGER: dict[str, tuple[str, str]] = {
     'GET /api/v1/dashboard/public/{token}': ('not_implemented', ''),
     'GET /api/v1/dashboard/public/{token}/invitation': ('not_implemented', ''),
     'GET /api/v1/dashboard/{dashboard_id}': ('implemented', ''),
-    'GET /api/v1/downtime': ('not_implemented', ''),
-    'GET /api/v1/downtime/{downtime_id}': ('not_implemented', ''),
+    'GET /api/v1/downtime': ('implemented', ''),
+    'GET /api/v1/downtime/{downtime_id}': ('implemented', ''),
     'GET /api/v1/events': ('partial', 'sources filters on source_type_name; aggregation is not modelled'),
     'GET /api/v1/events/{event_id}': ('implemented', ''),
     'GET /api/v1/graph/snapshot': ('not_implemented', ''),
@@ -833,8 +833,8 @@ LEDGER: dict[str, tuple[str, str]] = {
     'POST /api/v1/dashboard/public': ('not_implemented', ''),
     'POST /api/v1/dashboard/public/{token}/invitation': ('not_implemented', ''),
     'POST /api/v1/distribution_points': ('not_implemented', ''),
-    'POST /api/v1/downtime': ('not_implemented', ''),
-    'POST /api/v1/downtime/cancel/by_scope': ('not_implemented', ''),
+    'POST /api/v1/downtime': ('implemented', ''),
+    'POST /api/v1/downtime/cancel/by_scope': ('implemented', ''),
     'POST /api/v1/events': ('implemented', ''),
     'POST /api/v1/host/{host_name}/mute': ('not_implemented', ''),
     'POST /api/v1/host/{host_name}/unmute': ('not_implemented', ''),
@@ -1151,7 +1151,7 @@ LEDGER: dict[str, tuple[str, str]] = {
     'PUT /api/v1/dashboard/lists/manual/{list_id}': ('not_implemented', ''),
     'PUT /api/v1/dashboard/public/{token}': ('not_implemented', ''),
     'PUT /api/v1/dashboard/{dashboard_id}': ('partial', 'widget definitions are stored as sent, not validated'),
-    'PUT /api/v1/downtime/{downtime_id}': ('not_implemented', ''),
+    'PUT /api/v1/downtime/{downtime_id}': ('implemented', ''),
     'PUT /api/v1/integration/aws': ('not_implemented', ''),
     'PUT /api/v1/integration/aws/generate_new_external_id': ('not_implemented', ''),
     'PUT /api/v1/integration/azure': ('not_implemented', ''),

@@ -110,6 +110,17 @@ class Downtime:
     seeded: bool = False
     actor: str = "seed"
     recurrences: list[Recurrence] = field(default_factory=list)
+    v1_scope: list[str] | None = None
+    """The scope as a v1 list (``["env:prod", "host:a"]``) when the v1 API wrote it."""
+    v1_recurrence: dict[str, Any] | None = None
+    """A v1 ``recurrence`` as written (its RRULE form is in ``recurrences``)."""
+    v1_timezone: str | None = None
+    updated: bool = False
+
+    @property
+    def v1_id(self) -> int:
+        """The integer id the v1 API knows the downtime by (derived from its uuid)."""
+        return 1_000_000_000 + int(self.id.replace("-", "")[:8], 16) % 3_000_000_000
 
     def current(self, now: float) -> tuple[float, float | None] | None:
         """A recurring downtime's ongoing occurrence, else its next, else its last."""

@@ -8,6 +8,7 @@ def load_all() -> None:
         active_metrics,
         dashboards,
         downtimes,
+        downtimes_v1,
         events,
         logs,
         metrics,
