@@ -60,7 +60,7 @@ def check(env_id: str, server_url: str, task_path: Path | None, as_json: bool) -
         raise click.ClickException(f"{server_url} answered {answer.status_code}: {answer.text}")
     body = answer.json()
     results = body["results"]
-    if body.get("judge") and os.environ.get(KEY_VAR, "").strip():
+    if body.get("judge"):  # graded here with the user's key; without one, skipped as ancha run says
         results = _judge(server_url.rstrip("/") + f"/envs/{env_id}", headers, body["judge"], results)
     if as_json:
         click.echo(json.dumps(results, indent=2))
@@ -74,15 +74,20 @@ def check(env_id: str, server_url: str, task_path: Path | None, as_json: bool) -
 def _judge(env_url: str, headers: dict[str, str], rubrics: dict[str, str],
            results: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Grade the judge checks the server skipped, as the runner does: from the trace and the
-    world as they are now, with the user's own key and ``judge.model`` of ./ancha.yaml."""
+    world as they are now, with the user's own key and ``judge.model`` of ./ancha.yaml.
+    Without a key they are skipped, saying so in the words ``ancha run`` uses."""
+    required = {r["id"]: bool(r["required"]) for r in results}
+    specs = [CheckSpec(id=check_id, judge=rubric) for check_id, rubric in rubrics.items()]
+    if not os.environ.get(KEY_VAR, "").strip():
+        skipped = evaluate_judge_checks(specs, [], [], None, dict(os.environ))
+        by_id = {r.id: {**r.to_dict(), "required": required.get(r.id, True)} for r in skipped}
+        return [by_id.get(r["id"], r) for r in results]
     try:
         context = _get(f"{env_url}/context", headers).json()
         trace = trace_entries_from_jsonl(_get(f"{env_url}/trace", headers).text)
         world = _get(f"{env_url}/state", headers).json()
     except httpx.HTTPError as exc:
         raise click.ClickException(f"the judge checks could not be graded: {exc}") from exc
-    required = {r["id"]: bool(r["required"]) for r in results}
-    specs = [CheckSpec(id=check_id, judge=rubric) for check_id, rubric in rubrics.items()]
     try:
         judged = evaluate_judge_checks(specs, trace, world_views(world), _judge_model(), dict(os.environ),
                                        secrets=context_secrets(context))

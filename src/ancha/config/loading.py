@@ -57,7 +57,8 @@ def load_config(path: Path | None, cwd: Path, overrides: ConfigOverrides | None 
     walker = Walker(model, str(file) if file else None)
     data: dict[str, Any] = {}
     if file is not None:
-        data = _read(file, walker, model)
+        data, tree = _read(file, walker, model)
+        _keep_valid_items(data, tree)
     try:
         config = AnchaConfig.model_validate(data)
     except ValidationError:  # the walker has reported why; build from defaults to keep checking
@@ -71,18 +72,37 @@ def load_config(path: Path | None, cwd: Path, overrides: ConfigOverrides | None 
     return config
 
 
-def _read(file: Path, walker: Walker, model: type[AnchaConfig]) -> dict[str, Any]:
+def _read(file: Path, walker: Walker, model: type[AnchaConfig]) -> tuple[dict[str, Any], Any]:
+    """The file's valid fields, and the tree as written."""
     try:
         text = file.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         walker.problem("", f"cannot read the file: {exc}", "check the file's permissions and encoding")
-        return {}
+        return {}, None
     tree, problems = read_yaml(text, walker.file)
     walker.problems.extend(problems)
     if tree is None:
-        return {}
+        return {}, None
     clean = walker.section(tree, model, "", 1)
-    return clean if clean is not INVALID else {}
+    return (clean if clean is not INVALID else {}), tree
+
+
+def _keep_valid_items(data: dict[str, Any], tree: Any) -> None:
+    """Put back the valid items of ``agent.env`` and ``agent.execution.env`` when another item
+    was invalid (the walker drops the whole mapping or list, and has reported that item): the
+    rules then check them too (templates, reserved names), so every problem is reported at once
+    rather than after the first is fixed. The file is refused anyway."""
+    agent, written = data.get("agent"), tree.get("agent") if isinstance(tree, dict) else None
+    if not isinstance(agent, dict) or not isinstance(written, dict):
+        return
+    env = written.get("env")
+    if "env" not in agent and isinstance(env, dict):
+        agent["env"] = {str(k): str(v) for k, v in env.items() if isinstance(k, str) and isinstance(v, str)}
+    execution, written_execution = agent.get("execution"), written.get("execution")
+    if isinstance(execution, dict) and isinstance(written_execution, dict) and "env" not in execution:
+        names = written_execution.get("env")
+        if isinstance(names, list):
+            execution["env"] = [str(n) for n in names if isinstance(n, str)]
 
 
 def _apply(config: AnchaConfig, overrides: ConfigOverrides, parallel_in_file: bool) -> list[Problem]:

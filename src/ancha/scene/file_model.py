@@ -12,7 +12,7 @@ from datetime import datetime
 from functools import cache
 from typing import Annotated, Any, ClassVar, Literal  # noqa: F401
 
-from pydantic import ConfigDict, Field, StringConstraints, create_model
+from pydantic import ConfigDict, Field, StringConstraints, TypeAdapter, WithJsonSchema, create_model
 
 from ancha.config.validation import DurationText, Expect, FileModel
 from ancha.scene.model import SCENE_NAME_PATTERN
@@ -116,11 +116,28 @@ def _optional(annotation: Any, key: str, description: str = "") -> tuple[Any, An
     return annotation | None, Field(default=None, alias=key, description=description or None)
 
 
+def _sibling(name: str, owners: list[BodyKind]) -> tuple[Any, Any]:
+    """A field written beside a kind's key (``is``, ``contains``), shared by every kind that
+    has it. Its value is checked by the kind it is written beside (``Resolver.body``), so a
+    problem always names that kind; the schema shows each kind's form."""
+    forms: list[dict[str, Any]] = []
+    for kind in owners:
+        schema = TypeAdapter(kind.siblings[name]).json_schema()
+        if schema not in forms:
+            forms.append(schema)
+    annotation = Annotated[Any, WithJsonSchema(forms[0] if len(forms) == 1 else {"anyOf": forms})]
+    beside = ", ".join(kind.key for kind in owners)
+    return annotation | None, Field(default=None, description=f"with {beside}")
+
+
 def _kinds(kinds: dict[str, BodyKind]) -> dict[str, tuple[Any, Any]]:
     fields = {k.attribute: _optional(k.file_model, k.key, k.description) for k in kinds.values()}
+    owners: dict[str, list[BodyKind]] = {}
     for kind in kinds.values():
-        for name, annotation in kind.siblings.items():
-            fields.setdefault(name, (annotation | None, Field(default=None, description=f"with {kind.key}")))
+        for name in kind.siblings:
+            owners.setdefault(name, []).append(kind)
+    for name, kinds_of_name in owners.items():
+        fields.setdefault(name, _sibling(name, kinds_of_name))
     return fields
 
 

@@ -14,7 +14,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from ancha.config.validation import join
+from ancha.config.validation import INVALID, FileModel, Walker, join
 from ancha.durations import parse_duration
 from ancha.scene.model import MessageCheck, MessageSelector, Predicate, StateBody, Within
 from ancha.scene.people import People, option_hint
@@ -22,9 +22,11 @@ from ancha.scene.refs import RefTable, parse_pointer
 from ancha.scene.sections import BodyKind, Catalog, body_json
 from ancha.scene.sources import Source
 
-CALL_PATTERN = re.compile(r"^(\*|[A-Za-z*]+ /\S*)$")
-CALL_PATTERN_HINT = ('a pattern is "<METHOD> <PATH>" such as "POST /api/chat.postMessage" (METHOD letters or *), '
-                     'or "*"')
+CALL_PATTERN = re.compile(r"^(\*|(?:[A-Za-z]+|\*) [/*]\S*)$")
+"""``*``, or a method (letters, or ``*`` for any) and a path: ``/...``, or ``*`` for any path
+(``"DELETE *"``), as ``ancha.world.call_patterns`` compiles them."""
+CALL_PATTERN_HINT = ('a pattern is "<METHOD> <PATH>" such as "POST /api/chat.postMessage" or "DELETE *" '
+                     '(METHOD letters or *; * in the path matches any run of characters), or "*"')
 
 
 def call_pattern_problem(pattern: str) -> tuple[str, str] | None:
@@ -180,9 +182,24 @@ class Resolver:
             siblings = [name for name in kind.siblings if join(parent, name) in self.present]
             if siblings and beside is not None and not all(name in beside for name in siblings):
                 return None  # a sibling was invalid: already reported
-            data = {"value": data, **{name: (beside or {}).get(name) for name in siblings}}
+            values = {name: (beside or {}).get(name) for name in siblings}
+            if not all([self._sibling_valid(kind, name, value, join(parent, name)) for name, value in values.items()]):
+                return None
+            data = {"value": data, **values}
         model = kind.resolve(data, path, self)
         return None if model is None else body_json(model)
+
+    def _sibling_valid(self, kind: BodyKind, name: str, value: Any, path: str) -> bool:
+        """Whether ``value``, written beside ``kind``, has the form that kind gives ``name``;
+        each problem names the kind (other kinds may have a field of the same name)."""
+        if value is None:
+            return True
+        walker = Walker(FileModel)
+        if walker.typed(value, kind.siblings[name], [], path, None) is not INVALID:
+            return True
+        for problem in walker.problems:
+            self.add(problem.path, f"for {kind.key}, {problem.message}", problem.hint)
+        return False
 
     def _stray_siblings(self, path: str, kind: BodyKind | None, kinds: dict[str, BodyKind]) -> bool:
         """Report sibling fields (``contains``) written beside a kind they do not belong to."""

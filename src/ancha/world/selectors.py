@@ -213,8 +213,8 @@ def _explain(sel: CompiledSelector, name: str, group: list[Record]) -> str:
         reached = sorted({p for r in group for p in (r.data.get("reached") or ())})
         return f"{it} did not reach {sel.to} ({'reached ' + ', '.join(reached) if reached else 'reached no one'})"
     if name == "in":
-        places = _distinct(_place_label(env, str(r.data.get("channel"))) for r in group)
-        return f"{'it was' if one else 'they were'} in {places} instead of ${s.in_}"
+        places = _distinct(_record_place(env, r.data) for r in group)
+        return f"{'it was' if one else 'they were'} {places} instead of ${s.in_}"
     if name == "in_thread_of":
         places = _distinct(_thread_label(env, r.data) for r in group)
         return f"{'it was' if one else 'they were'} {places} instead of in the thread of ${s.in_thread_of}"
@@ -259,8 +259,20 @@ def _place_label(env: Environment, place_id: str) -> str:
         label = tool.place_label(place_id)
         if label is not None:
             return label
-    name = _ref_names(env, "channel").get(place_id)
-    return f"${name}" if name else place_id
+    for kind in ("channel", "issue", "pull"):
+        name = _ref_names(env, kind).get(place_id)
+        if name:
+            return f"${name}"
+    return place_id
+
+
+def _record_place(env: Environment, data: Mapping[str, Any]) -> str:
+    """Where a message record was written, as ``in <place>``: a Slack channel, a GitHub
+    issue or pull request; ``nowhere`` for a record that names no place."""
+    place = data.get("channel") or data.get("issue") or data.get("pull")
+    if not place:
+        return "in no channel, issue or pull request"
+    return f"in {_place_label(env, str(place))}"
 
 
 def _thread_label(env: Environment, data: Mapping[str, Any]) -> str:

@@ -2,7 +2,7 @@
 
 ``{ datadog.monitor: $monitor, is: OK | Alert }`` (``is`` written beside the key);
 ``datadog.downtime: { monitor, remaining_gte, duration_lte, reject_active_unsafe }``
-(durations such as ``1m``; resolved to seconds).
+(durations such as ``1m``, resolved to seconds; only ``reject_active_unsafe`` is optional).
 """
 
 from __future__ import annotations
@@ -32,9 +32,12 @@ class _Model(BaseModel):
 
 
 class DowntimeCheckFile(_File):
+    """The reference's ``monitor``, ``remaining_gte``, ``duration_lte`` (all required) and
+    optional ``reject_active_unsafe: true``."""
+
     monitor: Ref
-    remaining_gte: Annotated[str, DurationText()] | None = None
-    duration_lte: Annotated[str, DurationText()] | None = None
+    remaining_gte: Annotated[str, DurationText()]
+    duration_lte: Annotated[str, DurationText()]
     reject_active_unsafe: bool = False
 
 
@@ -45,8 +48,10 @@ class MonitorCheck(_Model):
 
 class DowntimeCheck(_Model):
     monitor: str
-    remaining_gte: float | None = None
-    duration_lte: float | None = None
+    remaining_gte: float
+    """Seconds."""
+    duration_lte: float
+    """Seconds."""
     reject_active_unsafe: bool = False
 
 
@@ -72,7 +77,7 @@ def resolve_downtime_check(data: dict[str, Any], path: str, resolver: Resolver) 
     bounds: dict[str, float] = {}
     for name in ("remaining_gte", "duration_lte"):
         if data.get(name) is None:
-            continue
+            return None  # missing or invalid: already reported
         try:
             bounds[name] = parse_duration(str(data[name]))
         except ValueError as exc:

@@ -7,7 +7,7 @@ one model (``*File``), resolved in place; ``github.file_at`` (written as a list)
 ``github.file_at: [repo, revision, path]`` with ``contains`` or ``equals`` beside it;
 ``github.pull: {pull, merged}``; ``github.production: {repo, commit}``;
 ``github.issue: {repo, title_contains, body_contains, labels, state, count | count_gte | count_lte}``;
-``github.permission: {repo, user, is}``; predicates ``issue_labeled: {repo, labels}`` and
+``github.permission: {repo, user}`` with ``is`` beside it (or inside); predicates ``issue_labeled: {repo, labels}`` and
 ``pull_merged: {repo, pull}``. Refs come out bare.
 """
 
@@ -59,10 +59,23 @@ class IssueFile(_File):
     count_lte: Annotated[int, Field(ge=0)] | None = None
 
 
+Access = Literal["read", "write", "admin", "none"]
+PERMISSION_SIBLINGS: dict[str, Any] = {"is": Access}
+"""``is`` written beside ``github.permission``, as the reference writes ``{ repo, user }, then is``."""
+
+
+class PermissionBodyFile(_File):
+    """``github.permission``'s body as written: ``is`` beside the key, or inside the body."""
+
+    repo: Ref
+    user: Ref
+    is_: Access | None = Field(default=None, alias="is")
+
+
 class PermissionFile(_File):
     repo: Ref
     user: Ref
-    is_: Literal["read", "write", "admin", "none"] = Field(alias="is")
+    is_: Access = Field(alias="is")
 
 
 class IssueLabeledFile(_File):
@@ -163,11 +176,24 @@ def resolve_issue(data: dict[str, Any], path: str, resolver: Resolver) -> IssueM
 
 
 def resolve_permission(data: dict[str, Any], path: str, resolver: Resolver) -> PermissionFile | None:
-    repo = _ref(resolver, data.get("repo"), "repo", join(path, "repo"))
-    user = _ref(resolver, data.get("user"), "user", join(path, "user"))
-    if repo is None or user is None or data.get("is_") is None:
+    """``{ github.permission: { repo, user }, is: write }``, or ``is`` inside the body."""
+    body, beside = data["value"], data.get("is")
+    repo = _ref(resolver, body.get("repo"), "repo", join(path, "repo"))
+    user = _ref(resolver, body.get("user"), "user", join(path, "user"))
+    inside = body.get("is_")
+    example = "for example { github.permission: { repo: $github_orders, user: $github_ben }, is: write }"
+    if beside is not None and inside is not None:
+        resolver.add(join(path, "is"), "github.permission takes is once: beside github.permission or inside it, "
+                     "not both", example)
         return None
-    return PermissionFile.model_validate({"repo": repo, "user": user, "is": data["is_"]})
+    if beside is None and inside is None:
+        if resolver.present.isdisjoint({join(path, "is"), join(path.rsplit(".", 2)[0], "is")}):
+            resolver.add(path.rsplit(".", 2)[0], "github.permission needs is: read, write, admin or none beside it",
+                         example)
+        return None  # otherwise an invalid is: already reported
+    if repo is None or user is None:
+        return None
+    return PermissionFile.model_validate({"repo": repo, "user": user, "is": beside or inside})
 
 
 def resolve_issue_labeled(data: dict[str, Any], path: str, resolver: Resolver) -> IssueLabeledFile | None:

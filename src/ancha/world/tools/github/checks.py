@@ -24,6 +24,7 @@ from ancha.world.tools.github.check_bodies import (
 
 if TYPE_CHECKING:
     from ancha.world.kernel.port import WorldPort
+    from ancha.world.kernel.trace import TraceEntry
     from ancha.world.tools.github.models.issues import Issue
     from ancha.world.tools.github.models.repos import Repo
     from ancha.world.tools.github.replica import GitHubReplica
@@ -70,6 +71,53 @@ def production_sha(world: WorldPort, repo: Repo) -> str | None:
     if record is not None and record.kind == "commit":
         return record.id
     return repo.git.resolve(repo.production)  # type: ignore[no-any-return]
+
+
+# --- evidence: the calls that made what a check found -------------------------------------
+
+WRITES = frozenset({"POST", "PUT", "PATCH", "DELETE"})
+
+
+def _writes(world: WorldPort, made: Callable[[TraceEntry], bool]) -> list[int]:
+    """Seqs of the GitHub calls that worked and changed something (by anyone: the agent, a
+    person, a world rule), for which ``made`` holds."""
+    return [e.seq for e in world.trace
+            if e.tool == "github" and e.worked and e.method in WRITES and made(e)]
+
+
+def _under(entry: TraceEntry, *paths: str) -> bool:
+    """The call's path is one of ``paths`` or below one (GitHub's paths ignore case)."""
+    path = entry.path.lower().rstrip("/")
+    return any(path == p.lower() or path.startswith(p.lower() + "/") for p in paths)
+
+
+def _names(entry: TraceEntry, text: str) -> bool:
+    """The call's request or its answer holds ``text`` (a SHA, an id)."""
+    needle = text.encode()
+    return needle in entry.request or needle in entry.response
+
+
+def _created(entry: TraceEntry, key: str, values: set[int]) -> bool:
+    """A create call whose answer's ``key`` is one of ``values`` (an issue's number)."""
+    if entry.method != "POST":
+        return False
+    body = entry.response_json()
+    return isinstance(body, dict) and body.get(key) in values
+
+
+def _commit_calls(world: WorldPort, repo: Repo, shas: list[str]) -> list[int]:
+    """The calls that wrote the first of ``shas`` some call names (a commit through the
+    contents API, a merge, a ref update, a push): they made the repository's state."""
+    rest, git = f"/repos/{repo.full_name}", f"/{repo.full_name.lower()}"
+    for sha in shas:
+
+        def wrote(entry: TraceEntry, sha: str = sha) -> bool:
+            return (_under(entry, rest) or entry.path.lower().startswith(git)) and _names(entry, sha)
+
+        found = _writes(world, wrote)
+        if found:
+            return found
+    return []
 
 
 def _outcome(passed: bool, expected: str, actual: str, evidence: list[int] | None = None) -> StateOutcome:
@@ -127,8 +175,10 @@ def file_at(body: dict[str, Any], replica: GitHubReplica, world: WorldPort) -> S
         if sha is None:
             return _outcome(False, expected, f"{repo.full_name} has no branch {spec.revision}")
     data = repo.git.read_file(sha, spec.path) if sha else None
+    evidence = _file_evidence(world, repo, sha, spec.path, spec.revision == "production")
     if data is None:
-        return _outcome(False, expected, f"{spec.path} does not exist at {spec.revision} ({(sha or '')[:7]})")
+        return _outcome(False, expected, f"{spec.path} does not exist at {spec.revision} ({(sha or '')[:7]})",
+                        evidence)
     text = data.decode("utf-8", errors="replace")
     if spec.contains is not None:
         passed = spec.contains in text
@@ -136,7 +186,21 @@ def file_at(body: dict[str, Any], replica: GitHubReplica, world: WorldPort) -> S
     else:
         passed = text == spec.equals
         found = "the file is exactly that" if passed else f"the file differs (it begins {_snippet(text)})"
-    return _outcome(passed, expected, f"{found} at {(sha or '')[:7]}")
+    return _outcome(passed, expected, f"{found} at {(sha or '')[:7]}", evidence)
+
+
+def _file_evidence(world: WorldPort, repo: Repo, sha: str | None, path: str, production: bool) -> list[int]:
+    """The call that wrote the commit that last changed ``path`` (else the one that wrote the
+    revision's commit), and the deployment that put it in production."""
+    if not sha:
+        return []
+    try:
+        last = next(iter(repo.git.log(sha, path)), None)
+    except LookupError:
+        last = None
+    shas = [last.sha, sha] if last is not None and last.sha != sha else [sha]
+    deployed = _deployment_calls(world, repo) if production else []
+    return sorted({*_commit_calls(world, repo, shas), *deployed})
 
 
 # --- github.pull, github.production ---------------------------------------------------------
@@ -156,7 +220,14 @@ def pull(body: dict[str, Any], replica: GitHubReplica, world: WorldPort) -> Stat
         return _outcome(False, _pull_expected(body), f"{repo.full_name} has no pull request #{number}")
     merged = found.merged
     state = "merged" if merged else f"not merged ({found.issue.state})"
-    return _outcome(merged == spec.merged, _pull_expected(body), f"#{number} is {state}")
+    base = f"/repos/{repo.full_name}"
+    if merged:  # the merge; else what closed or reopened it
+        evidence = _writes(world, lambda e: _under(e, f"{base}/pulls/{number}/merge"))
+    else:
+        evidence = _writes(world, lambda e: e.method == "PATCH" and _under(e, f"{base}/pulls/{number}")
+                           and not _under(e, f"{base}/pulls/{number}/merge")
+                           or e.method == "PATCH" and e.path.lower() == f"{base}/issues/{number}".lower())
+    return _outcome(merged == spec.merged, _pull_expected(body), f"#{number} is {state}", evidence)
 
 
 def _production_expected(body: dict[str, Any]) -> str:
@@ -173,7 +244,22 @@ def production(body: dict[str, Any], replica: GitHubReplica, world: WorldPort) -
     if sha is None:
         return _outcome(False, _production_expected(body), f"{repo.full_name} has nothing in production")
     actual = f"production runs {sha[:7]}" + ("" if sha == wanted else f", not {wanted[:7]}")
-    return _outcome(sha == wanted, _production_expected(body), actual)
+    return _outcome(sha == wanted, _production_expected(body), actual, _deployment_calls(world, repo))
+
+
+def _deployment_calls(world: WorldPort, repo: Repo) -> list[int]:
+    """The calls behind what runs in production: the deployment's creation and the status
+    that made it succeed (none when the seed's production still runs)."""
+    from ancha.world.tools.github.production import PRODUCTION, deployments_of
+
+    live = next((d for d in reversed(deployments_of(repo))
+                 if d.environment == PRODUCTION and d.state == "success"), None)
+    if live is None:
+        return []
+    base = f"/repos/{repo.full_name}/deployments"
+    statuses = {status.id for status in live.statuses}
+    return _writes(world, lambda e: e.path.lower() == base.lower() and _created(e, "id", {live.id})
+                   or e.path.lower() == f"{base}/{live.id}/statuses".lower() and _created(e, "id", statuses))
 
 
 # --- github.issue --------------------------------------------------------------------------
@@ -231,12 +317,23 @@ def issue(body: dict[str, Any], replica: GitHubReplica, world: WorldPort) -> Sta
         passed = passed and (spec.count_lte is None or n <= spec.count_lte)
     numbers = ", ".join(f"#{i.number}" for i in matching[:10])
     actual = f"{n} matching issue{'' if n == 1 else 's'}" + (f" ({numbers})" if numbers else "")
+    closest: Issue | None = None
     if not matching and issues:
         closest = min(issues, key=lambda i: (len(_issue_misses(spec, i)), -i.number))
         actual += f"; the closest, #{closest.number}, fails because " + " and ".join(_issue_misses(spec, closest))
     elif not issues:
         actual += f"; {repo.full_name} has no issues"
-    return _outcome(passed, _issue_expected(body), actual)
+    shown = matching or ([closest] if closest is not None else [])
+    return _outcome(passed, _issue_expected(body), actual, _issue_calls(world, repo, {i.number for i in shown}))
+
+
+def _issue_calls(world: WorldPort, repo: Repo, numbers: set[int]) -> list[int]:
+    """The calls that opened these issues and changed them since (edits, labels, closing)."""
+    if not numbers:
+        return []
+    base = f"/repos/{repo.full_name}/issues"
+    return _writes(world, lambda e: e.path.lower() == base.lower() and _created(e, "number", numbers)
+                   or any(_under(e, f"{base}/{n}") for n in numbers))
 
 
 # --- github.permission ----------------------------------------------------------------------
@@ -256,14 +353,24 @@ def permission(body: dict[str, Any], replica: GitHubReplica, world: WorldPort) -
     role = state.role(repo, account) if account is not None else None
     access = ACCESS.get(role or "", "none")
     actual = f"it is {access}" + (f" (role {role})" if role else " (no access)")
-    return _outcome(access == spec.is_, _permission_expected(body), actual)
+    login = account.login if account is not None else ""
+    base = f"/repos/{repo.full_name}"
+    evidence = _writes(world, lambda e: bool(login) and e.path.lower() == f"{base}/collaborators/{login}".lower()
+                       or e.path.lower().endswith(f"/repos{base}".lower()) and "/teams/" in e.path.lower()
+                       or e.method == "PATCH" and e.path.lower() == base.lower())
+    return _outcome(access == spec.is_, _permission_expected(body), actual, evidence)
 
 
 # --- predicates --------------------------------------------------------------------------
 
 
 class IssueLabeledHeld(CompiledPredicate):
-    """``issue_labeled: {repo, labels}``: an issue of the repo got every label (at creation or later)."""
+    """``issue_labeled: {repo, labels}``: an issue of the repo got every label (at creation or later).
+
+    It holds the first time a label is given during the trial (an issue opened with its
+    labels, or a label added, by anyone) and the issue then has every one of ``labels``. The
+    seed never makes it hold: labels an issue was seeded with were not given during the trial
+    (``github.issue: { labels }`` reads the world as it stands, seed included)."""
 
     events = frozenset({"issue_opened", "issue_labeled"})
 
@@ -278,7 +385,8 @@ class IssueLabeledHeld(CompiledPredicate):
         data = event.data
         if not self.holds and str(data.get("repo", "")).lower() == self.repo and not data.get("is_pull"):
             labels = {str(name).lower() for name in data.get("labels") or ()}
-            if self.labels <= labels:
+            given = labels if event.type == "issue_opened" else {str(data.get("label", "")).lower()}
+            if self.labels <= labels and given & self.labels:
                 self._set(True, event.at, [len(self.world.trace) + 1])
         return self.holds
 

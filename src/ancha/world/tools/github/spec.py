@@ -43,8 +43,8 @@ TOOL: ToolSpec[GitHubReplica] = ToolSpec(
                checks.REF_EVENTS, "the commit production runs"),
         _state("github.issue", bodies.IssueFile, bodies.resolve_issue, checks.issue, checks.ISSUE_EVENTS,
                "issues of a repository (not pull requests)"),
-        _state("github.permission", bodies.PermissionFile, bodies.resolve_permission, checks.permission,
-               checks.ACCESS_EVENTS, "a user's effective access to a repository"),
+        _state("github.permission", bodies.PermissionBodyFile, bodies.resolve_permission, checks.permission,
+               checks.ACCESS_EVENTS, "a user's effective access to a repository", bodies.PERMISSION_SIBLINGS),
     ),
     predicates=(
         PredicateKind(BodyKind("issue_labeled", "github", bodies.IssueLabeledFile, bodies.resolve_issue_labeled,

@@ -36,10 +36,26 @@ def _expected(spec: IncidentCheck) -> str:
     return f"{which} {', '.join(parts)}"
 
 
-def _outcome(passed: bool, expected: str, actual: str) -> StateOutcome:
+WRITES = frozenset({"POST", "PUT", "PATCH", "DELETE"})
+
+
+def _outcome(passed: bool, expected: str, actual: str, evidence: list[int] | None = None) -> StateOutcome:
     explanation = (f"Passed: expected {expected}, and found {actual}." if passed
                    else f"Failed: expected {expected}; actually {actual}.")
-    return StateOutcome(passed, expected, actual, explanation, [])
+    return StateOutcome(passed, expected, actual, explanation, evidence or [])
+
+
+def incident_calls(world: WorldPort, incident: Incident) -> list[int]:
+    """The calls that made the incident what it is: the one that created it and every one
+    that changed it since (acknowledged, reassigned, resolved, merged), by the agent, a
+    person or a world rule: REST calls name its id in their path, body or answer; Events
+    API calls name its dedup key."""
+    needles = [incident.id.encode()]
+    if incident.incident_key:
+        needles.append(incident.incident_key.encode())
+    return [e.seq for e in world.trace
+            if e.tool == "pagerduty" and e.worked and e.method in WRITES
+            and (incident.id in e.path or any(n in e.request or n in e.response for n in needles))]
 
 
 def select(replica: PagerDutyReplica | None, world: WorldPort, spec: IncidentCheck) -> Incident | None:
@@ -84,6 +100,7 @@ def evaluate(body: dict[str, Any], replica: PagerDutyReplica | None, world: Worl
         took = at - incident.created_at
         (found if took <= limit else misses).append(f"it was {verb} {format_duration(max(took, 0.0))} "
                                                      "after it was created")
+    evidence = incident_calls(world, incident)
     if misses:
-        return _outcome(False, expected, f"incident {label}: " + "; ".join(misses))
-    return _outcome(True, expected, f"incident {label}: " + "; ".join(found))
+        return _outcome(False, expected, f"incident {label}: " + "; ".join(misses), evidence)
+    return _outcome(True, expected, f"incident {label}: " + "; ".join(found), evidence)
