@@ -98,3 +98,17 @@ def test_monitor__an_arithmetic_query_evaluates(dd: DD) -> None:
             )
         )
         assert str(MonitorsApi(client).get_monitor(made.id).overall_state) == "Alert"
+
+
+def test_query__nesting_past_the_bound_is_datadogs_400_not_a_crash(dd: DD) -> None:
+    deep = "(" * 2000 + "avg:app.hits{*}" + ")" * 2000
+    answer = dd.raw("GET", "/api/v1/query", params={"from": int(T0) - 300, "to": int(T0), "query": deep})
+    assert answer.status_code == 400 and answer.json()["errors"][0].startswith("Error parsing query")
+    made = dd.raw(
+        "POST",
+        "/api/v1/monitor",
+        json={"type": "query alert", "name": "deep", "query": f"avg(last_5m):{deep} > 1"},
+    )
+    assert (
+        made.status_code == 200 and dd.raw("GET", f"/api/v1/monitor/{made.json()['id']}").status_code == 200
+    )

@@ -19,7 +19,7 @@ from typing import Any
 
 import re2
 
-from ancha.world.kernel.query_limits import too_long
+from ancha.world.kernel.query_limits import MAX_QUERY_DEPTH, TOO_DEEP, too_long
 from ancha.world.tools.datadog.metrics import (
     RE2_OPTIONS,
     MetricQuery,
@@ -92,6 +92,7 @@ class _Parser:
         self.text = text
         self.pos = 0
         self.metrics: list[MetricQuery] = []
+        self.depth = 0
 
     def _skip(self) -> None:
         while self.pos < len(self.text) and self.text[self.pos].isspace():
@@ -118,6 +119,15 @@ class _Parser:
         return node
 
     def factor(self) -> Node:
+        self.depth += 1
+        try:
+            return self._factor()
+        finally:
+            self.depth -= 1
+
+    def _factor(self) -> Node:
+        if self.depth > MAX_QUERY_DEPTH:
+            raise ValueError(TOO_DEEP)
         char = self._peek()
         if char == "(":
             self.pos += 1
