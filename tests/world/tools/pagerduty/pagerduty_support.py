@@ -6,13 +6,17 @@ from __future__ import annotations
 
 import copy
 import json
+import urllib.parse
 from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
 import httpx
+import httpx2
 import jsonschema
 import pagerduty
+import pdpyras
+import requests
 
 from ancha.scene.model import Scene
 from ancha.world.environment import Environment
@@ -171,3 +175,69 @@ def _resolve(spec: dict[str, Any], ref: str) -> Any:
     for part in ref.lstrip("#/").split("/"):
         node = node[part.replace("~1", "/")]
     return node
+
+
+# --- the official clients on an in-process environment ----------------------------------------
+
+
+INPROCESS = "https://pagerduty.replica.test"
+"""The origin the in-process clients reach (over an adapter, never the network)."""
+
+
+def _dispatch(env: Environment, method: str, url: str, headers: dict[str, str], body: bytes) -> ToolResponse:
+    split = urllib.parse.urlsplit(url)
+    headers = {k.lower(): v for k, v in headers.items()}
+    headers.update({"host": split.netloc, "x-forwarded-proto": split.scheme})
+    below = split.path.removeprefix(f"/envs/{env.id}/pagerduty") or "/"
+    return env.dispatch("pagerduty", ToolRequest(method.upper(), below, split.query, headers, body))
+
+
+class InProcessTransport(httpx2.BaseTransport):
+    """The ``pagerduty`` client's transport (an httpx2 client) answering from ``env.dispatch``,
+    so that the official client drives an in-process environment whose clock the test moves."""
+
+    def __init__(self, env: Environment) -> None:
+        self.env = env
+
+    def handle_request(self, request: httpx2.Request) -> httpx2.Response:
+        answer = _dispatch(self.env, request.method, str(request.url), dict(request.headers), request.read())
+        return httpx2.Response(answer.status, headers={"content-type": answer.content_type, **answer.headers},
+                               stream=httpx2.ByteStream(answer.body), request=request)
+
+
+class InProcessAdapter(requests.adapters.BaseAdapter):
+    """The same for pdpyras (a requests session)."""
+
+    def __init__(self, env: Environment) -> None:
+        super().__init__()
+        self.env = env
+
+    def send(self, request: requests.PreparedRequest, *args: Any, **kwargs: Any) -> requests.Response:
+        raw = request.body
+        body = raw if isinstance(raw, bytes) else raw.encode() if isinstance(raw, str) else b""
+        headers = {k: v if isinstance(v, str) else v.decode() for k, v in request.headers.items()}
+        answer = _dispatch(self.env, str(request.method), str(request.url), headers, body)
+        response = requests.Response()
+        response.status_code = answer.status
+        response._content = answer.body
+        response.headers.update({"content-type": answer.content_type, **answer.headers})
+        response.url = str(request.url)
+        response.request = request
+        response.encoding = "utf-8"
+        return response
+
+    def close(self) -> None:
+        pass
+
+
+def in_process_clients(env: Environment, from_email: str = "ancha-agent@acme.test",
+                       ) -> tuple[pagerduty.RestApiV2Client, pdpyras.APISession]:
+    """The ``pagerduty`` client and a pdpyras session on ``env``, as the agent."""
+    replica: Any = env.tools["pagerduty"]
+    url = f"{INPROCESS}/envs/{env.id}/pagerduty"
+    client = rest_client(url, replica.token, from_email)
+    session = pdpyras.APISession(replica.token, default_from=from_email)
+    session.url = url
+    client._transport = InProcessTransport(env)
+    session.mount(INPROCESS, InProcessAdapter(env))
+    return client, session

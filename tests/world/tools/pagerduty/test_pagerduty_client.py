@@ -106,7 +106,7 @@ def test_events_api__invalid_event_gets_the_events_api_400(pd: PD) -> None:
 
 
 def test_unimplemented_vendor_endpoint__501_and_unknown_path_404(pd: PD) -> None:
-    gap = pd.raw("GET", "/teams")
-    assert gap.status_code == 501 and "GET /teams" in gap.json()["error"]["errors"][0]
+    gap = pd.raw("GET", "/vendors")
+    assert gap.status_code == 501 and "GET /vendors" in gap.json()["error"]["errors"][0]
     missing = pd.raw("GET", "/no_such_thing")
     assert missing.status_code == 404 and missing.json() == {"error": {"message": "Not Found", "code": 2100}}

@@ -90,6 +90,8 @@ def _alert_event(replica: PagerDutyReplica, event: dict[str, Any], actor: str) -
             desk.log(incident, "trigger_log_entry", "Triggered through the API (de-duplicated).", None)
             desk.state.changed()
             return incident.incident_key
+        if replica.state.in_maintenance(service, desk.now()):
+            return dedup or replica.world.random_hex(32)  # accepted; a service in maintenance makes no incident
         incident = desk.trigger(service, summary, by=None, actor=actor, incident_key=dedup or None,
                                 details=details, alert={"summary": summary, "severity": severity,
                                                         "details": details if isinstance(details, dict) else {},

@@ -92,7 +92,7 @@ class User:
             "id": self.id, "type": "user", "summary": self.name, "self": f"{base}/users/{self.id}",
             "html_url": f"{base}/users/{self.id}", "name": self.name, "email": self.email,
             "time_zone": self.time_zone, "color": self.color, "role": self.role,
-            "avatar_url": f"https://secure.gravatar.com/avatar/{self.id.lower()}.png?d=mm&r=PG",
+            "avatar_url": f"{base}/avatars/{self.id}.png",
             "description": self.description, "invitation_sent": False, "job_title": "",
             "teams": [t.reference(base) for t in self.teams], "contact_methods": [], "notification_rules": [], "coordinated_incidents": [],
         }

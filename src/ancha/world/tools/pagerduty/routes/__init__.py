@@ -7,6 +7,13 @@ from ancha.world.tools.pagerduty.router import ROUTES, Route
 
 def load_all() -> list[Route]:
     """Every served route (importing the modules registers them)."""
-    from ancha.world.tools.pagerduty.routes import directory, incidents, oncalls  # noqa: F401
+    from ancha.world.tools.pagerduty.routes import (  # noqa: F401
+        directory,
+        incidents,
+        maintenance,
+        oncalls,
+        overrides,
+        teams,
+    )
 
     return list(ROUTES)

@@ -9,6 +9,7 @@ from ancha.world.tools.pagerduty.call import Call, paginated
 from ancha.world.tools.pagerduty.errors import InvalidInput, NotFound
 from ancha.world.tools.pagerduty.models import EscalationPolicy, Schedule, User, iso
 from ancha.world.tools.pagerduty.router import route
+from ancha.world.tools.pagerduty.routes.teams import in_teams
 
 T = TypeVar("T")
 
@@ -35,10 +36,13 @@ def _get(found: dict[str, T], id: str) -> T:
 # --- users ------------------------------------------------------------------------------
 
 
-@route("GET", "/users", partial="team_ids[] and include[] are ignored")
+@route("GET", "/users", partial="include[] is ignored")
 def list_users(call: Call) -> dict[str, Any]:
-    return _page(call, "users", list(call.state.users.values()), lambda u: u.to_dict(call.base),
-                 lambda u: f"{u.name} {u.email}")
+    users = list(call.state.users.values())
+    teams = in_teams(call)
+    if teams is not None:
+        users = [u for u in users if any(t in teams for t in u.teams)]
+    return _page(call, "users", users, lambda u: u.to_dict(call.base), lambda u: f"{u.name} {u.email}")
 
 
 @route("GET", "/users/me")
@@ -57,9 +61,12 @@ def get_user(call: Call) -> dict[str, Any]:
 # --- services ---------------------------------------------------------------------------
 
 
-@route("GET", "/services", partial="team_ids[], include[] and sort_by are ignored")
+@route("GET", "/services", partial="include[] and sort_by are ignored")
 def list_services(call: Call) -> dict[str, Any]:
     services = sorted(call.state.services.values(), key=lambda s: s.name.lower())
+    teams = in_teams(call)
+    if teams is not None:
+        services = [s for s in services if any(t in teams for t in s.policy.teams)]
     return _page(call, "services", services, lambda s: s.to_dict(call.base), lambda s: s.name)
 
 
@@ -92,13 +99,17 @@ def policy_dict(policy: EscalationPolicy, base: str) -> dict[str, Any]:
         "on_call_handoff_notifications": "if_has_services",
         "escalation_rules": [{"id": rule.id, "escalation_delay_in_minutes": int(rule.delay // 60),
                               "targets": [t.reference(base) for t in rule.targets]} for rule in policy.rules],
-        "services": [s.reference(base) for s in policy.services], "teams": [], "privilege": None,
+        "services": [s.reference(base) for s in policy.services],
+        "teams": [t.reference(base) for t in policy.teams], "privilege": None,
     }
 
 
-@route("GET", "/escalation_policies", partial="user_ids[], team_ids[], include[] and sort_by are ignored")
+@route("GET", "/escalation_policies", partial="user_ids[], include[] and sort_by are ignored")
 def list_escalation_policies(call: Call) -> dict[str, Any]:
     policies = sorted(call.state.policies.values(), key=lambda p: p.name.lower())
+    teams = in_teams(call)
+    if teams is not None:
+        policies = [p for p in policies if any(t in teams for t in p.teams)]
     return _page(call, "escalation_policies", policies, lambda p: policy_dict(p, call.base), lambda p: p.name)
 
 
@@ -138,6 +149,13 @@ def schedule_dict(call: Call, schedule: Schedule, since: float | None = None,
             if until > since else 100.0,
             "rendered_schedule_entries": [{"start": iso(start), "end": iso(end), "user": u.reference(base)}
                                           for u, start, end in entries]}
+        overrides = [o for o in schedule.overrides if o.start < until and o.end > since]
+        body["overrides_subschedule"] = {
+            "name": "Overrides", "rendered_coverage_percentage": round(100 * sum(
+                min(o.end, until) - max(o.start, since) for o in overrides) / (until - since), 2)
+            if until > since else 0.0,
+            "rendered_schedule_entries": [{"start": iso(max(o.start, since)), "end": iso(min(o.end, until)),
+                                           "user": o.user.reference(base)} for o in overrides]}
     return body
 
 
@@ -158,7 +176,7 @@ def list_schedules(call: Call) -> dict[str, Any]:
     return _page(call, "schedules", schedules, lambda s: schedule_dict(call, s), lambda s: s.name)
 
 
-@route("GET", "/schedules/{id}", partial="overflow and time_zone are ignored; no overrides")
+@route("GET", "/schedules/{id}", partial="overflow and time_zone are ignored")
 def get_schedule(call: Call) -> dict[str, Any]:
     schedule = _get(call.state.schedules, call.params["id"])
     since, until = _range(call)

@@ -9,6 +9,7 @@ from ancha.world.tools.pagerduty.errors import InvalidInput, NotFound
 from ancha.world.tools.pagerduty.models import SORT_KEYS, EscalationPolicy, Incident, User
 from ancha.world.tools.pagerduty.params import object_id
 from ancha.world.tools.pagerduty.router import route
+from ancha.world.tools.pagerduty.routes.teams import in_teams
 
 STATUSES = ("triggered", "acknowledged", "resolved")
 URGENCIES = ("high", "low")
@@ -26,7 +27,8 @@ def _sort(value: str | None) -> tuple[str, bool]:
     return field, direction == "desc"
 
 
-@route("GET", "/incidents", partial="include[], team_ids[] and time_zone are ignored")
+@route("GET", "/incidents", partial="include[] and time_zone are ignored; team_ids[] goes by the teams of each "
+                                   "incident's service's escalation policy")
 def list_incidents(call: Call) -> dict[str, Any]:
     q = call.query
     limit, offset = q.page()
@@ -37,6 +39,10 @@ def list_incidents(call: Call) -> dict[str, Any]:
     if not urgencies <= set(URGENCIES):
         raise InvalidInput("Urgencies must be a list of high or low.")
     services = frozenset(q.many("service_ids"))
+    teams = in_teams(call)
+    if teams is not None:
+        owned = {s.id for s in call.state.services.values() if any(t in teams for t in s.policy.teams)}
+        services = frozenset((owned & services) if services else owned) or frozenset({""})  # ("": none)
     users = frozenset(q.many("user_ids"))
     field, descending = _sort(q.get("sort_by"))
     since, until = q.time("since"), q.time("until")
