@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+import httpx
 import pytest
 from slack_sdk.errors import SlackApiError
 
@@ -169,8 +170,9 @@ def test_get_permalink__links_the_message(slack, matches_spec):
     posted = slack.client.chat_postMessage(channel="#support", text="link me")
     answer = slack.client.chat_getPermalink(channel=posted["channel"], message_ts=posted["ts"])
     matches_spec("chat.getPermalink", answer.data)
-    expected = f"https://acme.slack.com/archives/{posted['channel']}/p{posted['ts'].replace('.', '')}"
-    assert answer["permalink"] == expected
+    expected = f"{slack.url}/archives/{posted['channel']}/p{posted['ts'].replace('.', '')}"
+    assert answer["permalink"] == expected  # Slack's shape, leading back to the replica
+    assert httpx.get(expected, timeout=10).status_code == 200
 
 
 def test_get_permalink__message_not_found(slack):

@@ -68,7 +68,7 @@ def test_search_messages__finds_words_with_paging_and_a_permalink(laura, matches
     support = replica.world.refs["support"].id
     assert match["text"] == "Where did CSV exports go?" and match["channel"]["id"] == support
     assert match["channel"]["name"] == "support" and match["username"] == "laura"
-    assert match["permalink"] == f"https://acme.slack.com/archives/{support}/p{match['ts'].replace('.', '')}"
+    assert match["permalink"] == f"{replica.base_url}/archives/{support}/p{match['ts'].replace('.', '')}"
     assert answer["messages"]["paging"] == {"count": 20, "total": 1, "page": 1, "pages": 1}
 
 

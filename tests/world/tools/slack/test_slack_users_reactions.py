@@ -13,7 +13,7 @@ def _error(excinfo: pytest.ExceptionInfo[SlackApiError]) -> str:
 def test_auth_test__names_the_bot(slack, matches_spec):
     answer = slack.client.auth_test()
     matches_spec("auth.test", answer.data)
-    assert answer["team"] == "Acme" and answer["url"] == "https://acme.slack.com/"
+    assert answer["team"] == "Acme" and answer["url"] == slack.url + "/"
     assert answer["bot_id"].startswith("B") and answer["user"] == "ancha"
 
 

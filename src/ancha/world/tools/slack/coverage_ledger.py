@@ -1,7 +1,7 @@
 """Slack Web API coverage ledger. Generated; do not edit.
 
 Regenerate with: python -m ancha.world.tools.slack.coverage --regenerate
-326 methods: 40 implemented, 44 partial, 242 not implemented.
+326 methods: 45 implemented, 47 partial, 234 not implemented.
 """
 
 LEDGER: dict[str, tuple[str, str]] = {
@@ -212,12 +212,12 @@ LEDGER: dict[str, tuple[str, str]] = {
     'files.getUploadURLExternal': ('partial', "uploads are capped at 8 MB (file_upload_size_restricted), not Slack's 1 GB"),
     'files.info': ('partial', 'no comments; no content for snippets'),
     'files.list': ('partial', 'only files uploaded during the trial (files on seeded messages are not listed); types spaces and gdocs match nothing'),
-    'files.remote.add': ('not_implemented', ''),
-    'files.remote.info': ('not_implemented', ''),
-    'files.remote.list': ('not_implemented', ''),
-    'files.remote.remove': ('not_implemented', ''),
-    'files.remote.share': ('not_implemented', ''),
-    'files.remote.update': ('not_implemented', ''),
+    'files.remote.add': ('partial', 'preview_image is kept only as has_rich_preview; indexable_file_contents is not searched'),
+    'files.remote.info': ('implemented', ''),
+    'files.remote.list': ('implemented', ''),
+    'files.remote.remove': ('implemented', ''),
+    'files.remote.share': ('implemented', ''),
+    'files.remote.update': ('implemented', ''),
     'files.revokePublicURL': ('not_implemented', ''),
     'files.sharedPublicURL': ('not_implemented', ''),
     'files.upload': ('implemented', ''),
@@ -292,12 +292,12 @@ LEDGER: dict[str, tuple[str, str]] = {
     'stars.remove': ('not_implemented', ''),
     'team.accessLogs': ('not_implemented', ''),
     'team.billableInfo': ('not_implemented', ''),
-    'team.billing.info': ('not_implemented', ''),
+    'team.billing.info': ('partial', 'always the free plan (a scene cannot set one)'),
     'team.externalTeams.disconnect': ('not_implemented', ''),
     'team.externalTeams.list': ('not_implemented', ''),
     'team.info': ('implemented', ''),
     'team.integrationLogs': ('not_implemented', ''),
-    'team.preferences.list': ('not_implemented', ''),
+    'team.preferences.list': ('partial', "a new workspace's defaults (a scene cannot set them)"),
     'team.profile.get': ('partial', 'no custom profile fields (a scene cannot define them yet)'),
     'tooling.tokens.rotate': ('not_implemented', ''),
     'usergroups.create': ('partial', 'default channels are kept, but members are not added to them'),

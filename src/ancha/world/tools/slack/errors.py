@@ -198,6 +198,20 @@ class FileNotFound(SlackError):
     code = "file_not_found"
 
 
+class TooManyIds(SlackError):
+    """``files.remote.*`` given both ``file`` and ``external_id``."""
+
+    code = "too_many_ids"
+
+
+class InvalidExternalId(SlackError):
+    code = "invalid_external_id"
+
+
+class BadTitle(SlackError):
+    code = "bad_title"
+
+
 class FileDeleted(SlackError):
     code = "file_deleted"
 

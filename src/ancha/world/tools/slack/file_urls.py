@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 from urllib.parse import quote
 
 from ancha.world.kernel.tool import ToolRequest, ToolResponse
+from ancha.world.tools.slack import web_pages
 from ancha.world.tools.slack.files import MAX_FILE_BYTES, SlackFile, kind_of
 
 if TYPE_CHECKING:
@@ -29,9 +30,11 @@ def serve(replica: SlackReplica, request: ToolRequest) -> ToolResponse:
     path = request.path
     if path.startswith("/upload/v1/") and request.method == "POST":
         return _upload(replica, path.removeprefix("/upload/v1/"), request)
-    if path.startswith("/files-pri/") and request.method in ("GET", "HEAD"):
+    if request.method not in ("GET", "HEAD"):
+        return ToolResponse(404, b"Not Found", _TEXT, vendor_ok=False)
+    if path.startswith("/files-pri/"):
         return _download(replica, path, request)
-    return ToolResponse(404, b"Not Found", _TEXT, vendor_ok=False)
+    return web_pages.serve(replica, path)
 
 
 def _upload(replica: SlackReplica, ticket: str, request: ToolRequest) -> ToolResponse:
@@ -67,7 +70,7 @@ def _download(replica: SlackReplica, path: str, request: ToolRequest) -> ToolRes
     auth = request.headers.get("authorization", "")
     caller = replica.tokens.get(auth[7:].strip()) if auth[:7].lower() == "bearer " else None
     if caller is None:
-        login = f"https://{replica.state.team['domain']}.slack.com/?redir={quote(path, safe='')}"
+        login = f"{replica.base_url}/?redir={quote(path, safe='')}"
         return ToolResponse(302, b"", "", headers={"location": login}, vendor_ok=False)
     if file is None or file.data is None or file.deleted or not _visible(replica, file, caller.user_id):
         return ToolResponse(404, b"Not Found", _TEXT, actor=caller.actor, vendor_ok=False)

@@ -2,14 +2,16 @@
 ``files.completeUploadExternal`` names and shares.
 
 A file's bytes live with it (uploads are capped, ``MAX_FILE_BYTES``); its wire object
-(``to_dict``) carries Slack's fields, and the URLs in it point at this replica, where
-``file_urls.py`` serves them. A file is visible to its uploader and to whoever can see a
+(``to_dict``) carries Slack's fields, and the URLs in it (``url_private``, ``permalink``,
+``permalink_public``) point at this replica, where ``file_urls.py`` serves them. A file is visible to its uploader and to whoever can see a
 conversation it is shared in.
 """
 
 from __future__ import annotations
 
 from typing import Any
+
+from ancha.world.tools.slack.remote_files import RemoteFiles
 
 MAX_FILE_BYTES = 8 * 1024 * 1024
 """The replica's upload limit (Slack's own is 1 GB): under the server's 10 MiB body limit,
@@ -92,7 +94,7 @@ class SlackFile:
         """Where the replica serves the bytes, below the tool's base URL."""
         return f"/files-pri/{self.team}-{self.id}/{'download/' if download else ''}{self.name}"
 
-    def to_dict(self, base_url: str, domain: str, share_kinds: dict[str, str]) -> dict[str, Any]:
+    def to_dict(self, base_url: str, share_kinds: dict[str, str]) -> dict[str, Any]:
         """Slack's file object. ``share_kinds``: conversation id -> ``public``, ``private``
         or ``im``, for the conversations it is shared in."""
         filetype, mimetype, pretty = kind_of(self.name, self.snippet_type)
@@ -112,8 +114,8 @@ class SlackFile:
             "external_type": "", "is_public": bool(channels), "public_url_shared": False,
             "display_as_bot": False, "username": "",
             "url_private": base_url + self.url_path(), "url_private_download": base_url + self.url_path(True),
-            "permalink": f"https://{domain}.slack.com/files/{self.user}/{self.id}/{self.name}",
-            "permalink_public": f"https://slack-files.com/{self.team}-{self.id}-{self.ticket[:10].lower()}",
+            "permalink": f"{base_url}/files/{self.user}/{self.id}/{self.name}",
+            "permalink_public": f"{base_url}/files-pub/{self.team}-{self.id}-{self.ticket[:10].lower()}",
             "comments_count": 0, "is_starred": False, "shares": shares, "channels": channels,
             "groups": groups, "ims": ims, "has_rich_preview": False, "file_access": "visible",
         }
@@ -129,11 +131,14 @@ class SlackFile:
 
 
 class FileStore:
-    """Every file of the workspace, by id and by upload ticket, in upload order."""
+    """Every file of the workspace, by id and by upload ticket, in upload order (and the
+    remote files, apart)."""
 
     def __init__(self) -> None:
         self.by_id: dict[str, SlackFile] = {}
         self.by_ticket: dict[str, SlackFile] = {}
+        self.remote = RemoteFiles()
+        """The files apps registered with ``files.remote.add``."""
 
     def add(self, file: SlackFile) -> None:
         self.by_id[file.id] = file

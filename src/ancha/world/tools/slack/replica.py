@@ -298,7 +298,8 @@ class SlackReplica:
         return channel
 
     def permalink(self, channel: Channel, message: Message) -> str:
-        link = f"https://{self.state.team['domain']}.slack.com/archives/{channel.id}/p{message.ts.replace('.', '')}"
+        # Slack's shape (``/archives/<channel>/p<ts without the dot>``), on this replica.
+        link = f"{self.base_url}/archives/{channel.id}/p{message.ts.replace('.', '')}"
         if message.is_reply:
             link += f"?thread_ts={message.thread_ts}&cid={channel.id}"
         return link

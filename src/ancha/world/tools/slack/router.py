@@ -18,6 +18,7 @@ from ancha.world.tools.slack.routes import (
     conversations,
     dnd,
     files,
+    files_remote,
     pins,
     presence,
     profiles,
@@ -32,7 +33,7 @@ from ancha.world.tools.slack.routes import (
 
 API_PREFIX = "/api/"
 
-FAMILIES = (users, chat, chat_more, chat_stream, conversations, conversation_admin, reactions, files, search, views,
+FAMILIES = (users, chat, chat_more, chat_stream, conversations, conversation_admin, reactions, files, files_remote, search, views,
             dnd, reminders, profiles, presence, pins, bookmarks, usergroups, team)
 
 ROUTES: dict[str, Handler] = {method: handler for family in FAMILIES for method, handler in family.ROUTES.items()}

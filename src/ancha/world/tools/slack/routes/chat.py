@@ -51,6 +51,7 @@ def chat_update(call: Call) -> dict[str, Any]:
     text = p.get_str("text")
     blocks = read_blocks(call)
     attachments = read_attachments(call)
+    metadata = read_metadata(call)
     if text is None and blocks is None and attachments is None:
         raise errors.NoText()
     if text is not None and len(text) > MAX_TEXT:
@@ -64,6 +65,8 @@ def chat_update(call: Call) -> dict[str, Any]:
         message.blocks = blocks
     if attachments is not None:
         message.attachments = attachments
+    if metadata is not None:
+        message.metadata = metadata
     message.edited = {"user": call.caller.user_id, "ts": ts_str(call.now_key())}
     call.replica.changed(message, channel, previous, call.caller)
     return {"ok": True, "channel": channel.id, "ts": message.ts, "text": message.text,
@@ -139,6 +142,8 @@ def read_attachments(call: Call) -> list[Any] | None:
 
 
 def read_metadata(call: Call) -> dict[str, Any] | None:
+    """``metadata`` in either shape Slack documents: message metadata (``event_type`` and
+    ``event_payload``) or Work Objects (``entities``), or both at once."""
     if "metadata" not in call.params.values:
         return None
     try:
@@ -147,9 +152,37 @@ def read_metadata(call: Call) -> dict[str, Any] | None:
         raise errors.InvalidArguments("[ERROR] metadata is not valid JSON") from exc
     if metadata is None:
         return None
-    if not isinstance(metadata, dict) or not isinstance(metadata.get("event_type"), str):
+    if not isinstance(metadata, dict):
         raise errors.InvalidArguments("[ERROR] missing required field: event_type [json-pointer:/metadata]")
+    if "entities" in metadata:
+        _check_entities(metadata["entities"])
+    elif not isinstance(metadata.get("event_type"), str):
+        raise errors.InvalidArguments("[ERROR] missing required field: event_type [json-pointer:/metadata]")
+    if "event_type" in metadata and not isinstance(metadata["event_type"], str):
+        raise errors.InvalidArguments("[ERROR] event_type must be a string [json-pointer:/metadata/event_type]")
     return metadata
+
+
+_ENTITY_FIELDS: tuple[tuple[str, type], ...] = (
+    ("entity_type", str), ("url", str), ("external_ref", dict), ("entity_payload", dict))
+"""What each Work Object entity must carry (``external_ref`` with an ``id``)."""
+
+
+def _check_entities(entities: Any) -> None:
+    if not isinstance(entities, list) or not entities:
+        raise errors.InvalidArguments("[ERROR] entities must be a non-empty array [json-pointer:/metadata/entities]")
+    for i, entity in enumerate(entities):
+        where = f"/metadata/entities/{i}"
+        if not isinstance(entity, dict):
+            raise errors.InvalidArguments(f"[ERROR] expected an object [json-pointer:{where}]")
+        for name, kind in _ENTITY_FIELDS:
+            if name not in entity:
+                raise errors.InvalidArguments(f"[ERROR] missing required field: {name} [json-pointer:{where}]")
+            if not isinstance(entity[name], kind):
+                expected = "a string" if kind is str else "an object"
+                raise errors.InvalidArguments(f"[ERROR] {name} must be {expected} [json-pointer:{where}/{name}]")
+        if not isinstance(entity["external_ref"].get("id"), str):
+            raise errors.InvalidArguments(f"[ERROR] missing required field: id [json-pointer:{where}/external_ref]")
 
 
 ROUTES: dict[str, Handler] = {

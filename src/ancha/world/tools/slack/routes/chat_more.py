@@ -96,6 +96,8 @@ def chat_schedule_message(call: Call) -> dict[str, Any]:
         message["blocks"] = blocks
     if attachments is not None:
         message["attachments"] = attachments
+    if metadata is not None:
+        message["metadata"] = metadata
     return {"ok": True, "channel": channel.id, "scheduled_message_id": scheduled.id, "post_at": post_at,
             "message": message}
 

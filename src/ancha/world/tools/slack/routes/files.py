@@ -12,6 +12,7 @@ for all).
 from __future__ import annotations
 
 import secrets
+from collections.abc import Mapping
 from typing import Any
 
 from ancha.world.tools.slack import errors
@@ -159,12 +160,22 @@ def _share_targets(call: Call) -> list[str]:
     channel_id = p.get_str("channel_id")
     if channel_id:
         targets.append(channel_id.strip())
-    for target in (p.get_str("channels") or "").split(","):
-        if target.strip() and target.strip() not in targets:
-            targets.append(target.strip())
+    for target in _channel_list(p.get_str("channels") or ""):
+        if target not in targets:
+            targets.append(target)
     if len(targets) > MAX_SHARE_CHANNELS:
         raise errors.InvalidArguments(f"[ERROR] no more than {MAX_SHARE_CHANNELS} channels allowed")
     return targets
+
+
+def _channel_list(value: str) -> list[str]:
+    """``channels``' ids. slack_sdk's ``files_upload_v2(channels="C0123")`` joins the string
+    it was given character by character (``"C,0,1,2,3"``), and Slack shares the file in
+    ``C0123`` all the same: a list of single characters is read as that one id."""
+    parts = [part.strip() for part in value.split(",") if part.strip()]
+    if len(parts) > 1 and all(len(part) == 1 for part in parts):
+        return ["".join(parts)]
+    return parts
 
 
 def _blocks(call: Call) -> list[Any] | None:
@@ -201,12 +212,13 @@ def _share(call: Call, files: list[SlackFile], channel: Channel, parent: Message
 
 
 def file_dict(call: Call, file: SlackFile) -> dict[str, Any]:
-    return file.to_dict(call.replica.base_url, call.state.team["domain"], _share_kinds(call, file))
+    return file.to_dict(call.replica.base_url, share_kinds(call, file.shares))
 
 
-def _share_kinds(call: Call, file: SlackFile) -> dict[str, str]:
+def share_kinds(call: Call, shares: Mapping[str, object]) -> dict[str, str]:
+    """Conversation id -> ``public``, ``private`` or ``im``, for each conversation in ``shares``."""
     kinds: dict[str, str] = {}
-    for channel_id in file.shares:
+    for channel_id in shares:
         channel = call.state.channels.get(channel_id)
         if channel is not None:
             kinds[channel_id] = "im" if channel.is_im else "private" if channel.is_private or channel.is_mpim \
