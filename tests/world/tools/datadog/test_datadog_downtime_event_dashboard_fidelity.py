@@ -164,6 +164,22 @@ def test_downtime_refusals_read_as_datadogs(dd: DD) -> None:
         }
     }
     assert dd.raw("POST", "/api/v2/downtime", json=bad_rule).status_code == 400
+    # Occurrences are walked from the start: a rule that would hold the server is refused.
+    for rule, start in (("FREQ=SECONDLY", "2026-03-01T00:00"), ("FREQ=DAILY", "1900-01-01T00:00")):
+        costly = {
+            "data": {
+                "type": "downtime",
+                "attributes": {
+                    "scope": "env:prod",
+                    "monitor_identifier": {"monitor_tags": ["*"]},
+                    "schedule": {"recurrences": [{"rrule": rule, "duration": "1h", "start": start}]},
+                },
+            }
+        }
+        answer = dd.raw("POST", "/api/v2/downtime", json=costly)
+        assert answer.status_code == 400 and answer.json()["errors"][0].startswith(
+            ("Invalid rrule", "Invalid start")
+        )
 
 
 def test_v1_events_carry_handle_and_related_event_id_and_refuse_1970(dd: DD) -> None:

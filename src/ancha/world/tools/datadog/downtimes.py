@@ -26,6 +26,8 @@ CREATOR_USER_ID = str(uuid.uuid5(uuid.NAMESPACE_DNS, str(CREATOR["email"])))
 _DURATION = re.compile(r"^(\d+)([mhdw])$")
 _UNIT = {"m": 60, "h": 3600, "d": 86400, "w": 604800}
 LOCAL_MINUTE = "%Y-%m-%dT%H:%M"
+MAX_LOOKBACK = 10 * 365 * 86400
+"""How far before now a recurrence may start (its occurrences are walked from the start)."""
 
 
 def creator_user() -> dict[str, Any]:
@@ -63,13 +65,39 @@ class Recurrence:
     duration: str
     start: str
     timezone: str = "UTC"
+    _rule: Any = field(default=None, repr=False, compare=False)
 
     def rule(self) -> rrules.rrule:
-        local = datetime.strptime(self.start, LOCAL_MINUTE).replace(tzinfo=ZoneInfo(self.timezone))
-        found = rrules.rrulestr(self.rrule, dtstart=local, forceset=False)
-        if not isinstance(found, rrules.rrule):
-            raise ValueError("one RRULE expected")
-        return found
+        """The parsed RRULE, from ``start`` in ``timezone`` (parsed once; its occurrences are cached)."""
+        if self._rule is None:
+            local = datetime.strptime(self.start, LOCAL_MINUTE).replace(tzinfo=ZoneInfo(self.timezone))
+            found = rrules.rrulestr(self.rrule, dtstart=local, forceset=False, cache=True)
+            if not isinstance(found, rrules.rrule):
+                raise ValueError("one RRULE expected")
+            self._rule = found
+        rule: rrules.rrule = self._rule
+        return rule
+
+    def problem(self, now: float) -> str | None:
+        """Why the replica cannot take this recurrence (None when it can): a bad RRULE, a
+        frequency below an hour, or a start so far back that walking its occurrences would hold
+        the server."""
+        try:
+            rule = self.rule()
+        except (ValueError, TypeError, KeyError) as exc:
+            return f"Invalid rrule: {self.rrule} ({exc})"
+        if rule._freq in (rrules.MINUTELY, rrules.SECONDLY):  # noqa: SLF001 - dateutil keeps FREQ there
+            return "Invalid rrule: FREQ must be HOURLY, DAILY, WEEKLY, MONTHLY or YEARLY"
+        start = (
+            datetime.strptime(self.start, LOCAL_MINUTE).replace(tzinfo=ZoneInfo(self.timezone)).timestamp()
+        )
+        limit = MAX_LOOKBACK if rule._freq != rrules.HOURLY else MAX_LOOKBACK / 10  # noqa: SLF001
+        if start < now - limit:
+            return (
+                f"Invalid start: {self.start} is more than {int(limit // 86400 // 365)} years before now; "
+                "start the recurrence closer to today"
+            )
+        return None
 
     @property
     def seconds(self) -> int:

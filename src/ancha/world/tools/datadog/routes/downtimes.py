@@ -195,10 +195,9 @@ def _recurrences(
                     f"Invalid start: {start!r}; expected a date-time such as 2026-03-02T09:00"
                 ) from None
         recurrence = Recurrence(rule.strip(), duration, start, zone)
-        try:
-            recurrence.rule()
-        except (ValueError, TypeError) as exc:
-            raise bad_request(f"Invalid rrule: {rule} ({exc})") from None
+        problem = recurrence.problem(now)
+        if problem:
+            raise bad_request(problem)
         out.append(recurrence)
     return out, zone
 

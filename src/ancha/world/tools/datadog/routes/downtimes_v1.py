@@ -147,7 +147,7 @@ def _rrule(recurrence: Any) -> str:
     return ";".join(parts)
 
 
-def _recurrence(downtime: Downtime, recurrence: Any, zone: str) -> None:
+def _recurrence(downtime: Downtime, recurrence: Any, zone: str, now: float) -> None:
     if recurrence is None:
         downtime.v1_recurrence, downtime.recurrences = None, []
         return
@@ -159,10 +159,9 @@ def _recurrence(downtime: Downtime, recurrence: Any, zone: str) -> None:
     minutes = max(1, -(-int(downtime.end - downtime.start) // 60))
     local = datetime.fromtimestamp(downtime.start, UTC).astimezone(ZoneInfo(zone)).strftime(LOCAL_MINUTE)
     candidate = Recurrence(rule, f"{minutes}m", local, zone)
-    try:
-        candidate.rule()
-    except (ValueError, TypeError) as exc:
-        raise bad_request(f"Invalid recurrence: {exc}") from None
+    problem = candidate.problem(now)
+    if problem:
+        raise bad_request(problem)
     downtime.recurrences = [candidate]
     downtime.v1_recurrence = {
         "type": recurrence.get("type"),
@@ -222,7 +221,7 @@ def _apply(call: Call, downtime: Downtime, body: dict[str, Any], creating: bool)
     if "recurrence" in body or (
         downtime.v1_recurrence is not None and {"start", "end", "timezone"} & set(body)
     ):
-        _recurrence(downtime, body.get("recurrence", downtime.v1_recurrence), zone)
+        _recurrence(downtime, body.get("recurrence", downtime.v1_recurrence), zone, now)
 
 
 def _find(call: Call, missing: str | None = None) -> Downtime:
