@@ -71,7 +71,9 @@ def resolve_monitor_check(data: dict[str, Any], path: str, resolver: Resolver) -
 
 
 def resolve_downtime_check(data: dict[str, Any], path: str, resolver: Resolver) -> DowntimeCheck | None:
-    monitor = _monitor(resolver, data.get("monitor"), join(path, "monitor"))
+    if data.get("monitor") is None:
+        return None  # missing or invalid: already reported
+    monitor = _monitor(resolver, data["monitor"], join(path, "monitor"))
     if monitor is None:
         return None
     bounds: dict[str, float] = {}
