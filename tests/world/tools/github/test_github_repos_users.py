@@ -132,7 +132,12 @@ def test_collaborators__add_and_remove(gh):
     laura = gh.as_user("laura")
     repo = laura.get_repo("laura/vault")
     repo.add_to_collaborators("carol", permission="triage")
-    assert gh.as_user("carol").get_repo("laura/vault").permissions.triage is True
+    carol = gh.as_user("carol")
+    with pytest.raises(UnknownObjectException):  # invited, not yet a collaborator
+        carol.get_repo("laura/vault")
+    [invitation] = carol.get_user().get_invitations()
+    carol.get_user().accept_invitation(invitation)
+    assert carol.get_repo("laura/vault").permissions.triage is True
     repo.remove_from_collaborators("carol")
     with pytest.raises(UnknownObjectException):
         gh.as_user("carol").get_repo("laura/vault")

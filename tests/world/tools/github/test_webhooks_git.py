@@ -38,7 +38,7 @@ def test_push__contents_api_commit_on_main(hooks: Hooks) -> None:
     assert kind == "push"
     assert (body["ref"], body["before"], body["after"]) == ("refs/heads/main", before, after)
     assert (body["created"], body["deleted"], body["forced"], body["base_ref"]) == (False, False, False, None)
-    assert body["compare"] == f"https://github.com/acme/orders/compare/{before[:12]}...{after[:12]}"
+    assert body["compare"] == f"{hooks.gh.url}/acme/orders/compare/{before[:12]}...{after[:12]}"
     [commit] = body["commits"]
     assert commit["id"] == after and commit["message"] == "Write exports.py"
     assert (commit["added"], commit["modified"], commit["removed"]) == (["exports.py"], [], [])
@@ -59,7 +59,7 @@ def test_create_and_delete__branch_through_git_refs(hooks: Hooks) -> None:
     assert [kind for kind, _ in created] == ["push", "create"]
     push, create = (body for _, body in created)
     assert (push["created"], push["before"], push["after"], push["commits"]) == (True, ZERO, main, [])
-    assert push["compare"] == "https://github.com/acme/orders/compare/hotfix"
+    assert push["compare"] == f"{hooks.gh.url}/acme/orders/compare/hotfix"
     assert (create["ref"], create["ref_type"], create["master_branch"], create["pusher_type"]) == \
         ("hotfix", "branch", "main", "user")
     assert create["description"] == "Order service"

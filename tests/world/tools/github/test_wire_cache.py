@@ -187,7 +187,10 @@ def test_wire_cache__milestone_set_edited_counted_deleted(gh):
 def test_wire_cache__author_association_follows_collaborators(gh):
     assert_fresh(gh, "acme/many")
     assert gh.raw("GET", "/repos/acme/many/issues/1").json()["author_association"] == "NONE"
-    gh.raw("PUT", "/repos/acme/many/collaborators/carol", token=gh.token_for("laura"), json={"permission": "push"})
+    invited = gh.raw("PUT", "/repos/acme/many/collaborators/carol", token=gh.token_for("laura"),
+                     json={"permission": "push"}).json()
+    assert gh.raw("GET", "/repos/acme/many/issues/1").json()["author_association"] == "NONE"  # until accepted
+    gh.raw("PATCH", f"/user/repository_invitations/{invited['id']}", token=gh.token_for("carol"))
     assert_fresh(gh, "acme/many")
     assert gh.raw("GET", "/repos/acme/many/issues/1").json()["author_association"] == "COLLABORATOR"
 

@@ -113,6 +113,11 @@ class Call:
         return self._body
 
     @property
+    def raw_body(self) -> bytes:
+        """The body's bytes as sent (an upload's file)."""
+        return self._raw_body
+
+    @property
     def has_body(self) -> bool:
         return bool(self._raw_body.strip())
 

@@ -31,12 +31,14 @@ from ancha.world.tools.github.coverage_ledger import DOCS, LEDGER
 from ancha.world.tools.github.events import domain_event
 from ancha.world.tools.github.headers import RateLimits, api_headers
 from ancha.world.tools.github.models import Account, GitHubState, Repo, User
+from ancha.world.tools.github.models.notifications import record as notify
 from ancha.world.tools.github.models.wire import RawJSON, encode_utf8
 from ancha.world.tools.github.router import Route, Router, template_params
 from ancha.world.tools.github.routes import ROUTER
 from ancha.world.tools.github.scene_file import GitHubFile
 from ancha.world.tools.github.seed import seed_state
 from ancha.world.tools.github.smart_http import serve_git
+from ancha.world.tools.github.web import serve_page
 
 if TYPE_CHECKING:
     from ancha.world.kernel.port import WorldPort
@@ -180,7 +182,7 @@ class GitHubReplica:
                 self.rates.spend(rate_key, resource, caller is not None, self.world.clock.peek(),
                                  caller.user.id if caller is not None else 0)
             if route is None or found is None:
-                return self._unrouted(method, lookup, request.path, caller, headers, rate_key)
+                return self._unrouted(method, lookup, request.path, caller, headers, rate_key, base)
             params = dict(zip(template_params(route.template), found[1], strict=False))
             call = Call(self, route, method, request.path, params, request.query, request.body, caller, base)
             call.request_headers = request.headers
@@ -196,7 +198,7 @@ class GitHubReplica:
             body = _dumps({"message": "Server Error", "documentation_url": errors.DOCS, "status": "500"})
             return ToolResponse(500, body.encode(), JSON, headers=headers, actor=self._actor(caller))
         headers.update(self.rates.headers(rate_key, resource, caller is not None, self.world.clock.peek()))
-        if reply.body is None and reply.status in (204, 202):
+        if reply.body is None and (reply.status in (204, 202, 205) or 300 <= reply.status < 400):
             return ToolResponse(reply.status, b"", JSON, headers=headers, actor=self._actor(caller))
         if isinstance(reply.body, bytes):  # a raw media type (Accept: application/vnd.github.raw)
             kind = headers.pop("content-type", "application/octet-stream")
@@ -215,7 +217,7 @@ class GitHubReplica:
         return ToolResponse(reply.status, encoded, JSON, headers=headers, actor=self._actor(caller))
 
     def _unrouted(self, method: str, lookup: str, path: str, caller: Caller | None, headers: dict[str, str],
-                  rate_key: str) -> ToolResponse:
+                  rate_key: str, base: str) -> ToolResponse:
         headers.update(self.rates.headers(rate_key, "core", caller is not None, self.world.clock.peek()))
         vendor = VENDOR.match(path, lookup)
         if vendor is not None and lookup in vendor[0]:
@@ -224,6 +226,10 @@ class GitHubReplica:
             response = self._error(gap, docs, caller, headers)
             response.coverage_gap = True
             return response
+        page = serve_page(self.state, caller, lookup, path, base)  # html_url, avatar_url, archives (web.py)
+        if page is not None:
+            page.actor = self._actor(caller)
+            return page
         return self._error(errors.NotFound(), errors.DOCS, caller, headers)
 
     def _authenticate(self, request: ToolRequest) -> Caller | None:
@@ -276,7 +282,10 @@ class GitHubReplica:
                 is_pull: bool = False, **data: Any) -> None:
         if type == "repo_created":
             self._watch_refs(repo)
-        self.world.bus.publish(domain_event(type, self.world.clock.now(), repo=repo.full_name, actor=actor,
+        now = self.world.clock.now()
+        if number is not None:
+            notify(self.state, repo, number, who, now)  # the notification threads it makes (models/notifications.py)
+        self.world.bus.publish(domain_event(type, now, repo=repo.full_name, actor=actor,
                                           user=who.login, number=number, is_pull=is_pull, **data))
 
     def _watch_refs(self, repo: Repo) -> None:

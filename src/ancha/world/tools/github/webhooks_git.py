@@ -14,7 +14,7 @@ from typing import Any
 
 from ancha.world.tools.github.git_objects import moment
 from ancha.world.tools.github.models import Account, GitHubState, Org, Repo
-from ancha.world.tools.github.models.wire import HTML, JSONDict
+from ancha.world.tools.github.models.wire import JSONDict
 from ancha.world.tools.github.webhooks import Webhook, envelope, pull_request, repository
 
 ZERO = "0" * 40
@@ -86,20 +86,20 @@ def push(state: GitHubState, repo: Repo, pusher: Account, base: str, ref: str, b
         body["organization"] = rest["organization"]
     body["sender"] = rest["sender"]
     body.update({"created": created, "deleted": deleted, "forced": forced, "base_ref": None,
-                 "compare": _compare(repo, ref, before, after, created),
-                 "commits": [_commit(state, repo, c) for c in commits],
-                 "head_commit": _commit(state, repo, head_info) if head_info is not None else None})
+                 "compare": _compare(base, repo, ref, before, after, created),
+                 "commits": [_commit(state, repo, c, base) for c in commits],
+                 "head_commit": _commit(state, repo, head_info, base) if head_info is not None else None})
     return body
 
 
-def _compare(repo: Repo, ref: str, before: str | None, after: str | None, created: bool) -> str:
-    web = f"{HTML}/{repo.full_name}"
+def _compare(base: str, repo: Repo, ref: str, before: str | None, after: str | None, created: bool) -> str:
+    web = f"{base}/{repo.full_name}"
     if created:
         return f"{web}/compare/{_kind(ref)[1]}"
     return f"{web}/compare/{(before or ZERO)[:12]}...{(after or ZERO)[:12]}"
 
 
-def _commit(state: GitHubState, repo: Repo, info: Any) -> JSONDict:
+def _commit(state: GitHubState, repo: Repo, info: Any, base: str) -> JSONDict:
     parent_tree = None
     if info.parents:
         parent = repo.git.commit_info(info.parents[0])
@@ -120,7 +120,7 @@ def _commit(state: GitHubState, repo: Repo, info: Any) -> JSONDict:
             modified.append(change.filename)
     return {"id": info.sha, "tree_id": info.tree, "distinct": True, "message": info.message,
             "timestamp": _timestamp(info.committer.time, info.committer.offset),
-            "url": f"{HTML}/{repo.full_name}/commit/{info.sha}",
+            "url": f"{base}/{repo.full_name}/commit/{info.sha}",
             "author": _person(state, info.author), "committer": _person(state, info.committer),
             "added": added, "removed": removed, "modified": modified}
 

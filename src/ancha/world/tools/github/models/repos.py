@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ancha.world.tools.github.models.users import Account, role_rank
-from ancha.world.tools.github.models.wire import HTML, JSONDict, iso, node_id
+from ancha.world.tools.github.models.wire import JSONDict, iso, node_id
 
 if TYPE_CHECKING:
     from ancha.world.tools.github.models.checks import CheckRun, CommitStatus
@@ -131,7 +131,7 @@ class Repo:
         """``repository``/``minimal-repository`` (lists), or ``full-repository`` with ``full``.
         ``role`` is the caller's; it fills ``permissions`` as GitHub does for the authenticated."""
         u = f"{base}/repos/{self.full_name}"
-        html = f"{HTML}/{self.full_name}"
+        html = f"{base}/{self.full_name}"
         open_count = self.open_issues_count()
         stars = len(self.extra.get("stargazers", ()))  # models.social; GitHub's watchers count is the stars
         body: JSONDict = {

@@ -2,7 +2,9 @@
 
 API URLs (``url``, ``*_url`` pointing at the REST API) are built on the replica's own
 base URL so that SDKs following them (PyGithub completes objects through ``url``) stay
-inside the replica; ``html_url`` keeps ``https://github.com`` as people see it.
+inside the replica. Web URLs (``html_url``, ``avatar_url``, ``.diff``, archives) are on the
+same base, where ``web.py`` serves github.com's pages: every URL handed out leads back to
+the replica. ``HTML``/``AVATARS`` remain only for the GraphQL API's ``url`` fields.
 """
 
 from __future__ import annotations
@@ -61,7 +63,7 @@ class Ids:
 _SCALE = {"user": 1, "org": 1, "team": 1, "repo": 100, "issue": 1000, "comment": 2000, "label": 1000,
           "milestone": 10, "event": 10000, "pull": 1000, "review": 2000, "review_comment": 1000,
           "deployment": 200, "deployment_status": 400, "status": 5000, "check_run": 5000,
-          "check_suite": 2000, "release": 100}
+          "check_suite": 2000, "release": 100, "release_asset": 300}
 
 
 # --- answers as JSON text ---------------------------------------------------------------------

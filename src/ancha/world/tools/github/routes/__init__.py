@@ -27,7 +27,7 @@ MODULES = (
     "branches",
     "commits",
     "pulls", "pull_comments", "pull_reviews", "pull_merge",
-    "statuses", "deployments", "check_runs", "releases",
+    "statuses", "deployments", "check_runs", "releases", "release_assets", "archives",
     "stars",
     "protection_parts",
     "reactions",
@@ -36,6 +36,10 @@ MODULES = (
     "raw_files",
     "accounts",
     "reference",
+    "quiet_lists",
+    "markdown",
+    "notifications",
+    "invitations",
 )
 
 

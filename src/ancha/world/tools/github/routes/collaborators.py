@@ -7,7 +7,7 @@ from typing import Any
 from ancha.world.tools.github import errors
 from ancha.world.tools.github.call import Call, Reply, created, no_content
 from ancha.world.tools.github.models import Account, Org, Repo, User, role_rank
-from ancha.world.tools.github.models.wire import HTML, iso
+from ancha.world.tools.github.models.invitations import RepoInvitation, invitations_of
 from ancha.world.tools.github.router import route
 
 _ROLE_OF_PARAM = {"pull": "read", "triage": "triage", "push": "write", "maintain": "maintain", "admin": "admin"}
@@ -58,9 +58,11 @@ def repos_check_collaborator(call: Call) -> Reply:
     return no_content()
 
 
-@route("PUT", "/repos/{owner}/{repo}/collaborators/{username}",
-       partial="the invitation is accepted at once: the user has the role right away")
+@route("PUT", "/repos/{owner}/{repo}/collaborators/{username}")
 def repos_add_collaborator(call: Call) -> Reply:
+    """A new collaborator is invited (201 with the invitation) and has the role once they accept
+    (``PATCH /user/repository_invitations/{id}``); an existing collaborator's role, or an org
+    member's on an org repository, changes at once (204), as on GitHub."""
     repo = call.repo(need="admin")
     user = call.state.user(call.params["username"])
     if user is None:
@@ -70,21 +72,22 @@ def repos_add_collaborator(call: Call) -> Reply:
     if role is None:
         raise errors.ValidationFailed({"resource": "Repository", "code": "custom", "field": "permission",
                                        "message": f"{param} is not a valid permission."})
-    existed = user.key in repo.collaborators or user.key == repo.owner.key
     if user.key == repo.owner.key:
         raise errors.ValidationFailed({"resource": "Repository", "code": "custom", "field": "username",
                                        "message": "Repository owner cannot be a collaborator"})
-    repo.collaborators[user.key] = role
-    call.replica.publish("collaborator_added", repo, call.user, call.actor, collaborator=user.login, permission=role)
-    if existed:
+    in_org = isinstance(repo.owner, Org) and user.key in repo.owner.members
+    if user.key in repo.collaborators or in_org:
+        repo.collaborators[user.key] = role
+        call.replica.publish("collaborator_added", repo, call.user, call.actor, collaborator=user.login,
+                             permission=role)
         return no_content()
-    invitation_id = call.state.ids.next("event")
-    return created({
-        "id": invitation_id, "node_id": f"RI_{invitation_id}", "repository": repo.to_dict(call.base),
-        "invitee": user.simple(call.base), "inviter": call.user.simple(call.base),
-        "permissions": {"read": "read", "write": "write"}.get(role, role), "created_at": iso(call.now()),
-        "expired": False, "url": f"{call.base}/user/repository_invitations/{invitation_id}",
-        "html_url": f"{HTML}/{repo.full_name}/invitations"})
+    pending = next((i for i in invitations_of(repo) if i.invitee.key == user.key), None)
+    if pending is None:
+        pending = RepoInvitation(call.state.ids.next("invitation"), repo, user, call.user, role, call.now())
+        invitations_of(repo).append(pending)
+    else:
+        pending.role = role
+    return created(pending.to_dict(call.base))
 
 
 @route("DELETE", "/repos/{owner}/{repo}/collaborators/{username}")

@@ -13,7 +13,7 @@ def meta_root(call: Call) -> dict[str, Any]:
     b = call.base
     return {
         "current_user_url": f"{b}/user",
-        "current_user_authorizations_html_url": "https://github.com/settings/connections/applications{/client_id}",
+        "current_user_authorizations_html_url": f"{b}/settings/connections/applications{{/client_id}}",
         "authorizations_url": f"{b}/authorizations",
         "code_search_url": f"{b}/search/code?q={{query}}{{&page,per_page,sort,order}}",
         "commit_search_url": f"{b}/search/commits?q={{query}}{{&page,per_page,sort,order}}",

@@ -245,3 +245,32 @@ def teams_remove_repo_in_org(call: Call) -> Reply:
     repo = call.repo()
     team.repos.pop(repo.key, None)
     return no_content()
+
+
+def _team_by_id(call: Call) -> tuple[Org, Team]:
+    """``/teams/{team_id}`` (GitHub's legacy team paths): the team with that id, for its org's members."""
+    wanted = call.number("team_id")
+    for org in call.state.orgs.values():
+        for team in org.teams.values():
+            if team.id == wanted and call.user.key in org.members:
+                call.params.update({"org": org.login, "team_slug": team.slug})
+                return org, team
+    raise errors.NotFound()
+
+
+@route("PUT", "/teams/{team_id}/repos/{owner}/{repo}")
+def teams_add_or_update_repo_permissions_legacy(call: Call) -> Reply:
+    _team_by_id(call)
+    return teams_add_or_update_repo_permissions_in_org(call)
+
+
+@route("GET", "/teams/{team_id}/repos/{owner}/{repo}")
+def teams_check_permissions_for_repo_legacy(call: Call) -> Reply:
+    _team_by_id(call)
+    return teams_check_permissions_for_repo_in_org(call)
+
+
+@route("DELETE", "/teams/{team_id}/repos/{owner}/{repo}")
+def teams_remove_repo_legacy(call: Call) -> Reply:
+    _team_by_id(call)
+    return teams_remove_repo_in_org(call)

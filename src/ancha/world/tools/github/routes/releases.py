@@ -15,7 +15,6 @@ from ancha.world.tools.github.call import Call, Reply, created, no_content
 from ancha.world.tools.github.git_calls import optional_str, repo_git
 from ancha.world.tools.github.git_store import RefError, RepoGit
 from ancha.world.tools.github.models import Account, Repo, iso, node_id
-from ancha.world.tools.github.models.wire import HTML
 from ancha.world.tools.github.router import route
 
 RESOURCE = "Release"
@@ -35,21 +34,28 @@ class Release:
         self.created_at = at
         self.updated_at = at
         self.published_at: float | None = None
+        self.assets: list[Any] = []
+        """Its ``ReleaseAsset``s (routes/release_assets.py), in upload order."""
+
+    @property
+    def tag_path(self) -> str:
+        """The release's place in web URLs: ``untagged-{id}`` while a draft, else its tag."""
+        return f"untagged-{self.id}" if self.draft else self.tag_name
 
     def to_dict(self, base: str) -> dict[str, Any]:
         full = self.repo.full_name
         url = f"{base}/repos/{full}/releases/{self.id}"
         tag_path = f"untagged-{self.id}" if self.draft else f"tag/{self.tag_name}"
         return {
-            "url": url, "html_url": f"{HTML}/{full}/releases/{tag_path}", "assets_url": f"{url}/assets",
-            "upload_url": f"https://uploads.github.com/repos/{full}/releases/{self.id}/assets{{?name,label}}",
+            "url": url, "html_url": f"{base}/{full}/releases/{tag_path}", "assets_url": f"{url}/assets",
+            "upload_url": f"{url}/assets{{?name,label}}",
             "tarball_url": None if self.draft else f"{base}/repos/{full}/tarball/{self.tag_name}",
             "zipball_url": None if self.draft else f"{base}/repos/{full}/zipball/{self.tag_name}",
             "id": self.id, "node_id": node_id("Release", self.id), "tag_name": self.tag_name,
             "target_commitish": self.target_commitish, "name": self.name, "body": self.body, "draft": self.draft,
             "prerelease": self.prerelease, "immutable": False, "created_at": iso(self.created_at),
             "published_at": iso(self.published_at), "updated_at": iso(self.updated_at),
-            "author": self.author.simple(base), "assets": [],
+            "author": self.author.simple(base), "assets": [asset.to_dict(base) for asset in self.assets],
         }
 
 
@@ -138,7 +144,7 @@ def _publish(call: Call, repo: Repo, git: RepoGit, release: Release) -> None:
                          tag_name=release.tag_name, name=release.name, prerelease=release.prerelease)
 
 
-@route("POST", "/repos/{owner}/{repo}/releases", partial="no assets; generate_release_notes is ignored")
+@route("POST", "/repos/{owner}/{repo}/releases", partial="generate_release_notes is ignored")
 def repos_create_release(call: Call) -> Reply:
     repo, git = repo_git(call, need="write")
     if call.body.get("tag_name") is None:

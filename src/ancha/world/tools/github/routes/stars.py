@@ -57,6 +57,8 @@ def activity_list_repos_starred_by_authenticated_user(call: Call) -> list[dict[s
 def activity_list_repos_starred_by_user(call: Call) -> list[dict[str, Any]]:
     user = call.state.user(call.params["username"])
     if user is None:
+        if call.state.account(call.params["username"]) is not None:
+            return []  # an organization stars and watches nothing
         raise errors.NotFound()
     return _starred_list(call, user)
 
@@ -159,5 +161,7 @@ def activity_list_watched_repos_for_authenticated_user(call: Call) -> list[dict[
 def activity_list_repos_watched_by_user(call: Call) -> list[dict[str, Any]]:
     user = call.state.user(call.params["username"])
     if user is None:
+        if call.state.account(call.params["username"]) is not None:
+            return []  # an organization stars and watches nothing
         raise errors.NotFound()
     return _watched_by(call, user)

@@ -1,0 +1,35 @@
+"""Repository archives: ``GET /repos/{o}/{r}/tarball/{ref}`` and ``/zipball/{ref}``.
+
+GitHub answers 302 to codeload.github.com; here the ``Location`` is the archive on the
+replica's own host (``{base}/{owner}/{repo}/archive/{ref}.tar.gz`` or ``.zip``, served by
+``web.py``), so a client that follows the redirect (PyGithub's ``get_archive_link`` reads
+it; curl ``-L`` and httpx follow it) gets the bytes from the world. An unknown ref is 404.
+"""
+
+from __future__ import annotations
+
+from urllib.parse import quote
+
+from ancha.world.tools.github import errors
+from ancha.world.tools.github.call import Call, Reply
+from ancha.world.tools.github.git_calls import repo_git
+from ancha.world.tools.github.router import route
+
+
+def _redirect(call: Call, ext: str) -> Reply:
+    repo, git = repo_git(call)
+    ref = call.params.get("ref") or git.default_branch
+    if git.resolve(ref) is None:
+        raise errors.NotFound()
+    location = f"{call.base}/{repo.full_name}/archive/{quote(ref, safe='/')}{ext}"
+    return Reply(302, None, {"location": location})
+
+
+@route("GET", "/repos/{owner}/{repo}/tarball/{ref}")
+def repos_download_tarball_archive(call: Call) -> Reply:
+    return _redirect(call, ".tar.gz")
+
+
+@route("GET", "/repos/{owner}/{repo}/zipball/{ref}")
+def repos_download_zipball_archive(call: Call) -> Reply:
+    return _redirect(call, ".zip")
