@@ -101,6 +101,36 @@ def test_a_weekly_downtime_is_active_only_within_its_occurrences(dd: DD) -> None
         assert attributes.schedule.current_downtime.start == datetime(2026, 3, 2, 8, 0, tzinfo=UTC)
         assert attributes.schedule.current_downtime.end == datetime(2026, 3, 2, 10, 0, tzinfo=UTC)
         assert [d.id for d in api.list_downtimes(current_only=True).data] == [made.id]
+        from datadog_api_client.v2.model.downtime_schedule_recurrences_update_request import (
+            DowntimeScheduleRecurrencesUpdateRequest,
+        )
+        from datadog_api_client.v2.model.downtime_update_request import DowntimeUpdateRequest
+        from datadog_api_client.v2.model.downtime_update_request_attributes import (
+            DowntimeUpdateRequestAttributes,
+        )
+        from datadog_api_client.v2.model.downtime_update_request_data import DowntimeUpdateRequestData
+
+        # Moved to Tuesdays: not active on this Monday any more, scheduled for the next occurrence.
+        moved = api.update_downtime(
+            made.id,
+            body=DowntimeUpdateRequest(
+                data=DowntimeUpdateRequestData(
+                    id=made.id,
+                    type=DowntimeResourceType.DOWNTIME,
+                    attributes=DowntimeUpdateRequestAttributes(
+                        schedule=DowntimeScheduleRecurrencesUpdateRequest(
+                            recurrences=[
+                                DowntimeScheduleRecurrenceCreateUpdateRequest(
+                                    rrule="FREQ=WEEKLY;BYDAY=TU", duration="2h", start="2026-02-24T08:00"
+                                )
+                            ]
+                        )
+                    ),
+                )
+            ),
+        ).data
+        assert str(moved.attributes.status) == "scheduled"
+        assert moved.attributes.schedule.current_downtime.start == datetime(2026, 3, 3, 8, 0, tzinfo=UTC)
     later = _downtime(
         "env:prod",
         DowntimeMonitorIdentifierTags(monitor_tags=["*"]),
@@ -249,6 +279,8 @@ def test_dashboards_are_created_deleted_listed_as_deleted_and_restored(dd: DD, s
             )
         )
         assert api.get_dashboard(made.id).title == "Checkout"
+        renamed = api.update_dashboard(made.id, body=_dashboard("Checkout v2"))
+        assert renamed.title == "Checkout v2" and renamed.url.startswith(f"/dashboard/{made.id}/checkout-v2")
         assert made.id in [d.id for d in api.list_dashboards().dashboards]
     listed = dd.raw("GET", "/api/v1/dashboard").json()
     schema("v1", "DashboardSummary", listed)
@@ -310,6 +342,13 @@ def test_v1_recurring_downtimes_are_stored_reported_and_active_within_occurrence
         assert made.active is True and made.recurrence.week_days == ["Mon", "Tue"]
         assert made.recurrence.until_occurrences == 4 and made.scope == ["env:prod"]
         assert api.get_downtime(made.id).message == "maintenance"
+        updated = api.update_downtime(
+            made.id, body=DowntimeV1(message="maintenance, longer", end=monday_8 + 10800)
+        )
+        assert updated.message == "maintenance, longer" and updated.updater_id is not None
+        assert updated.end == monday_8 + 10800 and updated.recurrence.until_occurrences == 4
+        listed = api.list_downtimes(current_only=True, with_creator=True)
+        assert [d.id for d in listed] == [made.id] and listed[0].creator["email"] == "ops@acme.test"
         # The same downtime through v2: an RRULE recurrence, active now.
         v2 = dd.raw("GET", f"/api/v2/downtime/{made.uuid}").json()["data"]["attributes"]
         assert v2["schedule"]["recurrences"][0]["rrule"] == "FREQ=WEEKLY;INTERVAL=1;BYDAY=MO,TU;COUNT=4"
