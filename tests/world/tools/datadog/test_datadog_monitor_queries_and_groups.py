@@ -298,3 +298,9 @@ def test_alert_notification__its_link_leads_back_to_the_replica(dd: DD) -> None:
     assert link.startswith(dd.url) and "datadoghq" not in link
     followed = dd.raw("GET", link[len(dd.url) :])
     assert followed.status_code == 200 and followed.json()["event"]["title"] == "[Triggered] checkout errors"
+
+
+def test_downtime_matches__an_unknown_monitor_is_named_in_the_404(dd: DD) -> None:
+    with dd.client() as client, pytest.raises(ApiException) as info:
+        DowntimesApi(client).list_monitor_downtimes(0)
+    assert info.value.status == 404 and _errors(info.value) == ["Monitor with id 0 not found"]

@@ -61,11 +61,6 @@ def _monitor(call: Call) -> Monitor:
     return monitor
 
 
-def _v1_downtime_id(downtime_id: str) -> int:
-    """A downtime's v1 id (an integer) from its v2 id (a UUID): stable, and within int64."""
-    return int(downtime_id.replace("-", "")[:15], 16)
-
-
 def _wire(
     call: Call, monitor: Monitor, with_downtimes: bool = False, group_states: set[str] | None = None
 ) -> dict[str, Any]:
@@ -80,7 +75,7 @@ def _wire(
         if downtimes is not None:
             downtimes.append(
                 {
-                    "id": _v1_downtime_id(d.id),
+                    "id": d.v1_id,
                     "active": d.active(now),
                     "monitor_id": monitor.id,
                     "start": int(start),
@@ -522,6 +517,9 @@ def _status_excluded(text: str, status: str) -> bool:
 
 @route("GET", "/api/v2/monitor/{monitor_id}/downtime_matches")
 def get_monitor_downtime_matches(call: Call) -> Reply:
+    text = call.params["monitor_id"]
+    if is_plain_int(text) and call.state.monitor(int(text)) is None:
+        raise not_found(f"Monitor with id {int(text)} not found")
     monitor = _monitor(call)
     now = call.state.now()
     offset = call.q_int("page[offset]", 0, low=0) or 0
