@@ -18,7 +18,7 @@ from ancha.world.tools.slack.routes.files import share_kinds
 from ancha.world.tools.slack.seed import new_id
 
 LIST_LIMIT = 100
-_CURSOR = "remote_file:"
+_CURSOR = "remote_file"
 
 
 def files_remote_add(call: Call) -> dict[str, Any]:
