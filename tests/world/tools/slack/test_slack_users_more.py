@@ -275,3 +275,26 @@ def test_emoji_list__a_fresh_workspace_has_no_custom_emoji(slack, matches_spec):
     answer = slack.client.emoji_list()
     matches_spec("emoji.list", answer.data)
     assert answer["emoji"] == {}
+
+
+def test_users_set_photo__a_person_sets_their_photo_from_a_file(make_slack, embedded, tmp_path):
+    """slack_sdk's test_issue_378: ``users_setPhoto(image=<path>)`` with a user token."""
+    slack = make_slack()
+    photo = tmp_path / "me.png"
+    photo.write_bytes(b"\x89PNG\r\n\x1a\n" + bytes(64))
+    assert _as(embedded, slack, "ben").users_setPhoto(image=str(photo))["ok"]
+
+
+@pytest.mark.parametrize(("image", "code"), [(b"not an image", "bad_image"),
+                                             (b"\x89PNG\r\n\x1a\n" + bytes(1024 * 1024), "too_large")])
+def test_users_set_photo__refuses_what_is_no_photo(make_slack, embedded, image, code):
+    slack = make_slack()
+    with pytest.raises(SlackApiError) as excinfo:
+        _as(embedded, slack, "ben").users_setPhoto(image=image)
+    assert _error(excinfo) == code
+
+
+def test_users_set_photo__not_with_a_bot_token(slack):
+    with pytest.raises(SlackApiError) as excinfo:
+        slack.client.users_setPhoto(image=b"\x89PNG\r\n\x1a\n")
+    assert _error(excinfo) == "not_allowed_token_type"

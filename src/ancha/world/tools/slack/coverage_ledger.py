@@ -1,7 +1,7 @@
 """Slack Web API coverage ledger. Generated; do not edit.
 
 Regenerate with: python -m ancha.world.tools.slack.coverage --regenerate
-326 methods: 45 implemented, 47 partial, 234 not implemented.
+326 methods: 45 implemented, 48 partial, 233 not implemented.
 """
 
 LEDGER: dict[str, tuple[str, str]] = {
@@ -318,7 +318,7 @@ LEDGER: dict[str, tuple[str, str]] = {
     'users.profile.get': ('partial', 'no custom profile fields; include_labels is ignored'),
     'users.profile.set': ('partial', 'custom profile fields (fields) are ignored; status does not expire by itself'),
     'users.setActive': ('implemented', ''),
-    'users.setPhoto': ('not_implemented', ''),
+    'users.setPhoto': ('partial', "the image is checked, not kept: the profile's image_* URLs do not change; crop_* are ignored"),
     'users.setPresence': ('implemented', ''),
     'views.open': ('partial', 'no interactivity issues trigger ids yet (no block_actions, shortcuts or slash commands), so every trigger id the agent sends is invalid_trigger_id; block elements are not validated'),
     'views.publish': ('partial', 'block elements are not validated; no app_home_opened events'),

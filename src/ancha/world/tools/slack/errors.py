@@ -212,6 +212,16 @@ class BadTitle(SlackError):
     code = "bad_title"
 
 
+class BadImage(SlackError):
+    """``users.setPhoto``'s ``image`` is no PNG, JPEG or GIF."""
+
+    code = "bad_image"
+
+
+class TooLarge(SlackError):
+    code = "too_large"
+
+
 class FileDeleted(SlackError):
     code = "file_deleted"
 
