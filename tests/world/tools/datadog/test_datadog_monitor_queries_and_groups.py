@@ -248,6 +248,9 @@ def test_multi_alert__each_group_has_a_state_and_the_worst_decides(dd: DD, schem
             )
         )
         assert made.multi is True
+        assert str(made.type) == "query alert", (
+            "Datadog keeps a metric alert on a plain query as a query alert"
+        )
         _submit(
             dd,
             "cpu.load",

@@ -67,6 +67,14 @@ def query_problem(kind: object, query: str) -> str | None:
     return None
 
 
+def stored_type(kind: str, query: str) -> str:
+    """The type Datadog keeps for a new monitor: ``metric alert`` and ``query alert`` are one
+    kind, kept as ``metric alert`` for a formula query and ``query alert`` for any other."""
+    if kind not in METRIC_TYPES:
+        return kind
+    return "metric alert" if query.lstrip().startswith("formula(") else "query alert"
+
+
 def threshold_of(query: str) -> float | None:
     """The number a query compares with (``> 2000`` -> 2000.0); None when it has none."""
     if too_long(query):

@@ -11,6 +11,7 @@ from ancha.world.kernel.query_limits import TOO_LONG, too_long
 from ancha.world.tools.datadog.call import Call, Reply
 from ancha.world.tools.datadog.errors import ApiError, bad_request, not_found
 from ancha.world.tools.datadog.events import domain_event
+from ancha.world.tools.datadog.monitor_queries import METRIC_TYPES, stored_type
 from ancha.world.tools.datadog.monitors import (
     AGENT_CREATOR,
     GroupState,
@@ -127,7 +128,7 @@ def create_monitor(call: Call) -> Reply:
     monitor = Monitor(
         id=state.new_monitor_id(),
         name=data.get("name") or "",
-        type=data["type"],
+        type=stored_type(data["type"], data["query"]),
         query=data["query"],
         message=data.get("message") or "",
         tags=list(data.get("tags") or []),
@@ -208,7 +209,11 @@ def update_monitor(call: Call) -> Reply:
     problem = validate_monitor(merged, partial=True)
     if problem:
         raise bad_request(problem)
-    if "type" in data and data["type"] != monitor.type:
+    if (
+        "type" in data
+        and data["type"] != monitor.type
+        and not {data["type"], monitor.type} <= set(METRIC_TYPES)
+    ):
         raise bad_request("The monitor type cannot be changed")
     state = call.state
     if "query" in data:
