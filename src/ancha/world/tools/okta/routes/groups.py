@@ -149,3 +149,10 @@ def unassign_user_from_group(call: Call) -> Answer:
         raise errors.AccessDenied()
     call.replica.remove_member(group, user, call.actor)
     return Answer(204)
+
+
+@route("GET", "/api/v1/groups/{groupId}/apps", partial="the replica has no applications: the list is empty")
+def list_assigned_applications_for_group(call: Call) -> Answer:
+    call.replica.group_or_404(call.params["groupId"])
+    call.integer("limit", 20, 1, 200)
+    return pages.answer(call, [], None, False)
