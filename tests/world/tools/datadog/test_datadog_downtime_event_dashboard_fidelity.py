@@ -362,6 +362,9 @@ def test_v1_recurring_downtimes_are_stored_reported_and_active_within_occurrence
             )
         )
         assert tonight.active is False and tonight.status == "scheduled"
+        orders = _monitor_id(dd, "orders p99 latency")
+        # monitor_tags ["*"]: it silences every monitor
+        assert [d.id for d in api.list_monitor_downtimes(orders)] == [made.id]
         assert api.cancel_downtimes_by_scope(body={"scope": "env:prod"}).cancelled_ids == [
             made.id,
             tonight.id,

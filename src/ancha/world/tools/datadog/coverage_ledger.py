@@ -1,7 +1,7 @@
 """Datadog API coverage ledger. Generated; do not edit.
 
 Regenerate with: python -m ancha.world.tools.datadog.coverage --regenerate
-1220 operations: 29 implemented, 20 partial, 1171 not implemented.
+1220 operations: 30 implemented, 20 partial, 1170 not implemented.
 """
 
 LEDGER: dict[str, tuple[str, str]] = {
@@ -238,7 +238,7 @@ LEDGER: dict[str, tuple[str, str]] = {
     'GET /api/v1/monitor/groups/search': ('partial', 'groups of metric monitors grouped with by {tags}; query terms: free text, status, type, tag, id, muted, priority, metric, scope; sort by status, group, name'),
     'GET /api/v1/monitor/search': ('partial', 'query terms: free text, status, type, tag, id, muted, priority, metric, scope; sort by name, status, id'),
     'GET /api/v1/monitor/{monitor_id}': ('partial', 'group states: metric monitors grouped with by {tags} only'),
-    'GET /api/v1/monitor/{monitor_id}/downtimes': ('not_implemented', ''),
+    'GET /api/v1/monitor/{monitor_id}/downtimes': ('implemented', ''),
     'GET /api/v1/monthly_custom_reports': ('not_implemented', ''),
     'GET /api/v1/monthly_custom_reports/{report_id}': ('not_implemented', ''),
     'GET /api/v1/notebooks': ('not_implemented', ''),

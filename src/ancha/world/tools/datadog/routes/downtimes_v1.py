@@ -318,3 +318,16 @@ def cancel_downtimes_by_scope(call: Call) -> Reply:
         downtime.canceled = downtime.modified = at
         _publish(call, "downtime_canceled", downtime, at)
     return Reply(200, {"cancelled_ids": [d.v1_id for d in found]})
+
+
+@route("GET", "/api/v1/monitor/{monitor_id}/downtimes")
+def monitor_downtimes_v1(call: Call) -> Reply:
+    """The active downtimes (v1 shape) that silence one monitor."""
+    text = call.params["monitor_id"]
+    monitor = call.state.monitor(int(text)) if is_plain_int(text) else None
+    if monitor is None:
+        raise not_found(f"Monitor with id {text} not found")
+    now = call.state.now()
+    return Reply(
+        200, [v1(d, now) for d in call.state.downtimes.values() if d.active(now) and d.targets(monitor)]
+    )
