@@ -237,3 +237,49 @@ def test_users_list_loop__ends_at_the_rate_limit_with_retry_after(make_slack, sl
     with pytest.raises(SlackApiError) as excinfo:
         asyncio.run(loop())
     assert excinfo.value.response.status_code == 429 and excinfo.value.response.headers["Retry-After"]
+
+
+# --- calls.* --------------------------------------------------------------------------
+
+
+def test_calls__add_post_info_participants_update_end(slack):
+    """slack_sdk's test_calls: register a Call, show it in a call block, change it, end it."""
+    laura = next(u["id"] for u in slack.client.users_list()["members"] if u["name"] == "laura")
+    anon = {"external_id": "anon-1", "display_name": "Guest", "avatar_url": "https://calls.example/a.png"}
+    added = slack.client.calls_add(
+        external_unique_id="ext-1",
+        join_url="https://calls.example/1",
+        title="Sync",
+        users=[{"slack_id": laura}, anon],
+    )["call"]
+    assert added["id"].startswith("R") and added["users"] == [{"slack_id": laura}, anon]
+    assert slack.client.chat_postMessage(
+        channel=slack.channel("support"), text="call", blocks=[{"type": "call", "call_id": added["id"]}]
+    )["ok"]
+    guest = {"external_id": "anon-2", "display_name": "Guest 2", "avatar_url": "https://calls.example/b.png"}
+    slack.client.calls_participants_add(id=added["id"], users=[guest])
+    slack.client.calls_participants_remove(id=added["id"], users=[anon])
+    assert slack.client.calls_info(id=added["id"])["call"]["users"] == [{"slack_id": laura}, guest]
+    updated = slack.client.calls_update(id=added["id"], join_url="https://calls.example/2")["call"]
+    assert updated["join_url"] == "https://calls.example/2"
+    assert slack.client.calls_end(id=added["id"], duration=120)["ok"]
+    assert slack.client.calls_info(id=added["id"])["call"]["duration"] == 120
+
+
+@pytest.mark.parametrize(
+    ("call", "message"),
+    [
+        (lambda c: c.calls_info(id="R0NOPE"), "[ERROR] no Call with id R0NOPE [json-pointer:/id]"),
+        (
+            lambda c: c.calls_add(
+                external_unique_id="e", join_url="https://x", users=[{"slack_id": "U0NOPE"}]
+            ),
+            "[ERROR] unknown slack_id U0NOPE [json-pointer:/users/0]",
+        ),
+    ],
+)
+def test_calls__errors_name_the_argument(slack, call, message):
+    with pytest.raises(SlackApiError) as excinfo:
+        call(slack.client)
+    assert _error(excinfo) == "invalid_arguments"
+    assert excinfo.value.response["response_metadata"]["messages"] == [message]

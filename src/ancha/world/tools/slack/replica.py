@@ -33,6 +33,7 @@ from ancha.world.tools.slack.scene_file import SlackFile
 from ancha.world.tools.slack.seed import bot_profile, new_id, seed_state
 from ancha.world.tools.slack.snapshot import Line, channel_lines, written
 from ancha.world.tools.slack.socket_mode import new_socket_mode
+from ancha.world.tools.slack.third_party_calls import ThirdPartyCall
 
 if TYPE_CHECKING:
     from ancha.world.kernel.port import WorldPort
@@ -55,6 +56,8 @@ class SlackReplica:
         self.state, self.bot, self.history = seed_state(world, seed)
         self._bot_profile = bot_profile(self.bot, self.state.team["id"])
         self.tokens: dict[str, Caller] = {}
+        self.calls: dict[str, ThirdPartyCall] = {}
+        """Calls apps registered (``calls.add``), by their ``R`` id."""
         self.bot_token = self._mint("xoxb", Caller(self.bot.id, "agent", is_bot=True))
         self.signing_secret = secrets.token_hex(16)
         self.app_token = f"xapp-1-{self.bot.app_id}-{_digits(13)}-{secrets.token_hex(32)}"
