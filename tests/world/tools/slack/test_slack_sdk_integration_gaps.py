@@ -283,3 +283,46 @@ def test_calls__errors_name_the_argument(slack, call, message):
         call(slack.client)
     assert _error(excinfo) == "invalid_arguments"
     assert excinfo.value.response["response_metadata"]["messages"] == [message]
+
+
+# --- canvases.* -----------------------------------------------------------------------
+
+_MARKDOWN = "# My canvas\n\n## Hey\n\nWhat's up?\n\n- foo\n- bar\n"
+
+
+def test_canvases__create_lookup_edit_share_delete(slack):
+    """slack_sdk's test_canvases: a channel canvas, then a standalone one edited by section."""
+    channel = slack.client.conversations_create(name="canvas-room")["channel"]["id"]
+    content = {"type": "markdown", "markdown": _MARKDOWN}
+    assert slack.client.conversations_canvases_create(channel_id=channel, document_content=content)["ok"]
+    with pytest.raises(SlackApiError) as excinfo:
+        slack.client.conversations_canvases_create(channel_id=channel, document_content=content)
+    assert _error(excinfo) == "channel_canvas_already_exists"
+    canvas = slack.client.canvases_create(title="My canvas", document_content=content)["canvas_id"]
+    [hey] = slack.client.canvases_sections_lookup(canvas_id=canvas, criteria={"contains_text": "Hey"})[
+        "sections"
+    ]
+    headers = slack.client.canvases_sections_lookup(
+        canvas_id=canvas, criteria={"section_types": ["any_header"]}
+    )
+    assert len(headers["sections"]) == 2 and hey in headers["sections"]
+    slack.client.canvases_edit(
+        canvas_id=canvas,
+        changes=[
+            {
+                "operation": "replace",
+                "section_id": hey["id"],
+                "document_content": {"type": "markdown", "markdown": "## Hey Hey"},
+            }
+        ],
+    )
+    assert slack.client.canvases_sections_lookup(canvas_id=canvas, criteria={"contains_text": "Hey Hey"})[
+        "sections"
+    ]
+    me = slack.client.auth_test()["user_id"]
+    assert slack.client.canvases_access_set(canvas_id=canvas, access_level="write", user_ids=[me])["ok"]
+    assert slack.client.canvases_access_delete(canvas_id=canvas, user_ids=[me])["ok"]
+    assert slack.client.canvases_delete(canvas_id=canvas)["ok"]
+    with pytest.raises(SlackApiError) as excinfo:
+        slack.client.canvases_delete(canvas_id=canvas)
+    assert _error(excinfo) == "canvas_not_found"

@@ -222,6 +222,18 @@ class TooLarge(SlackError):
     code = "too_large"
 
 
+class CanvasNotFound(SlackError):
+    code = "canvas_not_found"
+
+
+class ChannelCanvasAlreadyExists(SlackError):
+    code = "channel_canvas_already_exists"
+
+
+class AccessDenied(SlackError):
+    code = "access_denied"
+
+
 class FileDeleted(SlackError):
     code = "file_deleted"
 

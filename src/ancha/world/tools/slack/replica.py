@@ -22,6 +22,7 @@ import orjson
 from ancha.world.kernel.tool import ToolRequest, ToolResponse
 from ancha.world.tools.slack import errors, events, file_urls
 from ancha.world.tools.slack.call import Call, Caller
+from ancha.world.tools.slack.canvases import Canvas
 from ancha.world.tools.slack.coverage_ledger import LEDGER
 from ancha.world.tools.slack.history import SeededView
 from ancha.world.tools.slack.models import Channel, Message, RawJSON, SlackState, User
@@ -58,6 +59,8 @@ class SlackReplica:
         self.tokens: dict[str, Caller] = {}
         self.calls: dict[str, ThirdPartyCall] = {}
         """Calls apps registered (``calls.add``), by their ``R`` id."""
+        self.canvases: dict[str, Canvas] = {}
+        """Canvases (``canvases.create``, ``conversations.canvases.create``), by id."""
         self.bot_token = self._mint("xoxb", Caller(self.bot.id, "agent", is_bot=True))
         self.signing_secret = secrets.token_hex(16)
         self.app_token = f"xapp-1-{self.bot.app_id}-{_digits(13)}-{secrets.token_hex(32)}"

@@ -12,6 +12,7 @@ from ancha.world.tools.slack.call import Handler
 from ancha.world.tools.slack.routes import (
     bookmarks,
     calls,
+    canvases,
     chat,
     chat_more,
     chat_stream,
@@ -35,7 +36,7 @@ from ancha.world.tools.slack.routes import (
 API_PREFIX = "/api/"
 
 FAMILIES = (users, chat, chat_more, chat_stream, conversations, conversation_admin, reactions, files, files_remote, search, views,
-            dnd, reminders, profiles, presence, pins, bookmarks, usergroups, team, calls)
+            dnd, reminders, profiles, presence, pins, bookmarks, usergroups, team, calls, canvases)
 
 ROUTES: dict[str, Handler] = {method: handler for family in FAMILIES for method, handler in family.ROUTES.items()}
 
