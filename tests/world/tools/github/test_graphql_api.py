@@ -57,7 +57,7 @@ def test_repository__fields_owner_and_default_branch(gh):
     assert data["viewer"] == {"login": "ancha-agent"}
     repo = data["repository"]
     assert repo["nameWithOwner"] == "acme/orders" and repo["description"] == "Order service"
-    assert repo["isPrivate"] is True and repo["url"] == "https://github.com/acme/orders"
+    assert repo["isPrivate"] is True and repo["url"] == f"{gh.url}/acme/orders"
     assert repo["owner"] == {"login": "acme", "__typename": "Organization"}
     assert repo["viewerPermission"] == "WRITE"
     branch = gh.client.get_repo("acme/orders").get_branch("main")

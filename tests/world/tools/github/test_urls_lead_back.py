@@ -185,3 +185,17 @@ def test_public_repository_pages__need_no_token(gh: GH) -> None:
     notes = gh.raw("GET", "/repos/laura/notes", token=None).json()
     assert httpx.get(notes["html_url"], timeout=10).status_code == 200
     assert httpx.get(notes["owner"]["html_url"], timeout=10).status_code == 200
+
+
+def test_graphql_urls__lead_back_to_the_replica(gh: GH) -> None:
+    query = """{ repository(owner: "acme", name: "orders") { url owner { url avatarUrl }
+                 issue(number: 1) { url author { avatarUrl } } } }"""
+    answer = gh.raw("POST", "/graphql", json={"query": query})
+    assert answer.status_code == 200, answer.text
+    found: set[str] = set()
+    _urls(answer.json()["data"], found)
+    assert len(found) == 5 and all(url.startswith(gh.url) for url in found), found
+    for url in found:
+        assert (
+            httpx.get(url, headers={"Authorization": f"token {gh.token}"}, timeout=10).status_code == 200
+        ), url

@@ -105,19 +105,22 @@ def _created(entry: TraceEntry, key: str, values: set[int]) -> bool:
     return isinstance(body, dict) and body.get(key) in values
 
 
+WRITES_COMMITS = ("/contents/", "/merge", "/git/", "git-receive-pack")
+"""Paths of the calls that write commits or move branches: the contents API, merges (of a pull
+request, or of a branch), the Git database API and pushes."""
+
+
 def _commit_calls(world: WorldPort, repo: Repo, shas: list[str]) -> list[int]:
-    """The calls that wrote the first of ``shas`` some call names (a commit through the
-    contents API, a merge, a ref update, a push): they made the repository's state."""
+    """The calls that wrote these commits or moved a branch to them (their request or answer
+    names the SHA): they made the repository's state."""
     rest, git = f"/repos/{repo.full_name}", f"/{repo.full_name.lower()}"
-    for sha in shas:
 
-        def wrote(entry: TraceEntry, sha: str = sha) -> bool:
-            return (_under(entry, rest) or entry.path.lower().startswith(git)) and _names(entry, sha)
+    def wrote(entry: TraceEntry) -> bool:
+        path = entry.path.lower()
+        return ((_under(entry, rest) or path.startswith(git)) and any(part in path for part in WRITES_COMMITS)
+                and any(_names(entry, sha) for sha in shas))
 
-        found = _writes(world, wrote)
-        if found:
-            return found
-    return []
+    return _writes(world, wrote)
 
 
 def _outcome(passed: bool, expected: str, actual: str, evidence: list[int] | None = None) -> StateOutcome:
@@ -190,15 +193,15 @@ def file_at(body: dict[str, Any], replica: GitHubReplica, world: WorldPort) -> S
 
 
 def _file_evidence(world: WorldPort, repo: Repo, sha: str | None, path: str, production: bool) -> list[int]:
-    """The call that wrote the commit that last changed ``path`` (else the one that wrote the
-    revision's commit), and the deployment that put it in production."""
+    """The calls that wrote the commit that last changed ``path`` and that brought the
+    revision to its commit (a merge, a push), and the deployment that put it in production."""
     if not sha:
         return []
     try:
         last = next(iter(repo.git.log(sha, path)), None)
     except LookupError:
         last = None
-    shas = [last.sha, sha] if last is not None and last.sha != sha else [sha]
+    shas = [last.sha, sha] if last is not None and last.sha != sha else [sha]  # what wrote it, what brought it
     deployed = _deployment_calls(world, repo) if production else []
     return sorted({*_commit_calls(world, repo, shas), *deployed})
 

@@ -40,6 +40,10 @@ class Protection:
     required_conversation_resolution: bool = False
     lock_branch: bool = False
     allow_fork_syncing: bool = False
+    restrictions: dict[str, list[str]] | None = None
+    """Who may push (``users`` logins, ``teams`` slugs, ``apps``); None: anyone with write."""
+    dismissal_restrictions: dict[str, list[str]] | None = None
+    """Who may dismiss reviews (``users``, ``teams``, ``apps``); None: not restricted."""
 
     def push_rule(self, is_admin: bool) -> BranchRule | None:
         """What a push by this caller may not do (None: nothing is refused)."""

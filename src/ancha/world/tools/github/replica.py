@@ -150,6 +150,7 @@ class GitHubReplica:
     # --- requests -------------------------------------------------------------------------
 
     def handle(self, request: ToolRequest) -> ToolResponse:
+        base = self._base(request)
         if request.path.rstrip("/") == "/graphql" and request.method.upper() == "POST":
             from ancha.world.tools.github.graphql import execute  # GitHub's GraphQL API (graphql/)
 
@@ -164,7 +165,6 @@ class GitHubReplica:
         method = request.method.upper()
         lookup = "GET" if method == "HEAD" else method
         self._requests += 1
-        base = self._base(request)
         caller: Caller | None = None
         route: Route | None = None
         docs: str | None = None
@@ -172,7 +172,15 @@ class GitHubReplica:
         headers = api_headers(self._request_id(), request.headers.get("x-github-api-version"))
         try:
             caller = self._authenticate(request)
-            found = ROUTER.match(request.path, lookup)
+            moved = self._moved(request, method, base, caller)
+            if moved is not None:
+                headers.update(self.rates.headers("anonymous" if caller is None else caller.user.login, "core",
+                                                  caller is not None, self.world.clock.peek()))
+                moved.headers = {**headers, **moved.headers}
+                moved.actor = self._actor(caller)
+                return moved
+            path = self._by_id(request.path)
+            found = ROUTER.match(path, lookup)
             if found is not None and lookup in found[0]:
                 route = found[0][lookup]
                 docs = DOCS.get(f"{route.method} {route.template}")
@@ -182,9 +190,9 @@ class GitHubReplica:
                 self.rates.spend(rate_key, resource, caller is not None, self.world.clock.peek(),
                                  caller.user.id if caller is not None else 0)
             if route is None or found is None:
-                return self._unrouted(method, lookup, request.path, caller, headers, rate_key, base)
+                return self._unrouted(method, lookup, path, caller, headers, rate_key, base)
             params = dict(zip(template_params(route.template), found[1], strict=False))
-            call = Call(self, route, method, request.path, params, request.query, request.body, caller, base)
+            call = Call(self, route, method, path, params, request.query, request.body, caller, base)
             call.request_headers = request.headers
             result = route.handler(call)
             reply = result if isinstance(result, Reply) else Reply(200, result)
@@ -231,6 +239,36 @@ class GitHubReplica:
             page.actor = self._actor(caller)
             return page
         return self._error(errors.NotFound(), errors.DOCS, caller, headers)
+
+    def _by_id(self, path: str) -> str:
+        """``/repositories/{id}/...`` (what a renamed repository's old name redirects to; GitHub
+        serves it though its OpenAPI description omits it) as ``/repos/{owner}/{name}/...``."""
+        if not path.startswith("/repositories/"):
+            return path
+        _, _, rest = path.partition("/repositories/")
+        number, slash, tail = rest.partition("/")
+        repo = self.state.repos_by_id.get(int(number)) if number.isascii() and number.isdigit() else None
+        if repo is None or self.state.repo(repo.owner.login, repo.name) is not repo:
+            return path
+        return f"/repos/{repo.full_name}{slash}{tail}"
+
+    def _moved(self, request: ToolRequest, method: str, base: str, caller: Caller | None) -> ToolResponse | None:
+        """A renamed repository's old name: 301 (307 for writes) to ``/repositories/{id}/...``, as GitHub."""
+        if not request.path.startswith("/repos/") or not self.state.renamed:
+            return None
+        parts = request.path.split("/", 4)  # '', 'repos', owner, name, rest
+        if len(parts) < 4 or self.state.repo(parts[2], parts[3]) is not None:
+            return None
+        repo_id = self.state.renamed.get(f"{parts[2]}/{parts[3]}".lower())
+        repo = self.state.repos_by_id.get(repo_id) if repo_id is not None else None
+        if repo is None or self.state.role(repo, caller.user if caller is not None else None) is None:
+            return None  # a private repository's old name stays a 404 for those who cannot see it
+        tail = "/" + parts[4] if len(parts) > 4 else ""
+        location = f"{base}/repositories/{repo_id}{tail}" + (f"?{request.query}" if request.query else "")
+        status, message = (301, "Moved Permanently") if method in ("GET", "HEAD") else (307, "Temporary Redirect")
+        body = _dumps({"message": message, "url": location,
+                       "documentation_url": "https://docs.github.com/v3/#http-redirects"}).encode()
+        return ToolResponse(status, body, JSON, headers={"location": location})
 
     def _authenticate(self, request: ToolRequest) -> Caller | None:
         header = request.headers.get("authorization", "").strip()

@@ -61,6 +61,7 @@ from ancha.world.tools.github.graphql.registry import FIELDS
 from ancha.world.tools.github.graphql.resolvers.meta import spend
 from ancha.world.tools.github.graphql.schema import SchemaUnavailable, schema
 from ancha.world.tools.github.graphql.validation import rules
+from ancha.world.tools.github.models.wire import reset_web_base, set_web_base
 
 log = logging.getLogger(__name__)
 JSON = "application/json; charset=utf-8"
@@ -131,8 +132,12 @@ def execute(replica: Any, request: ToolRequest, caller: Any) -> ToolResponse:
     context = Context(replica, caller)
     context.cost = priced
     spend(context, priced.points)
-    result = graphql_execute(the_schema, document, None, context, variables or {}, operation_name,
-                             field_resolver=_resolve, type_resolver=_type_resolver)
+    base = set_web_base(replica.base_url)  # the resolvers' url fields lead back to the replica
+    try:
+        result = graphql_execute(the_schema, document, None, context, variables or {}, operation_name,
+                                 field_resolver=_resolve, type_resolver=_type_resolver)
+    finally:
+        reset_web_base(base)
     assert isinstance(result, ExecutionResult)  # every resolver is synchronous
     if context.resolutions > MAX_RESOLUTIONS:  # stopped: GitHub's answer to a query that timed out
         return ToolResponse(200, _dumps({"data": None, "errors": [{"message": INTERNAL}]}).encode(), JSON,

@@ -169,6 +169,8 @@ class Repo:
                 "subscribers_count": sum(1 for s in self.extra.get("subscribers", {}).values()
                                          if s.subscribed and not s.ignored),
             })
+            if role is not None and role_rank(role) >= 3:
+                body["temp_clone_token"] = ""  # GitHub's answer to those who may push (absent for others)
             if self.owner.type == "Organization":
                 body["organization"] = self.owner.simple(base)
         return body

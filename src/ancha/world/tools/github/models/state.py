@@ -19,6 +19,8 @@ class GitHubState:
         self.repos_by_id: dict[int, Repo] = {}
         self.comments: dict[int, IssueComment] = {}
         """Issue comments by id (ids are global on GitHub)."""
+        self.renamed: dict[str, int] = {}
+        """A renamed repository's old ``owner/name`` (lower-case) -> its id: the old name redirects."""
 
     # --- accounts -------------------------------------------------------------------------
 

@@ -4,7 +4,7 @@ API URLs (``url``, ``*_url`` pointing at the REST API) are built on the replica'
 base URL so that SDKs following them (PyGithub completes objects through ``url``) stay
 inside the replica. Web URLs (``html_url``, ``avatar_url``, ``.diff``, archives) are on the
 same base, where ``web.py`` serves github.com's pages: every URL handed out leads back to
-the replica. ``HTML``/``AVATARS`` remain only for the GraphQL API's ``url`` fields.
+the replica. The GraphQL resolvers read the same base through ``web_base()``.
 """
 
 from __future__ import annotations
@@ -13,13 +13,29 @@ import base64
 import hashlib
 import json
 from collections.abc import Iterable
+from contextvars import ContextVar, Token
 from datetime import UTC, datetime
 from typing import Any
 
 import orjson
 
 HTML = "https://github.com"
-AVATARS = "https://avatars.githubusercontent.com"
+
+_WEB_BASE: ContextVar[str] = ContextVar("github_web_base", default=HTML)
+
+
+def web_base() -> str:
+    """The replica's base URL while a GraphQL query runs (its resolvers build ``url`` fields
+    without a ``base`` argument); github.com outside one."""
+    return _WEB_BASE.get()
+
+
+def set_web_base(base: str) -> Token[str]:
+    return _WEB_BASE.set(base)
+
+
+def reset_web_base(token: Token[str]) -> None:
+    _WEB_BASE.reset(token)
 
 JSONDict = dict[str, Any]
 

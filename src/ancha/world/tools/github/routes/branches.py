@@ -16,7 +16,7 @@ from ancha.world.tools.github.git_calls import protection, repo_git
 from ancha.world.tools.github.git_protection import Protection
 from ancha.world.tools.github.git_store import InvalidRef, RefConflict, RepoGit, UnknownRevision
 from ancha.world.tools.github.git_wire import Accounts, commit, short_branch
-from ancha.world.tools.github.models import Repo
+from ancha.world.tools.github.models import Org, Repo
 from ancha.world.tools.github.router import route
 
 
@@ -116,7 +116,7 @@ def repos_get_branch_protection(call: Call) -> dict[str, Any]:
     rule = protection(repo, name)
     if rule is None:
         raise errors.NotFound("Branch not protected")
-    return rule.to_dict(_protection_url(call, repo, name))
+    return with_restrictions(call, rule, rule.to_dict(_protection_url(call, repo, name)))
 
 
 def _optional_object(call: Call, name: str) -> dict[str, Any] | None:
@@ -138,12 +138,12 @@ def _flag(call: Call, name: str) -> bool:
 
 
 @route("PUT", "/repos/{owner}/{repo}/branches/{branch}/protection",
-       partial="restrictions and dismissal/bypass allowances are accepted and not kept")
+       partial="bypass allowances are accepted and not kept; restrictions are kept and not enforced on pushes")
 def repos_update_branch_protection(call: Call) -> dict[str, Any]:
     repo, _, name = _protected(call, "admin")
     checks = _optional_object(call, "required_status_checks")
     reviews = _optional_object(call, "required_pull_request_reviews")
-    _optional_object(call, "restrictions")
+    restrictions = _optional_object(call, "restrictions")
     if "enforce_admins" not in call.body:
         raise errors.invalid_request('"enforce_admins" wasn\'t supplied.')
     enforce = call.body["enforce_admins"]
@@ -169,11 +169,55 @@ def repos_update_branch_protection(call: Call) -> dict[str, Any]:
         rule.dismiss_stale_reviews = bool(reviews.get("dismiss_stale_reviews", False))
         rule.require_code_owner_reviews = bool(reviews.get("require_code_owner_reviews", False))
         rule.require_last_push_approval = bool(reviews.get("require_last_push_approval", False))
+        rule.dismissal_restrictions = restriction_lists(call, repo, reviews.get("dismissal_restrictions"),
+                                                        "required_pull_request_reviews.dismissal_restrictions")
+    rule.restrictions = restriction_lists(call, repo, restrictions, "restrictions")
     for flag in ("required_linear_history", "allow_force_pushes", "allow_deletions", "block_creations",
                  "required_conversation_resolution", "lock_branch", "allow_fork_syncing"):
         setattr(rule, flag, _flag(call, flag))
     repo.protected_branches[name] = rule
-    return rule.to_dict(_protection_url(call, repo, name), put=True)
+    return with_restrictions(call, rule, rule.to_dict(_protection_url(call, repo, name), put=True))
+
+
+def restriction_lists(call: Call, repo: Repo, value: Any, field: str) -> dict[str, list[str]] | None:
+    """``{users, teams, apps}`` as given (logins and slugs), checked as GitHub checks them."""
+    if value is None:
+        return None
+    if not isinstance(value, dict):
+        raise errors.invalid_request(f"For '{field}', {value!r} is not an object.")
+    if not isinstance(repo.owner, Org):
+        raise errors.Unprocessable("Validation Failed: Only organization repositories can have users and team "
+                                   "restrictions")
+    found: dict[str, list[str]] = {}
+    for kind in ("users", "teams", "apps"):
+        items = value.get(kind) or []
+        if not isinstance(items, list) or not all(isinstance(i, str) for i in items):
+            raise errors.invalid_request(f"For '{field}/{kind}', {items!r} is not an array of strings.")
+        found[kind] = list(dict.fromkeys(items))
+    return found
+
+
+def with_restrictions(call: Call, rule: Protection, body: dict[str, Any]) -> dict[str, Any]:
+    """``restrictions`` and ``required_pull_request_reviews.dismissal_restrictions``, when set."""
+    url = body["url"]
+    if rule.restrictions is not None:
+        body["restrictions"] = restriction_policy(call, f"{url}/restrictions", rule.restrictions, apps=True)
+    reviews = body.get("required_pull_request_reviews")
+    if rule.dismissal_restrictions is not None and isinstance(reviews, dict):
+        reviews["dismissal_restrictions"] = restriction_policy(call, f"{url}/dismissal_restrictions",
+                                                    rule.dismissal_restrictions, apps=False)
+    return body
+
+
+def restriction_policy(call: Call, url: str, lists: dict[str, list[str]], *, apps: bool) -> dict[str, Any]:
+    users = [u.simple(call.base) for login in lists.get("users", []) if (u := call.state.user(login)) is not None]
+    teams = [t.to_dict(call.base) for org in call.state.orgs.values() for slug in lists.get("teams", [])
+             if (t := org.teams.get(slug.lower())) is not None]
+    body: dict[str, Any] = {"url": url, "users_url": f"{url}/users", "teams_url": f"{url}/teams"}
+    if apps:
+        body["apps_url"] = f"{url}/apps"
+    body.update({"users": users, "teams": teams, "apps": []})
+    return body
 
 
 @route("DELETE", "/repos/{owner}/{repo}/branches/{branch}/protection")

@@ -17,6 +17,7 @@ from ancha.world.tools.github.call import Call, Reply, no_content
 from ancha.world.tools.github.git_calls import protection, repo_git
 from ancha.world.tools.github.git_protection import Protection
 from ancha.world.tools.github.router import route
+from ancha.world.tools.github.routes.branches import restriction_lists, restriction_policy
 
 _BASE = "/repos/{owner}/{repo}/branches/{branch}/protection"
 
@@ -81,11 +82,19 @@ def _reviews_body(rule: Protection, url: str) -> dict[str, Any]:
 
 @route("GET", _BASE + "/required_pull_request_reviews")
 def repos_get_pull_request_review_protection(call: Call) -> dict[str, Any]:
-    return _reviews_body(*_reviews(call))
+    rule, url = _reviews(call)
+    return _with_dismissal(call, rule, url, _reviews_body(rule, url))
+
+
+def _with_dismissal(call: Call, rule: Protection, url: str, body: dict[str, Any]) -> dict[str, Any]:
+    if rule.dismissal_restrictions is not None:
+        body["dismissal_restrictions"] = restriction_policy(call, f"{url}/dismissal_restrictions",
+                                                            rule.dismissal_restrictions, apps=False)
+    return body
 
 
 @route("PATCH", _BASE + "/required_pull_request_reviews",
-       partial="dismissal restrictions and bypass allowances are accepted and not kept")
+       partial="bypass allowances are accepted and not kept")
 def repos_update_pull_request_review_protection(call: Call) -> dict[str, Any]:
     rule, url = _reviews(call)
     count = call.body.get("required_approving_review_count")
@@ -99,12 +108,16 @@ def repos_update_pull_request_review_protection(call: Call) -> dict[str, Any]:
     for name in ("dismissal_restrictions", "bypass_pull_request_allowances"):
         if call.body.get(name) is not None and not isinstance(call.body[name], dict):
             raise errors.invalid_request(f"For '{name}', {call.body[name]!r} is not an object.")
+    if call.body.get("dismissal_restrictions") is not None:
+        repo = call.repo(need="admin")
+        rule.dismissal_restrictions = restriction_lists(call, repo, call.body["dismissal_restrictions"],
+                                                        "dismissal_restrictions")
     if count is not None:
         rule.required_reviews = count
     for name, value in flags.items():
         if value is not None:
             setattr(rule, name, value)
-    return _reviews_body(rule, url)
+    return _with_dismissal(call, rule, url, _reviews_body(rule, url))
 
 
 @route("DELETE", _BASE + "/required_pull_request_reviews")

@@ -136,6 +136,7 @@ def repos_update(call: Call) -> dict[str, Any]:
             raise errors.ValidationFailed({"resource": "Repository", "code": "custom", "field": "name",
                                            "message": "name already exists on this account"})
         call.state.remove_repo(repo)
+        call.state.renamed[repo.full_name.lower()] = repo.id
         changes["name"] = {"from": repo.name}
         repo.name = name
         call.state.add_repo(repo)

@@ -47,7 +47,33 @@ def _org(call: Call) -> Org:
 @route("GET", "/orgs/{org}")
 def orgs_get(call: Call) -> dict[str, Any]:
     org = _org(call)
-    return org.full(call.base, public_repos=_public_repos(call, org.key))
+    body = org.full(call.base, public_repos=_public_repos(call, org.key))
+    if call.caller is not None and org.members.get(call.user.key) == "admin":
+        body.update(_owner_fields(call, org))
+    return body
+
+
+def _owner_fields(call: Call, org: Org) -> dict[str, Any]:
+    """What ``GET /orgs/{org}`` adds for the organization's owners (GitHub's ``organization-full``)."""
+    repos = [repo for repo in call.state.repos.values() if repo.owner.key == org.key]
+    private = sum(1 for repo in repos if repo.private)
+    outside = {key for repo in repos for key in repo.collaborators if key not in org.members}
+    owner = next((call.state.users[key] for key, role in org.members.items()
+                  if role == "admin" and key in call.state.users), None)
+    billing = owner.email if owner is not None and owner.email else f"billing@{org.login.lower()}.example"
+    return {
+        "total_private_repos": private, "owned_private_repos": private, "private_gists": 0, "disk_usage": 0,
+        "collaborators": len(outside), "billing_email": billing,
+        "default_repository_permission": org.default_permission,
+        "members_can_create_repositories": True, "two_factor_requirement_enabled": False,
+        "members_allowed_repository_creation_type": "all", "members_can_create_public_repositories": True,
+        "members_can_create_private_repositories": True, "members_can_create_internal_repositories": False,
+        "members_can_create_pages": True, "members_can_fork_private_repositories": False,
+        "members_can_create_public_pages": True, "members_can_create_private_pages": True,
+        "web_commit_signoff_required": False,
+        "plan": {"name": "team", "space": 976562499, "private_repos": 999999, "filled_seats": len(org.members),
+                 "seats": max(5, len(org.members))},
+    }
 
 
 @route("GET", "/user/orgs")

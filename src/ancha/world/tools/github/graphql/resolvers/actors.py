@@ -11,17 +11,17 @@ from ancha.world.tools.github.graphql.context import ctx
 from ancha.world.tools.github.graphql.errors import NotFound
 from ancha.world.tools.github.graphql.registry import plain, resolver
 from ancha.world.tools.github.models import Account, Org, iso
-from ancha.world.tools.github.models.wire import AVATARS, HTML
+from ancha.world.tools.github.models.wire import web_base
 
 PAGE = ("first", "after", "last", "before")
 
 
 def _avatar(account: Account) -> str:
-    return f"{AVATARS}/u/{account.id}?v=4"
+    return f"{web_base()}/avatars/u/{account.id}?v=4"
 
 
 plain("User Bot Organization",
-      id="node_id", databaseId="id", login="login", url=lambda a: f"{HTML}/{a.login}",
+      id="node_id", databaseId="id", login="login", url=lambda a: f"{web_base()}/{a.login}",
       resourcePath=lambda a: f"/{a.login}", createdAt=lambda a: iso(a.created_at),
       updatedAt=lambda a: iso(a.updated_at))
 plain("User Organization", name="name")

@@ -21,7 +21,7 @@ from ancha.world.tools.github.graphql.ids import string_node_id
 from ancha.world.tools.github.graphql.registry import plain, resolver
 from ancha.world.tools.github.graphql.resolvers.filters import parse_time, pull_state
 from ancha.world.tools.github.models import Pull, Repo
-from ancha.world.tools.github.models.wire import HTML
+from ancha.world.tools.github.models.wire import web_base
 
 PAGE = ("first", "after", "last", "before")
 
@@ -183,7 +183,7 @@ def associated_pulls(ref: GitRef, info: GraphQLResolveInfo, states: list[str] | 
 
 def _url(kind: str) -> Any:
     def url(o: GitObject) -> str:
-        return f"{HTML}/{o.repo.full_name}/{kind}/{o.oid}"
+        return f"{web_base()}/{o.repo.full_name}/{kind}/{o.oid}"
     return url
 
 

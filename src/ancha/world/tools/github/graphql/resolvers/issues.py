@@ -21,7 +21,7 @@ from ancha.world.tools.github.graphql.resolvers.filters import (
     pull_state,
 )
 from ancha.world.tools.github.models import Issue, IssueComment, Label, Milestone, Pull, Repo, iso
-from ancha.world.tools.github.models.wire import HTML
+from ancha.world.tools.github.models.wire import web_base
 
 PAGE = ("first", "after", "last", "before")
 
@@ -33,7 +33,7 @@ def _conv(item: Issue | Pull) -> Issue:
 def _html(item: Issue | Pull) -> str:
     issue = _conv(item)
     kind = "pull" if issue.pull is not None else "issues"
-    return f"{HTML}/{issue.repo.full_name}/{kind}/{issue.number}"
+    return f"{web_base()}/{issue.repo.full_name}/{kind}/{issue.number}"
 
 
 # --- Issue and PullRequest ---------------------------------------------------------------------
@@ -41,7 +41,7 @@ def _html(item: Issue | Pull) -> str:
 plain("Issue PullRequest",
       id="node_id", databaseId="id", number=lambda i: _conv(i).number, title=lambda i: _conv(i).title,
       body=lambda i: _conv(i).body or "", bodyText=lambda i: _conv(i).body or "",
-      url=_html, resourcePath=lambda i: _html(i).removeprefix(HTML), author=lambda i: _conv(i).user,
+      url=_html, resourcePath=lambda i: _html(i).removeprefix(web_base()), author=lambda i: _conv(i).user,
       authorAssociation=lambda i: _conv(i).repo.association(_conv(i).user),
       createdAt=lambda i: iso(_conv(i).created_at), updatedAt=lambda i: iso(_conv(i).updated_at),
       closedAt=lambda i: iso(_conv(i).closed_at), closed=lambda i: _conv(i).state == "closed",
@@ -181,12 +181,12 @@ plain("PullRequestReview", id="node_id", databaseId="id", body="body", bodyText=
       repository=lambda r: r.pull.repo, authorAssociation=lambda r: r.pull.repo.association(r.user))
 
 plain("Label", id="node_id", name="name", color="color", description="description", isDefault="default",
-      url=lambda label: f"{HTML}/{label.repo.full_name}/labels/{label.name}", repository="repo")
+      url=lambda label: f"{web_base()}/{label.repo.full_name}/labels/{label.name}", repository="repo")
 plain("Milestone", id="node_id", number="number", title="title", description="description",
       state=lambda m: m.state.upper(), closed=lambda m: m.state == "closed", dueOn=lambda m: iso(m.due_on),
       createdAt=lambda m: iso(m.created_at), updatedAt=lambda m: iso(m.updated_at),
       closedAt=lambda m: iso(m.closed_at), creator="creator", repository="repo",
-      url=lambda m: f"{HTML}/{m.repo.full_name}/milestone/{m.number}")
+      url=lambda m: f"{web_base()}/{m.repo.full_name}/milestone/{m.number}")
 
 
 def _order_labels(labels: list[Label], order_by: dict[str, Any] | None) -> list[Label]:

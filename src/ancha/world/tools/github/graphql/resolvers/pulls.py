@@ -17,7 +17,7 @@ from ancha.world.tools.github.graphql.ids import string_node_id
 from ancha.world.tools.github.graphql.registry import plain, resolver
 from ancha.world.tools.github.graphql.resolvers.git import git_object
 from ancha.world.tools.github.models import Pull
-from ancha.world.tools.github.models.wire import HTML
+from ancha.world.tools.github.models.wire import web_base
 
 PAGE = ("first", "after", "last", "before")
 _CHANGE_TYPES = {"added": "ADDED", "removed": "DELETED", "modified": "MODIFIED", "renamed": "RENAMED"}
@@ -61,7 +61,7 @@ def files(pull: Pull, info: GraphQLResolveInfo, **args: Any) -> Page:
 
 plain("PullRequestCommit", commit=lambda c: git_object(c.pull.repo, c.sha), pullRequest="pull",
       id=lambda c: string_node_id("PullRequestCommit", c.pull.id, c.sha),
-      url=lambda c: f"{HTML}/{c.pull.repo.full_name}/pull/{c.pull.number}/commits/{c.sha}",
+      url=lambda c: f"{web_base()}/{c.pull.repo.full_name}/pull/{c.pull.number}/commits/{c.sha}",
       resourcePath=lambda c: f"/{c.pull.repo.full_name}/pull/{c.pull.number}/commits/{c.sha}")
 
 

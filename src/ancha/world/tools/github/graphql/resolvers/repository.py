@@ -16,7 +16,7 @@ from ancha.world.tools.github.graphql.errors import not_found_node
 from ancha.world.tools.github.graphql.ids import decode_node_id
 from ancha.world.tools.github.graphql.registry import plain, resolver
 from ancha.world.tools.github.models import Repo, iso, role_rank
-from ancha.world.tools.github.models.wire import HTML
+from ancha.world.tools.github.models.wire import web_base
 
 PAGE = ("first", "after", "last", "before")
 
@@ -29,7 +29,7 @@ def repository(_: Any, info: GraphQLResolveInfo, owner: str, name: str, followRe
 plain("Repository",
       id="node_id", databaseId="id", name="name", nameWithOwner="full_name", owner="owner",
       description="description", isPrivate="private", visibility=lambda r: r.visibility.upper(),
-      url=lambda r: f"{HTML}/{r.full_name}", resourcePath=lambda r: f"/{r.full_name}",
+      url=lambda r: f"{web_base()}/{r.full_name}", resourcePath=lambda r: f"/{r.full_name}",
       homepageUrl="homepage", createdAt=lambda r: iso(r.created_at), updatedAt=lambda r: iso(r.updated_at),
       pushedAt=lambda r: iso(r.pushed_at), isArchived="archived", isFork=lambda r: False,
       isTemplate="is_template", isEmpty=lambda r: r.git is None or not r.git.branches(),
