@@ -164,3 +164,67 @@ def test_history_computes_the_sli_from_metric_points_and_monitor_states(dd: DD) 
         assert [s.data.attributes.name for s in found] == ["disk up"]
     assert dd.raw("GET", f"/api/v1/slo/{metric.id}/history").status_code == 400
     assert dd.raw("GET", "/api/v1/slo/can_delete").status_code == 501
+
+
+def test_slo_corrections_are_created_listed_updated_and_deleted(dd: DD) -> None:
+    from datadog_api_client.v1.api.service_level_objective_corrections_api import (
+        ServiceLevelObjectiveCorrectionsApi,
+    )
+    from datadog_api_client.v1.model.slo_correction_category import SLOCorrectionCategory
+    from datadog_api_client.v1.model.slo_correction_create_data import SLOCorrectionCreateData
+    from datadog_api_client.v1.model.slo_correction_create_request import SLOCorrectionCreateRequest
+    from datadog_api_client.v1.model.slo_correction_create_request_attributes import (
+        SLOCorrectionCreateRequestAttributes,
+    )
+    from datadog_api_client.v1.model.slo_correction_type import SLOCorrectionType
+    from datadog_api_client.v1.model.slo_correction_update_data import SLOCorrectionUpdateData
+    from datadog_api_client.v1.model.slo_correction_update_request import SLOCorrectionUpdateRequest
+    from datadog_api_client.v1.model.slo_correction_update_request_attributes import (
+        SLOCorrectionUpdateRequestAttributes,
+    )
+
+    with dd.client() as client:
+        slos = ServiceLevelObjectivesApi(client)
+        api = ServiceLevelObjectiveCorrectionsApi(client)
+        slo = slos.create_slo(body=_metric_slo()).data[0]
+        made = api.create_slo_correction(
+            body=SLOCorrectionCreateRequest(
+                data=SLOCorrectionCreateData(
+                    type=SLOCorrectionType.CORRECTION,
+                    attributes=SLOCorrectionCreateRequestAttributes(
+                        slo_id=slo.id,
+                        start=int(T0),
+                        end=int(T0) + 3600,
+                        category=SLOCorrectionCategory.DEPLOYMENT,
+                        description="release",
+                        timezone="UTC",
+                    ),
+                )
+            )
+        ).data
+        assert (
+            made.attributes.slo_id == slo.id
+            and made.attributes.creator.data["attributes"]["email"] == "ops@acme.test"
+        )
+        assert [c.id for c in slos.get_slo_corrections(slo.id).data] == [made.id]
+        assert [c.id for c in api.list_slo_correction().data] == [made.id]
+        updated = api.update_slo_correction(
+            made.id,
+            body=SLOCorrectionUpdateRequest(
+                data=SLOCorrectionUpdateData(
+                    type=SLOCorrectionType.CORRECTION,
+                    attributes=SLOCorrectionUpdateRequestAttributes(category=SLOCorrectionCategory.OTHER),
+                )
+            ),
+        ).data
+        assert str(updated.attributes.category) == "Other" and updated.attributes.modifier is not None
+        api.delete_slo_correction(made.id)
+        with pytest.raises(NotFoundException):
+            api.get_slo_correction(made.id)
+    missing_end = {
+        "data": {
+            "type": "correction",
+            "attributes": {"slo_id": slo.id, "start": int(T0), "category": "Other"},
+        }
+    }
+    assert dd.raw("POST", "/api/v1/slo/correction", json=missing_end).status_code == 400

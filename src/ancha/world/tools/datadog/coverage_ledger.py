@@ -1,7 +1,7 @@
 """Datadog API coverage ledger. Generated; do not edit.
 
 Regenerate with: python -m ancha.world.tools.datadog.coverage --regenerate
-1220 operations: 30 implemented, 20 partial, 1170 not implemented.
+1220 operations: 35 implemented, 21 partial, 1164 not implemented.
 """
 
 LEDGER: dict[str, tuple[str, str]] = {
@@ -28,7 +28,7 @@ LEDGER: dict[str, tuple[str, str]] = {
     'DELETE /api/v1/logs/config/pipelines/{pipeline_id}': ('not_implemented', ''),
     'DELETE /api/v1/monitor/{monitor_id}': ('partial', 'force is accepted and ignored (nothing references monitors)'),
     'DELETE /api/v1/notebooks/{notebook_id}': ('not_implemented', ''),
-    'DELETE /api/v1/slo/correction/{slo_correction_id}': ('not_implemented', ''),
+    'DELETE /api/v1/slo/correction/{slo_correction_id}': ('implemented', ''),
     'DELETE /api/v1/slo/{slo_id}': ('partial', 'force is accepted (nothing references SLOs)'),
     'DELETE /api/v1/synthetics/private-locations/{location_id}': ('not_implemented', ''),
     'DELETE /api/v1/synthetics/variables/{variable_id}': ('not_implemented', ''),
@@ -249,11 +249,11 @@ LEDGER: dict[str, tuple[str, str]] = {
     'GET /api/v1/search': ('not_implemented', ''),
     'GET /api/v1/slo': ('partial', 'query matches the name (substring); tags_query takes tags joined with AND or commas; metrics_query matches the metric queries (substring)'),
     'GET /api/v1/slo/can_delete': ('not_implemented', ''),
-    'GET /api/v1/slo/correction': ('not_implemented', ''),
-    'GET /api/v1/slo/correction/{slo_correction_id}': ('not_implemented', ''),
+    'GET /api/v1/slo/correction': ('implemented', ''),
+    'GET /api/v1/slo/correction/{slo_correction_id}': ('implemented', ''),
     'GET /api/v1/slo/search': ('partial', 'query matches names (substring) and tags (key:value terms); include_facets is ignored'),
     'GET /api/v1/slo/{slo_id}': ('implemented', ''),
-    'GET /api/v1/slo/{slo_id}/corrections': ('not_implemented', ''),
+    'GET /api/v1/slo/{slo_id}/corrections': ('implemented', ''),
     'GET /api/v1/slo/{slo_id}/history': ('partial', "corrections are not modelled; the SLI comes from the trial's metric points and monitor transitions"),
     'GET /api/v1/synthetics/ci/batch/{batch_id}': ('not_implemented', ''),
     'GET /api/v1/synthetics/locations': ('not_implemented', ''),
@@ -701,7 +701,7 @@ LEDGER: dict[str, tuple[str, str]] = {
     'PATCH /api/v1/security_analytics/signals/{signal_id}/add_to_incident': ('not_implemented', ''),
     'PATCH /api/v1/security_analytics/signals/{signal_id}/assignee': ('not_implemented', ''),
     'PATCH /api/v1/security_analytics/signals/{signal_id}/state': ('not_implemented', ''),
-    'PATCH /api/v1/slo/correction/{slo_correction_id}': ('not_implemented', ''),
+    'PATCH /api/v1/slo/correction/{slo_correction_id}': ('implemented', ''),
     'PATCH /api/v1/synthetics/tests/{public_id}': ('not_implemented', ''),
     'PATCH /api/v2/actions-datastores/{datastore_id}': ('not_implemented', ''),
     'PATCH /api/v2/actions-datastores/{datastore_id}/items': ('not_implemented', ''),
@@ -865,7 +865,7 @@ LEDGER: dict[str, tuple[str, str]] = {
     'POST /api/v1/series': ('partial', 'points are kept as gauges'),
     'POST /api/v1/slo': ('implemented', ''),
     'POST /api/v1/slo/bulk_delete': ('not_implemented', ''),
-    'POST /api/v1/slo/correction': ('not_implemented', ''),
+    'POST /api/v1/slo/correction': ('partial', 'corrections are kept and listed, by slo_id only (slo_query answers 400); history does not apply them'),
     'POST /api/v1/synthetics/private-locations': ('not_implemented', ''),
     'POST /api/v1/synthetics/tests/api': ('not_implemented', ''),
     'POST /api/v1/synthetics/tests/browser': ('not_implemented', ''),

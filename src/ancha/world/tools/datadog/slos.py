@@ -57,6 +57,47 @@ def number(value: float) -> int | float:
     return int(value) if float(value).is_integer() else value
 
 
+CORRECTION_CATEGORIES = ("Scheduled Maintenance", "Outside Business Hours", "Deployment", "Other")
+
+
+@dataclass(slots=True)
+class Correction:
+    """A window an SLO's history leaves out (``start``-``end``, or ``duration`` repeated by ``rrule``)."""
+
+    id: str
+    slo_id: str
+    start: int
+    category: str
+    created: float
+    end: int | None = None
+    description: str | None = None
+    timezone: str = "UTC"
+    rrule: str | None = None
+    duration: int | None = None
+    modified: float | None = None
+    deleted: float | None = None
+
+    def to_dict(self, user: dict[str, Any]) -> dict[str, Any]:
+        return {
+            "type": "correction",
+            "id": self.id,
+            "attributes": {
+                "slo_id": self.slo_id,
+                "start": self.start,
+                "end": self.end,
+                "description": self.description,
+                "category": self.category,
+                "timezone": self.timezone,
+                "created_at": int(self.created),
+                "modified_at": int(self.modified or self.created),
+                "rrule": self.rrule,
+                "duration": self.duration,
+                "creator": {"data": user},
+                "modifier": {"data": user} if self.modified is not None else None,
+            },
+        }
+
+
 @dataclass(slots=True)
 class Slo:
     id: str
@@ -75,6 +116,7 @@ class Slo:
     target_threshold: float | None = None
     warning_threshold: float | None = None
     deleted: float | None = None
+    corrections: list[Correction] = field(default_factory=list)
 
     @property
     def type_id(self) -> int:

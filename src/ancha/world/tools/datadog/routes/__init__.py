@@ -13,6 +13,7 @@ def load_all() -> None:
         logs,
         metrics,
         monitors,
+        slo_corrections,
         slos,
         world,
     )

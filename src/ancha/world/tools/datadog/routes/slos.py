@@ -44,7 +44,7 @@ _WRITABLE = {
 }
 
 
-_UNSERVED = ("can_delete", "correction", "bulk_delete")
+_UNSERVED = ("can_delete", "bulk_delete")
 
 
 def slos(call: Call) -> dict[str, Slo]:
