@@ -138,3 +138,52 @@ def test_agent_own_changes_and_inactive_hooks__not_delivered() -> None:
     _as_world(env, "POST", "/api/v1/users/walter@acme.com/lifecycle/deactivate")
     assert [e["payload"]["data"]["events"][0]["target"][0]["alternateId"] for e in _okta_events(env)] == [
         "walter@acme.com"]
+
+
+def test_endpoint_agent__gets_the_hook_call_posted_with_its_auth_header() -> None:
+    """An endpoint agent's server receives the call as Okta POSTs it: the same body, JSON, and
+    the hook's extra and auth headers; a 500 is retried once."""
+    import asyncio
+    import threading
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    from ancha.world.endpoint import EndpointDelivery
+
+    received: list[tuple[dict[str, str], dict[str, Any]]] = []
+
+    class Handler(BaseHTTPRequestHandler):
+        def log_message(self, *args: Any) -> None:
+            pass
+
+        def do_POST(self) -> None:
+            raw = self.rfile.read(int(self.headers["Content-Length"]))
+            received.append((dict(self.headers), json.loads(raw)))
+            self.send_response(500 if len(received) == 1 else 200)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    env = build_env()
+    hook = json.loads(world_call(env, "POST", "/api/v1/eventHooks", HOOK).body)
+    world_call(env, "POST", f"/api/v1/eventHooks/{hook['id']}/lifecycle/verify")
+
+    async def deliver() -> None:
+        endpoint = EndpointDelivery(env, f"http://127.0.0.1:{server.server_address[1]}/{{{{service}}}}")
+        await endpoint.start(5.0)
+        _as_world(env, "POST", "/api/v1/users/fox@acme.com/lifecycle/deactivate")
+        endpoint.wake()
+        deadline = asyncio.get_running_loop().time() + 10
+        while len(received) < 2 and asyncio.get_running_loop().time() < deadline:
+            await asyncio.sleep(0.01)
+        endpoint.stop()
+
+    try:
+        asyncio.run(deliver())
+    finally:
+        server.shutdown()
+    assert len(received) == 2  # the 500, then Okta's one retry
+    headers, body = received[1]
+    assert headers["Authorization"] == "my-shared-secret" and headers["X-Other-Header"] == "my-header-value"
+    assert headers["Content-Type"] == "application/json"
+    assert body == _okta_events(env)[0]["payload"] and body["eventType"] == "com.okta.event_hook"
