@@ -14,7 +14,7 @@ from ancha.config.loading import ConfigOverrides
 from ancha.runner.agents.container_leftovers import clean_leftovers
 from ancha.runner.doctor import Diagnosis, diagnose
 
-_STYLES = {"ok": "green", "FAIL": "bold red", "skip": "dim"}
+_STYLES = {"ok": "green", "FAIL": "bold red", "skip": "dim", "warn": "yellow"}
 
 
 @click.command()
@@ -48,5 +48,5 @@ def print_diagnosis(console: Console, diagnosis: Diagnosis) -> None:
     width = max((len(c.name) for c in diagnosis.checks), default=0)
     for check in diagnosis.checks:
         status = f"[{_STYLES[check.status]}]{check.status:<4}[/]"
-        fix = f" — {check.fix}" if check.status == "FAIL" and check.fix else ""
+        fix = f" — {check.fix}" if check.status in ("FAIL", "warn") and check.fix else ""
         console.print(f"{status}  {check.name:<{width}}  {escape(check.detail + fix)}")

@@ -82,6 +82,9 @@ class AgentConfig(_Section):
     env: dict[str, str] = Field(default_factory=dict)
     pass_env: EnvNames = Field(default_factory=list)
     input: Literal["command", "per_event"] = "command"
+    clock: Literal["world", "wall"] = "world"
+    """``world``: the agent's processes run under libfaketime, so their clock reads the world's
+    time; ``wall``: they read the machine's clock."""
     slack_transport: str = "feed"
     """How Slack's events reach the agent; the values this build has come from the tool
     (``ConfigCatalog.transports``, checked by ``config_model``)."""

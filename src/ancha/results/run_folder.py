@@ -125,7 +125,8 @@ class TrialFolder:
 
     def write_checks(self, scene: str, trial: int, verdict: str | None, status: str | None, reason: str | None,
                      results: list[dict[str, Any]], agent_log: dict[str, Any] | None = None,
-                     cost: dict[str, Any] | None = None, state: dict[str, Any] | None = None) -> None:
+                     cost: dict[str, Any] | None = None, state: dict[str, Any] | None = None,
+                     ended: str | None = None) -> None:
         """``agent_log``: what was dropped of agent.log (``AgentLog.cut``), when it was cut;
         ``cost``: the trial's model calls through the gateway (usd, calls, tokens), when it had one;
         ``state``: what of a container agent's ``/state`` did not fit its cap, when it was cut."""
@@ -137,6 +138,8 @@ class TrialFolder:
             body["cost"] = cost
         if state:
             body["state"] = state
+        if ended:  # how the trial ended, in words (the agent exited, the clock limit, ...)
+            body["ended"] = ended
         (self.path / CHECKS).write_text(json.dumps(body, indent=2) + "\n")
 
     # --- reading ---------------------------------------------------------------------

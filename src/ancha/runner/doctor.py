@@ -27,6 +27,7 @@ from ancha.runner.agents.container_network import choose_engine, isolation_summa
 from ancha.runner.agents.environment import base_environment
 from ancha.runner.agents.program import find_agent_program
 from ancha.runner.agents.workspace_files import WorkspaceFilesInvalid, ancha_paths, select_files
+from ancha.runner.agents.world_clock import MISSING, find_library, wants_world_clock
 from ancha.runner.control import check_server
 from ancha.runner.preflight import check_templates_against_scenes
 from ancha.runner.product_data import REINSTALL, check_product_data
@@ -44,7 +45,8 @@ EXIT_READY, EXIT_INVALID, EXIT_NOT_READY = 0, 2, 3
 """0: run could start; 2: config or scene problems (as run); 3: run could not be carried out here."""
 IMAGE_INSPECT_TIMEOUT_S = 30.0
 
-Status = Literal["ok", "FAIL", "skip"]
+Status = Literal["ok", "FAIL", "skip", "warn"]
+"""``warn``: run goes on, in a lesser way (agents on the wall clock); the exit code stays 0."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,6 +114,7 @@ def diagnose(config_path: Path | None, cwd: Path, overrides: ConfigOverrides,
     diagnosis.checks.append(check_data())
     diagnosis.checks.extend(check_agent(config, environ, diagnosis))
     diagnosis.checks.extend(check_container(config, environ))
+    diagnosis.checks.append(check_agent_clock(config, environ))
     diagnosis.checks.append(check_judge_key(config, scenes, environ))
     return diagnosis
 
@@ -207,6 +210,22 @@ def check_agent(config: AnchaConfig, environ: Mapping[str, str], diagnosis: Diag
     else:
         checks.insert(0, _ok("agent", f"{command}: {program.word} is {program.note}"))
     return checks
+
+
+def check_agent_clock(config: AnchaConfig, environ: Mapping[str, str]) -> Check:
+    """Whether the agent's clock will read the world's: libfaketime is where run looks for it."""
+    agent = config.agent
+    if agent is None:
+        return _skip("clock", "no agent")
+    if agent.clock == "wall":
+        return _skip("clock", "agent.clock: wall: the agent reads the machine's clock")
+    if not wants_world_clock(config):
+        return _skip("clock", "an endpoint agent you run yourself keeps its own clock")
+    library = find_library(environ)
+    if library is None:
+        detail, fix = MISSING.split(": install ", 1)
+        return Check("clock", "warn", detail, "install " + fix)
+    return _ok("clock", f"the agent's clock follows the world's (libfaketime: {library})")
 
 
 def _agent_path(config: AnchaConfig, environ: Mapping[str, str]) -> str | None:

@@ -21,6 +21,7 @@ from ancha.results.run_folder import RunFolder
 from ancha.results.runs_folder import RunsFolder
 from ancha.runner.agents.container import ContainerExecution, container_refusal
 from ancha.runner.agents.container_leftovers import clean_after_dead_runs, forget_container_run
+from ancha.runner.agents.world_clock import MISSING, find_library, wants_world_clock
 from ancha.runner.gateway import ModelGateway
 from ancha.runner.report import SceneSummary, print_summary
 from ancha.runner.trial import TrialOutcome, TrialRunner
@@ -90,6 +91,8 @@ async def run_scenes(config: AnchaConfig, scenes: list[Scene], *, inherit_env: b
         if not console.is_terminal:  # CI logs: wide enough that scene names are never cut
             console = Console(width=140)
     refuse_unbuilt_agents(config)
+    if wants_world_clock(config) and find_library() is None:  # once per run: the trials go on, on the wall clock
+        console.print(f"ancha: {MISSING}", markup=False, highlight=False)
     clean_after_dead_runs()  # what runs killed mid-trial left: their containers, namespaces, cgroups
     containers = None
     if config.agent is not None and config.agent.execution.mode == "container":  # engine, image, files: or stop

@@ -38,11 +38,14 @@ from ancha.runner.agents.environment import (
     trust_variables,
     without_withheld,
 )
+from ancha.runner.agents.world_clock import clock_variables, find_library, timestamp_file, wants_world_clock
 from ancha.runner.control import ControlClient, ServerError
 from ancha.runner.gateway import GatewayTrial, ModelGateway
 from ancha.scene.model import Scene
 
 STATUS_POLL_S = 0.05
+FINISHED_BY_GRADING = "the agent finished"
+"""The world's ending when it was still running at grading (``ControlAPI.grade``): the agent had exited."""
 AgentMaker = Callable[[str, Path, dict[str, str], LogSink], "CommandAgent | ContainerAgent"]
 """How an agent process is made: ``CommandAgent`` on the host, ``ContainerTrial.agent`` in a container."""
 
@@ -58,6 +61,9 @@ class TrialOutcome:
     never_started: bool = False
     retried: str | None = None
     """With ``--retry-invalid``: why the first attempt of this trial was invalid (this is its retry)."""
+    ended: str | None = None
+    """How the trial ended, in words: the agent exited, the done URL, the clock limit, or an agent
+    that waited with nothing left to wake it."""
     timings: dict[str, float] = field(default_factory=dict)
     agent_log: dict[str, Any] | None = None
     """What was dropped of agent.log past ``agent.log_limit``; None when it is whole."""
@@ -80,6 +86,10 @@ class TrialRunner:
         """The run's model gateway (``agent.execution.modelHosts``), or None."""
         self.model_trials: dict[str, GatewayTrial] = {}
         """Each running trial's place on the model gateway, by env id."""
+        self.exits: dict[str, int] = {}
+        """Each trial's agent exit code, by env id, when the agent ended it by exiting."""
+        self.clock_library = world_clock_library(config)
+        """The libfaketime agents run under, so that their clock reads the world's (None: the wall clock)."""
         gateway_endpoint = Endpoint.of_url(gateway.url) if gateway is not None else None
         if containers is not None and gateway_endpoint is not None:  # agents inside reach the gateway too
             containers.endpoints.append(gateway_endpoint)
@@ -131,14 +141,21 @@ class TrialRunner:
         agent = self.config.agent
         assert agent is not None
         transports = {name: value for name, value in agent.model_dump().items() if name.endswith("_transport")}
-        return {"mode": agent.kind or "command", "input": agent.input, "idle": agent.idle, **transports}
+        clock = "world" if self.clock_library is not None else "wall"  # the world writes its time for the agent
+        return {"mode": agent.kind or "command", "input": agent.input, "idle": agent.idle, "clock": clock,
+                **transports}
 
     async def _run_agent(self, scene: Scene, trial: int, context: dict[str, Any], trial_dir: Path,
                          timings: dict[str, float]) -> TrialOutcome:
         agent_cfg = self.config.agent
         assert agent_cfg is not None and (agent_cfg.command or agent_cfg.url)
         folder = TrialFolder(trial_dir)
-        box = self.containers.trial(context, folder.state_dir) if self.containers is not None else None
+        library = self.clock_library
+        clock_file = timestamp_file(context) if library is not None else None
+        box = None
+        if self.containers is not None:
+            box = self.containers.trial(context, folder.state_dir,
+                                        clock=(library, Path(clock_file)) if library and clock_file else None)
         make: AgentMaker = CommandAgent if box is None else box.agent
         values = template_values(context if box is None else box.context)
         if box is None:
@@ -155,6 +172,8 @@ class TrialRunner:
         if agent_cfg.kind == "endpoint" and agent_cfg.start:  # its own server on its own port
             values["agent.port"] = env["ANCHA_AGENT_PORT"] = str(free_port())
         env.update({name: render(value, values) for name, value in agent_cfg.env.items()})
+        if box is None and library is not None and clock_file is not None:
+            env.update(clock_variables(str(library), clock_file, env.get("LD_PRELOAD")))
         cwd = agent_cwd(self.config)
         begun = time.perf_counter()
         without_withheld(env)  # the server's key, even from agent.env: it would open the agent's own grading
@@ -209,6 +228,8 @@ class TrialRunner:
             code, status = await self._supervise(agent, context["env_id"])
         finally:
             await agent.stop()
+        if status == "done" and code is not None:
+            self.exits[str(context["env_id"])] = code
         return code, status, True
 
     async def _endpoint(self, values: dict[str, str], cwd: Path, env: dict[str, str], log: LogSink,
@@ -322,6 +343,8 @@ class TrialRunner:
         deleting = asyncio.ensure_future(self._discard(context["env_id"], folder))  # while the results are written
         try:
             self._ending(graded, outcome)
+            if outcome.ended:
+                folder.log(f"ancha: the trial ended: {outcome.ended}")
             folder.write_records(graded["records"])
             try:
                 results = await self._judge(scene, context, trace_path, folder.world_path, graded["results"])
@@ -338,11 +361,16 @@ class TrialRunner:
         finally:
             await deleting
 
-    @staticmethod
-    def _ending(graded: dict[str, Any], outcome: TrialOutcome) -> None:
+    def _ending(self, graded: dict[str, Any], outcome: TrialOutcome) -> None:
         """How the trial ended, as the world's grade says (unless the runner ended it)."""
         if outcome.status != "over_budget":  # the runner ended it, not the world
             outcome.status = graded["status"]["status"]
+        world_reason = graded["status"].get("ended_reason")
+        code = self.exits.pop(str(graded["status"].get("id")), None)
+        if code is not None and world_reason == FINISHED_BY_GRADING:  # it was still running: the agent exited
+            outcome.ended = f"the agent exited (code {code})"
+        else:
+            outcome.ended = world_reason
         outcome.timings["simulated_s"] = float(graded["status"]["clock"]["elapsed_s"])
         if outcome.status == "timed_out" and not outcome.reason:
             outcome.reason = "the trial outlived clock.limit; the agent was stopped"
@@ -365,7 +393,13 @@ class TrialRunner:
     def _write_checks(trial_dir: Path, outcome: TrialOutcome, results: list[dict[str, Any]]) -> None:
         TrialFolder(trial_dir).write_checks(outcome.scene, outcome.trial, outcome.verdict, outcome.status,
                                             outcome.reason, results, outcome.agent_log, outcome.cost,
-                                            outcome.state)
+                                            outcome.state, ended=outcome.ended)
+
+
+def world_clock_library(config: AnchaConfig) -> Path | None:
+    """The libfaketime to run agents under: for ``agent.clock: world`` (the default) and an agent
+    process Ancha starts (a command, or an endpoint's ``agent.start``), where it is installed."""
+    return find_library() if wants_world_clock(config) else None
 
 
 def _exit_reason(code: int) -> str:

@@ -149,6 +149,8 @@ class ControlAPI:
             return _error(422, f"the world could not be built: {exc}")
         try:
             context = self.context(request, env)
+            if env.agent_clock is not None:  # for the runner only: where its agent's libfaketime reads the time
+                context["agent_clock"] = {"file": str(env.agent_clock.path)}
             env.start_ticker()
         except Exception as exc:  # never leave a half-made environment registered
             self.registry.delete(env.id)
@@ -289,10 +291,10 @@ class ControlAPI:
             return _error(401, "invalid events token", "send Authorization: Bearer $ANCHA_EVENTS_TOKEN")
         try:
             cursor = int(request.query_params.get("after") or 0)
-            wait = min(parse_duration(request.query_params.get("wait") or "0s"), FEED_MAX_WAIT)
+            wait = parse_duration(request.query_params.get("wait") or "0s")
         except ValueError as exc:
             return _error(400, f"invalid feed query: {exc}", "use ?after=CURSOR&wait=30s")
-        events = await env.feed.wait(cursor, wait) if wait > 0 else env.feed.after(cursor)
+        events = await env.wait_feed(cursor, wait, FEED_MAX_WAIT)
         return JSONResponse({"events": events, "cursor": str(cursor + len(events))})
 
     async def done(self, request: Request) -> Response:

@@ -23,7 +23,13 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
 
-_VALID = dt.timedelta(days=30)
+from ancha.world.settings import START_YEARS
+
+VALID_FROM = dt.datetime(START_YEARS[0], 1, 1, tzinfo=dt.UTC)
+VALID_UNTIL = dt.datetime(START_YEARS[1] + 1, 12, 31, 23, 59, 59, tzinfo=dt.UTC)
+"""The certificates are valid over every simulated span a world can have (a ``clock.start``
+from 1970, a clock that ends by 2200, with a year to spare) as well as today: agents run on
+the world's clock (libfaketime), and verify the replicas' certificates at its time."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,12 +44,11 @@ class LocalTLS:
     @classmethod
     def create(cls, hosts: tuple[str, ...] = ("127.0.0.1", "localhost")) -> LocalTLS:
         """A new authority and a certificate for ``hosts`` (IP addresses or names)."""
-        now = dt.datetime.now(dt.UTC) - dt.timedelta(minutes=5)
         ca_key = ec.generate_private_key(ec.SECP256R1())
         ca_name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "Ancha local CA")])
         ca = (x509.CertificateBuilder().subject_name(ca_name).issuer_name(ca_name)
               .public_key(ca_key.public_key()).serial_number(x509.random_serial_number())
-              .not_valid_before(now).not_valid_after(now + _VALID)
+              .not_valid_before(VALID_FROM).not_valid_after(VALID_UNTIL)
               .add_extension(x509.BasicConstraints(ca=True, path_length=0), critical=True)
               .add_extension(x509.KeyUsage(digital_signature=True, key_cert_sign=True, crl_sign=True,
                                            content_commitment=False, key_encipherment=False,
@@ -61,7 +66,7 @@ class LocalTLS:
         cert = (x509.CertificateBuilder()
                 .subject_name(x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, hosts[0])]))
                 .issuer_name(ca_name).public_key(key.public_key()).serial_number(x509.random_serial_number())
-                .not_valid_before(now).not_valid_after(now + _VALID)
+                .not_valid_before(VALID_FROM).not_valid_after(VALID_UNTIL)
                 .add_extension(x509.SubjectAlternativeName(names), critical=False)
                 .add_extension(x509.BasicConstraints(ca=False, path_length=None), critical=True)
                 .add_extension(x509.ExtendedKeyUsage([ExtendedKeyUsageOID.SERVER_AUTH]), critical=False)

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from ancha.durations import parse_duration
 from ancha.scene.model import Scene
+from ancha.world.agent_clock import AgentClockFile
 from ancha.world.faults import Faults
 from ancha.world.kernel.bus import Bus, DomainEvent
 from ancha.world.kernel.clock import SimClock
@@ -62,6 +63,9 @@ class Environment:
         self.idle = _seconds(self.agent.get("idle"), DEFAULT_IDLE_S)
         """``agent.idle``: simulated seconds of quiet (while the agent waits) that end the trial."""
         self.agent_input = str(self.agent.get("input") or "command")
+        self.wakes_on_wait = self.agent.get("mode") == "command" and self.agent_input == "command"
+        """A command agent's feed wait with a duration is a wake-up in simulated time
+        (``wait_feed``), and it is never ended for being quiet while it can still be woken."""
         self.rng = random.Random(trial_seed(scene.source_hash, trial))
         self.clock = SimClock(scene.clock.start, scene.clock.speed)
         self.bus = Bus()
@@ -69,6 +73,8 @@ class Environment:
         self._gaps: dict[tuple[str, str, str], int] = {}
         """Coverage-gap calls by (tool, method, path), kept as they happen: status polls read it often."""
         self.feed = EventFeed()
+        self.agent_clock = AgentClockFile() if self.agent.get("clock") == "world" else None
+        """Where the agent's libfaketime reads the world's time (``agent.clock: world``)."""
         self.records = Records()
         self.refs: dict[str, RecordRef] = {}
         self.agent_accounts: set[str] = set()
@@ -121,6 +127,8 @@ class Environment:
         self.faults.start()
         self.scheduler.on_change = self._wake
         self.feed.on_change = self._agent_changed
+        if self.agent_clock is not None:
+            self.agent_clock.follow(self.clock.peek())
 
     # --- ids and refs -----------------------------------------------------------------
 
@@ -272,6 +280,30 @@ class Environment:
             self._wake()
         else:
             self.clock.resume()
+            if self.agent_clock is not None:  # the clock may have jumped while it waited: before it hears
+                self.agent_clock.follow(self.clock.peek())
+
+    async def wait_feed(self, cursor: int, wait: float, real_limit: float) -> list[dict[str, Any]]:
+        """The agent's long-poll of its feed: the events after ``cursor``, or none once ``wait``
+        is over. For a command agent (``wakes_on_wait``) ``wait`` is simulated time, a wake-up:
+        the world jumps to the earlier of what is due next and the wait's end, then answers; it
+        waits at most ``real_limit`` real seconds all the same (while the agent works on beside
+        it, the clock flows). For any other reader ``wait`` is real seconds, at most ``real_limit``."""
+        if wait <= 0:
+            return self.feed.after(cursor)
+        if not self.wakes_on_wait:
+            return await self.feed.wait(cursor, min(wait, real_limit))
+        wake: Due | None = None
+
+        def wake_at_the_end(reader: int) -> None:
+            nonlocal wake
+            wake = self.schedule(self.clock.peek() + wait, lambda: self.feed.release(reader), "the agent's feed wait ends")
+
+        try:
+            return await self.feed.wait(cursor, real_limit, on_reader=wake_at_the_end)
+        finally:
+            if wake is not None:
+                self.cancel(wake)
 
     def start_ticker(self) -> Ticker:
         """Keep time moving in the running event loop (the server calls this once)."""
@@ -324,6 +356,8 @@ class Environment:
         to an endpoint agent: it is torn down."""
         if self.endpoint is not None:
             self.endpoint.stop()
+        if self.agent_clock is not None:
+            self.agent_clock.close()
         self.trace.close()
 
     def coverage_gaps(self) -> list[dict[str, Any]]:

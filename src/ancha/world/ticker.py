@@ -9,7 +9,10 @@ releases its long-poll, and the jumping stops there.
 
 With nothing due, a waiting agent ends the trial: ``idle`` once the world has been
 quiet (no trace entry, no record) for ``agent.idle`` simulated seconds, or
-``timed_out`` when that, or the next due item, lies past ``clock.limit``. A working
+``timed_out`` when that, or the next due item, lies past ``clock.limit``. A command
+agent's feed wait with a duration is itself a due item (a wake-up, see
+``Environment.wait_feed``); a command agent that waits with no deadline while nothing is
+due can never be woken, and its trial ends ``idle`` at once. A working
 agent is never ended for being quiet (a model call can take a while); its trial ends
 when it exits or says it is done, or at the limit.
 
@@ -73,6 +76,10 @@ class Timekeeper:
             self.jumps += 1
             self.run_due()
             return env.status == "running"
+        if upcoming is None and env.wakes_on_wait:
+            env.finish("idle", "the agent waited with no deadline, and nothing in the world was due that "
+                               "could ever wake it")
+            return False
         if upcoming is None:
             quiet_until = max(clock.peek(), env.last_activity + env.idle)
             if quiet_until <= env.deadline:

@@ -74,6 +74,7 @@ from ancha.runner.agents.container_seccomp import seccomp_profile
 from ancha.runner.agents.container_state import copy_files_in, copy_in, copy_out
 from ancha.runner.agents.environment import EVENT_FILE, ancha_variables, template_values
 from ancha.runner.agents.workspace_files import ancha_paths, select_files
+from ancha.runner.agents.world_clock import CLOCK_IN_CONTAINER, IN_CONTAINER, clock_variables
 
 CA_FILE = f"{TRUST}/ca.pem"
 EVENT_INSIDE = f"{TRUST}/event.json"
@@ -162,12 +163,14 @@ class ContainerExecution:
         parsed = [e if isinstance(e, Endpoint) else Endpoint.parse(e) for e in endpoints]
         return cls(engine, image, run_image, user, root, files, execution, parsed, environ, seccomp)
 
-    def trial(self, context: Mapping[str, Any], state_dir: Path) -> ContainerTrial:
+    def trial(self, context: Mapping[str, Any], state_dir: Path,
+              clock: tuple[Path, Path] | None = None) -> ContainerTrial:
         """A trial's containers: the endpoints they may reach (every URL of the trial's context,
-        and ``endpoints``) and where each answers inside."""
+        and ``endpoints``) and where each answers inside. ``clock``: the host's libfaketime and the
+        world's clock file's folder, mounted read-only so that the agent's clock reads the world's."""
         wanted = [e for url in _urls(context) if (e := Endpoint.of_url(url)) is not None]
         plan = plan_endpoints([*wanted, *self.endpoints])
-        return ContainerTrial(self, plan, _rewritten(context, plan), state_dir)
+        return ContainerTrial(self, plan, _rewritten(context, plan), state_dir, clock=clock)
 
 
 @dataclass
@@ -182,6 +185,8 @@ class ContainerTrial:
     state_dir: Path
     state_cut: dict[str, Any] | None = None
     """What of ``/state`` did not fit its cap (``StateCopy.record``), when it was cut."""
+    clock: tuple[Path, Path] | None = None
+    """The host's libfaketime and the world's clock file (``world_clock``), or None: the wall clock."""
 
     def template_values(self) -> dict[str, str]:
         return template_values(self.context)
@@ -196,7 +201,18 @@ class ContainerTrial:
         for name in self.execution.execution.env:
             if name in self.execution.environ:
                 env[name] = self.execution.environ[name]
+        if self.clock is not None:
+            env.update(clock_variables(IN_CONTAINER, f"{CLOCK_IN_CONTAINER}/{self.clock[1].name}"))
         return env
+
+    def clock_mounts(self) -> list[str]:
+        """``--mount`` arguments of the host's libfaketime and the world's clock folder, read-only."""
+        if self.clock is None:
+            return []
+        library, file = self.clock
+        folder = file.parent  # the folder, not the file: the world replaces the file at each jump
+        return ["--mount", f"type=bind,source={library},destination={IN_CONTAINER},ro=true",
+                "--mount", f"type=bind,source={folder},destination={CLOCK_IN_CONTAINER},ro=true"]
 
     def agent(self, command: str, cwd: Path, env: dict[str, str], log: LogSink) -> ContainerAgent:
         """An agent process in a container (``cwd`` is /workspace inside): ``CommandAgent``'s stand-in."""
@@ -251,6 +267,7 @@ class ContainerAgent:
         if len(self.volume_names) > 1:
             args += ["--mount", f"type=volume,source={self.volume_names[1]},destination={TRUST}"
                      + ("" if self.docker else ",ro=true")]
+        args += self.trial.clock_mounts()
         for host, address in add_hosts(self.trial.plan):
             args += ["--add-host", f"{host}:{address}"]
         if env_file is not None:

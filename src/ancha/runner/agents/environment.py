@@ -67,6 +67,9 @@ def ancha_variables(context: Mapping[str, Any], state_dir: str) -> dict[str, str
         "ANCHA_STATE_DIR": state_dir,
         "ANCHA_SERVER_URL": str(context.get("server_url", "")),
     }
+    now = (context.get("clock") or {}).get("now")
+    if now:  # the world's time when the trial began (ISO 8601), for agents that want it explicitly
+        env["ANCHA_CLOCK_NOW"] = str(now)
     specs = registry().tools
     for tool, creds in context["tools"].items():
         env[f"ANCHA_{tool.upper()}_URL"] = str(creds["url"])

@@ -22,6 +22,8 @@ class EventFeed:
         self._readers: dict[int, int] = {}
         """reader number -> its cursor, for every long-poll in progress."""
         self._reader_ids = itertools.count(1)
+        self._released: set[int] = set()
+        """Readers whose wake-up time came (``release``): they answer, with what there is."""
         self.on_change: Callable[[], None] | None = None
         """Called when a reader starts or stops waiting, an event is pushed or the feed closes
         (whether the agent waits may have changed)."""
@@ -37,7 +39,7 @@ class EventFeed:
         if self.closed:
             return 0
         end = len(self.events)
-        return sum(1 for cursor in self._readers.values() if cursor >= end)
+        return sum(1 for reader, cursor in self._readers.items() if cursor >= end and reader not in self._released)
 
     def _signal(self) -> asyncio.Event:
         if self._changed is None:
@@ -63,17 +65,30 @@ class EventFeed:
     def after(self, cursor: int) -> list[dict[str, Any]]:
         return self.events[cursor:]
 
-    async def wait(self, cursor: int, timeout: float) -> list[dict[str, Any]]:
-        """Events after ``cursor``, waiting up to ``timeout`` real seconds for the first."""
+    def release(self, reader: int) -> None:
+        """End one long-poll now (the agent asked to be woken at this time): from this moment it
+        no longer counts as blocked, even before its coroutine has resumed."""
+        if reader in self._readers and reader not in self._released:
+            self._released.add(reader)
+            self._signal().set()
+            self._changed_hook()
+
+    async def wait(self, cursor: int, timeout: float,
+                   on_reader: Callable[[int], None] | None = None) -> list[dict[str, Any]]:
+        """Events after ``cursor``, waiting up to ``timeout`` real seconds for the first, or until
+        ``release``d. ``on_reader`` is told the reader's number (what ``release`` takes) once it
+        waits, before anyone can see it blocked."""
         if len(self.events) > cursor or self.closed:
             return self.events[cursor:]
         loop = asyncio.get_running_loop()
         deadline = loop.time() + timeout
         reader = next(self._reader_ids)
         self._readers[reader] = cursor
+        if on_reader is not None:
+            on_reader(reader)
         self._changed_hook()
         try:
-            while len(self.events) <= cursor and not self.closed:
+            while len(self.events) <= cursor and not self.closed and reader not in self._released:
                 remaining = deadline - loop.time()
                 if remaining <= 0:
                     break
@@ -85,5 +100,6 @@ class EventFeed:
                     break
         finally:
             del self._readers[reader]
+            self._released.discard(reader)
             self._changed_hook()
         return self.events[cursor:]
