@@ -73,8 +73,11 @@ def test_create_verify_list_replace_deactivate_delete(org: Org) -> None:
 def test_bad_hooks__okta_validation_errors(org: Org) -> None:
     plain = _hook()
     plain["channel"]["config"]["uri"] = "http://hooks.acme.test/okta"
+    broken = _hook()
+    broken["channel"]["config"]["uri"] = "https://[::1"
     cases = [
         (plain, "Api validation failed: channel.config.uri"),
+        (broken, "Api validation failed: channel.config.uri"),
         (_hook(events={"type": "EVENT_TYPE", "items": []}), "Api validation failed: events.items"),
         (_hook(name=""), "Api validation failed: name"),
         ({k: v for k, v in HOOK.items() if k != "channel"}, "Api validation failed: channel"),

@@ -140,8 +140,12 @@ def _channel(channel: Any, old: EventHook | None) -> Channel:
     uri = config.get("uri")
     if not isinstance(uri, str) or not uri.strip():
         raise _invalid("channel.config.uri", "The field cannot be left blank")
-    parts = urlsplit(uri)
-    if parts.scheme != "https" or not parts.hostname:
+    try:
+        parts = urlsplit(uri)
+        host = parts.hostname
+    except ValueError:  # an unbalanced IPv6 bracket, an invalid port
+        host = None
+    if host is None or parts.scheme != "https":
         raise _invalid("channel.config.uri", "The URI must be a valid HTTPS URL.")
     headers = config.get("headers") or []
     if not isinstance(headers, list) or not all(
