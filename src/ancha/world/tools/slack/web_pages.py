@@ -33,8 +33,8 @@ def serve(replica: SlackReplica, path: str) -> ToolResponse:
     team = replica.state.team
     if not parts:
         return _page(f"{team['name']}", f"The Slack workspace {team['name']} ({team['domain']}).")
-    if parts[0] == "img" and path.endswith(".png"):
-        return ToolResponse(200, _PNG, "image/png")
+    if parts[0] == "img":  # icons, and the folder team.info names as avatar_base_url
+        return ToolResponse(200, _PNG, "image/png") if path.endswith(".png") else _page("Images", "Icons.")
     if parts[0] == "archives" and len(parts) >= 2:
         return _message_page(replica, parts[1:])
     if parts[0] == "files" and len(parts) >= 3:
