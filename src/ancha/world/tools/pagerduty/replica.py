@@ -22,7 +22,7 @@ from ancha.world.tools.pagerduty.coverage_ledger import LEDGER
 from ancha.world.tools.pagerduty.lifecycle import IncidentDesk
 from ancha.world.tools.pagerduty.models import PagerDutyState, User
 from ancha.world.tools.pagerduty.router import Route, Router
-from ancha.world.tools.pagerduty.routes import load_all
+from ancha.world.tools.pagerduty.routes import load_all, load_links
 from ancha.world.tools.pagerduty.scene_file import PagerDutyFile
 from ancha.world.tools.pagerduty.seed import seed_state
 
@@ -39,7 +39,7 @@ _dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
 
 def _routers() -> tuple[Router[Route], Router[str]]:
     served: Router[Route] = Router()
-    for item in load_all():
+    for item in load_all() + load_links():
         served.add(item.method, item.template, item)
     vendor: Router[str] = Router()
     for key in LEDGER:

@@ -62,6 +62,9 @@ class Route:
 
 
 ROUTES: list[Route] = []
+LINKS: list[Route] = []
+"""Paths PagerDuty's API description lacks that the replica answers because its own links
+lead there (a priority's ``self``); kept out of the coverage ledger."""
 
 
 def route(method: str, template: str, *, partial: str = "") -> Callable[[Handler], Handler]:
@@ -69,6 +72,16 @@ def route(method: str, template: str, *, partial: str = "") -> Callable[[Handler
 
     def register(handler: Handler) -> Handler:
         ROUTES.append(Route(method.upper(), template, handler, partial))
+        return handler
+
+    return register
+
+
+def link(template: str) -> Callable[[Handler], Handler]:
+    """Answer ``GET template``, a path only the replica's links lead to (see ``LINKS``)."""
+
+    def register(handler: Handler) -> Handler:
+        LINKS.append(Route("GET", template, handler))
         return handler
 
     return register

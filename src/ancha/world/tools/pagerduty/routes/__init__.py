@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ancha.world.tools.pagerduty.router import ROUTES, Route
+from ancha.world.tools.pagerduty.router import LINKS, ROUTES, Route
 
 
 def load_all() -> list[Route]:
@@ -17,3 +17,9 @@ def load_all() -> list[Route]:
     )
 
     return list(ROUTES)
+
+
+def load_links() -> list[Route]:
+    """Paths only the replica's own links lead to (outside PagerDuty's API description)."""
+    load_all()
+    return list(LINKS)

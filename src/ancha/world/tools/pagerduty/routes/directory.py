@@ -8,7 +8,7 @@ from typing import Any, TypeVar
 from ancha.world.tools.pagerduty.call import Call, paginated
 from ancha.world.tools.pagerduty.errors import InvalidInput, NotFound
 from ancha.world.tools.pagerduty.models import EscalationPolicy, Schedule, User, iso
-from ancha.world.tools.pagerduty.router import route
+from ancha.world.tools.pagerduty.router import link, route
 from ancha.world.tools.pagerduty.routes.teams import in_teams
 
 T = TypeVar("T")
@@ -207,3 +207,8 @@ def list_priorities(call: Call) -> dict[str, Any]:
     return _page(call, "priorities", list(call.state.priorities.values()), lambda p: p.to_dict(call.base))
 
 
+@link("/priorities/{id}")
+def get_priority(call: Call) -> dict[str, Any]:
+    """Not in PagerDuty's API description, though its priority references link here: the
+    replica answers the link it hands out."""
+    return {"priority": _get(call.state.priorities, call.params["id"]).to_dict(call.base)}
