@@ -179,6 +179,11 @@ def test_archive_links__redirect_to_the_archive_on_the_replica(gh: GH) -> None:
     zipped = gh.raw("GET", "/repos/acme/orders/zipball/main", follow_redirects=True)
     assert zipped.status_code == 200 and zipped.content[:2] == b"PK"
     assert gh.raw("GET", "/repos/acme/orders/tarball/no-such-ref").status_code == 404
+    assert (
+        repo.get_archive_link("zipball") == f"{gh.url}/acme/orders/archive/main.zip"
+    )  # no ref: default branch
+    unknown = gh.raw("GET", "/repos/acme/orders/no-such-thing")  # an API path stays GitHub's JSON 404
+    assert unknown.status_code == 404 and unknown.json()["message"] == "Not Found"
 
 
 def test_public_repository_pages__need_no_token(gh: GH) -> None:

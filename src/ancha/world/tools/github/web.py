@@ -31,6 +31,7 @@ from urllib.parse import unquote
 
 from ancha.world.kernel.tool import ToolResponse
 from ancha.world.tools.github.call import Caller
+from ancha.world.tools.github.coverage_ledger import LEDGER
 from ancha.world.tools.github.git_store import RepoGit
 from ancha.world.tools.github.models import GitHubState, Repo, role_rank
 from ancha.world.tools.github.router import Router
@@ -323,11 +324,16 @@ def _build() -> Router[Page]:
 PAGES = _build()
 
 
+API_ROOTS = frozenset(key.partition(" ")[2].split("/")[1].lower() for key in LEDGER) - {"avatars", "settings"}
+"""The first segments of GitHub's API paths (``repos``, ``users``...): never a web page, so an
+unknown API path keeps GitHub's JSON 404."""
+
+
 def serve_page(
     state: GitHubState, caller: Caller | None, method: str, path: str, base: str
 ) -> ToolResponse | None:
     """The web page at ``path`` (GET/HEAD), or None when no web path has that shape."""
-    if method not in ("GET", "HEAD"):
+    if method not in ("GET", "HEAD") or path.strip("/").split("/")[0].lower() in API_ROOTS:
         return None
     found = PAGES.match(path, "GET")
     if found is None or "GET" not in found[0]:

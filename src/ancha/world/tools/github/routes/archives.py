@@ -30,6 +30,17 @@ def repos_download_tarball_archive(call: Call) -> Reply:
     return _redirect(call, ".tar.gz")
 
 
+@route("GET", "/repos/{owner}/{repo}/tarball")
+def repos_download_tarball_archive_of_default_branch(call: Call) -> Reply:
+    """Without a ref, the default branch (GitHub serves it, as PyGithub's ``get_archive_link`` asks)."""
+    return _redirect(call, ".tar.gz")
+
+
 @route("GET", "/repos/{owner}/{repo}/zipball/{ref}")
 def repos_download_zipball_archive(call: Call) -> Reply:
+    return _redirect(call, ".zip")
+
+
+@route("GET", "/repos/{owner}/{repo}/zipball")
+def repos_download_zipball_archive_of_default_branch(call: Call) -> Reply:
     return _redirect(call, ".zip")
