@@ -118,3 +118,13 @@ def test_pagerduty_incident_check__service_needs_first_true(tmp_path: Path) -> N
 def test_pagerduty_incident_check__bad_status_is_reported(tmp_path: Path) -> None:
     bad = GOOD.replace("status: resolved\n", "status: fixed\n")
     assert any("triggered, acknowledged or resolved" in p for p in _problems(tmp_path, bad))
+
+
+def test_pagerduty_seed__service_timeouts_are_durations_and_a_bad_one_is_reported(tmp_path: Path) -> None:
+    timed = GOOD.replace("escalation_policy: $pd_policy }",
+                         "escalation_policy: $pd_policy, acknowledgement_timeout: 30m, auto_resolve_timeout: 4h }")
+    seed = _load(tmp_path, timed).seed("pagerduty", PagerDutyFile)
+    assert seed is not None
+    assert (seed.services[0].acknowledgement_timeout, seed.services[0].auto_resolve_timeout) == (1800, 14400)
+    found = _problems(tmp_path, timed.replace("auto_resolve_timeout: 4h", "auto_resolve_timeout: later"))
+    assert any("services[0].auto_resolve_timeout" in p for p in found)
