@@ -190,3 +190,15 @@ def test_endpoint_agent__gets_the_hook_call_posted_with_its_auth_header() -> Non
     assert headers["Authorization"] == "my-shared-secret" and headers["X-Other-Header"] == "my-header-value"
     assert headers["Content-Type"] == "application/json"
     assert body == _okta_events(env)[0]["payload"] and body["eventType"] == "com.okta.event_hook"
+
+
+def test_snapshot_and_judge_view__show_hooks_without_their_secret() -> None:
+    from ancha.world.tools.okta.judge import judge_view
+
+    env = build_env()
+    world_call(env, "POST", "/api/v1/eventHooks", HOOK)
+    snapshot = env.tools["okta"].snapshot()
+    [hook] = snapshot["event_hooks"]
+    assert hook["name"] == "Offboarding feed" and "my-shared-secret" not in json.dumps(snapshot)
+    assert ("Okta event hook 'Offboarding feed': ACTIVE, UNVERIFIED; events: user.lifecycle.deactivate, "
+            "group.user_membership.add") in judge_view(snapshot)

@@ -1,5 +1,5 @@
-"""What the judge sees of Okta: every user with status and groups (deleted users too), from
-the replica's snapshot (``world.json``'s ``okta``)."""
+"""What the judge sees of Okta: every user with status and groups (deleted users too), and
+the event hooks registered, from the replica's snapshot (``world.json``'s ``okta``)."""
 
 from __future__ import annotations
 
@@ -20,4 +20,9 @@ def judge_view(snapshot: dict[str, Any]) -> str:
     deleted = [u for u in snapshot.get("deleted_users") or [] if isinstance(u, dict)]
     if deleted:
         lines.append("Okta users deleted during the attempt: " + ", ".join(str(u.get("login")) for u in deleted))
+    for hook in snapshot.get("event_hooks") or []:
+        if isinstance(hook, dict):
+            items = ", ".join(str(i) for i in (hook.get("events") or {}).get("items") or [])
+            lines.append(f"Okta event hook {hook.get('name')!r}: {hook.get('status')}, "
+                         f"{hook.get('verificationStatus')}; events: {items or 'none'}")
     return "\n".join(lines)

@@ -166,6 +166,8 @@ class OktaReplica:
             "groups": [{**g.to_dict(self.base_url), "ref": g.ref, "seeded": g.seeded, "members": sorted(
                 self.state.users[m].login for m in g.members if m in self.state.users)}
                        for g in groups.values()],
+            # the auth header's value is write-only, and stays out of the snapshot too
+            "event_hooks": [self.hook_json(h) for h in sorted(self.hooks.values(), key=lambda h: h.id)],
         }
 
     def place_label(self, place_id: str) -> str | None:
