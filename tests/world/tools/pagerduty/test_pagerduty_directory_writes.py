@@ -49,19 +49,27 @@ def test_teams__crud_members_and_policies_and_team_ids_filters(world: Any) -> No
     client.rput(f"teams/{team['id']}/users/{_ref(env, 'pd_laura')}", json={"role": "responder"})
     session.rput(f"teams/{team['id']}/users/{_ref(env, 'pd_mike')}", json={"role": "observer"})
     members = client.list_all(f"teams/{team['id']}/members")
-    assert {(m["user"]["summary"], m["role"]) for m in members} == {("Laura Diaz", "responder"),
-                                                                    ("Mike Chen", "observer")}
+    assert {(m["user"]["summary"], m["role"]) for m in members} == {
+        ("Laura Diaz", "responder"),
+        ("Mike Chen", "observer"),
+    }
     assert [u["name"] for u in client.list_all("users", params={"team_ids[]": [team["id"]]})] == [
-        "Laura Diaz", "Mike Chen"]
+        "Laura Diaz",
+        "Mike Chen",
+    ]
     assert client.rget(f"users/{_ref(env, 'pd_laura')}")["teams"][0]["id"] == team["id"]
     client.delete(f"teams/{team['id']}/users/{_ref(env, 'pd_mike')}")
     assert [m["user"]["summary"] for m in client.list_all(f"teams/{team['id']}/members")] == ["Laura Diaz"]
 
     policy = _ref(env, "pd_orders_policy")
     client.rput(f"teams/{team['id']}/escalation_policies/{policy}")
-    assert [p["id"] for p in client.list_all("escalation_policies", params={"team_ids[]": [team["id"]]})] == [policy]
+    assert [p["id"] for p in client.list_all("escalation_policies", params={"team_ids[]": [team["id"]]})] == [
+        policy
+    ]
     assert {s["name"] for s in client.list_all("services", params={"team_ids[]": [team["id"]]})} == {
-        "Orders API", "Billing"}
+        "Orders API",
+        "Billing",
+    }
     open_ones = client.list_all("incidents", params={"team_ids[]": [team["id"]], "date_range": "all"})
     assert [i["title"] for i in open_ones] == ["Disk full on db-1", "Invoices delayed"]
     assert open_ones[0]["teams"][0]["id"] == team["id"]
@@ -78,10 +86,11 @@ def test_teams__crud_members_and_policies_and_team_ids_filters(world: Any) -> No
 def test_teams__bad_input_gets_pagerduty_400s(world: Any) -> None:
     _, client, _ = world
     client.rpost("teams", json={"type": "team", "name": "Payments"})
-    for body, error in (({"type": "team", "name": ""}, "Name cannot be empty."),
-                        ({"type": "team", "name": "payments"}, "Name has already been taken."),
-                        ({"type": "team", "name": "X", "default_role": "owner"},
-                         "Default role must be manager or none.")):
+    for body, error in (
+        ({"type": "team", "name": ""}, "Name cannot be empty."),
+        ({"type": "team", "name": "payments"}, "Name has already been taken."),
+        ({"type": "team", "name": "X", "default_role": "owner"}, "Default role must be manager or none."),
+    ):
         with pytest.raises(pagerduty.HttpError) as refused:
             client.rpost("teams", json=body)
         assert _answer(refused).status_code == 400
@@ -95,11 +104,24 @@ def test_overrides__take_the_schedule_over_in_oncalls_final_schedule_and_paging(
     env, client, session = world
     schedule = _ref(env, "pd_primary")
     # Ben's week (2026-03-02 09:00 on); Laura covers the first two hours.
-    created = client.post(f"schedules/{schedule}/overrides", json={"overrides": [
-        {"start": "2026-03-02T09:00:00Z", "end": "2026-03-02T11:00:00Z",
-         "user": _reference("user", _ref(env, "pd_laura")), "time_zone": "UTC"},
-        {"start": "2026-03-02T12:00:00Z", "end": "2026-03-02T12:00:00Z",
-         "user": _reference("user", _ref(env, "pd_laura"))}]})
+    created = client.post(
+        f"schedules/{schedule}/overrides",
+        json={
+            "overrides": [
+                {
+                    "start": "2026-03-02T09:00:00Z",
+                    "end": "2026-03-02T11:00:00Z",
+                    "user": _reference("user", _ref(env, "pd_laura")),
+                    "time_zone": "UTC",
+                },
+                {
+                    "start": "2026-03-02T12:00:00Z",
+                    "end": "2026-03-02T12:00:00Z",
+                    "user": _reference("user", _ref(env, "pd_laura")),
+                },
+            ]
+        },
+    )
     assert created.status_code == 201
     answers = created.json()
     assert [a["status"] for a in answers] == [201, 400]
@@ -107,35 +129,58 @@ def test_overrides__take_the_schedule_over_in_oncalls_final_schedule_and_paging(
     override = answers[0]["override"]
     assert override["user"]["summary"] == "Laura Diaz" and override["start"] == "2026-03-02T09:00:00Z"
 
-    listed = session.rget(f"schedules/{schedule}/overrides",
-                          params={"since": "2026-03-02T00:00:00Z", "until": "2026-03-03T00:00:00Z"})
+    listed = session.rget(
+        f"schedules/{schedule}/overrides",
+        params={"since": "2026-03-02T00:00:00Z", "until": "2026-03-03T00:00:00Z"},
+    )
     assert [o["id"] for o in listed] == [override["id"]]
     level_one = [o["user"]["summary"] for o in client.list_all("oncalls") if o["escalation_level"] == 1]
     assert level_one == ["Laura Diaz"]
-    rendered = client.rget(f"schedules/{schedule}", params={"since": "2026-03-02T09:00:00Z",
-                                                            "until": "2026-03-02T13:00:00Z"})
-    entries = [(e["user"]["summary"], e["start"], e["end"])
-               for e in rendered["final_schedule"]["rendered_schedule_entries"]]
-    assert entries == [("Laura Diaz", "2026-03-02T09:00:00Z", "2026-03-02T11:00:00Z"),
-                       ("Ben Okafor", "2026-03-02T11:00:00Z", "2026-03-02T13:00:00Z")]
+    rendered = client.rget(
+        f"schedules/{schedule}", params={"since": "2026-03-02T09:00:00Z", "until": "2026-03-02T13:00:00Z"}
+    )
+    entries = [
+        (e["user"]["summary"], e["start"], e["end"])
+        for e in rendered["final_schedule"]["rendered_schedule_entries"]
+    ]
+    assert entries == [
+        ("Laura Diaz", "2026-03-02T09:00:00Z", "2026-03-02T11:00:00Z"),
+        ("Ben Okafor", "2026-03-02T11:00:00Z", "2026-03-02T13:00:00Z"),
+    ]
     assert rendered["overrides_subschedule"]["rendered_coverage_percentage"] == 50.0
-    incident = client.rpost("incidents", json={"type": "incident", "title": "Orders down",
-                                               "service": _reference("service", _ref(env, "pagerduty_orders"))})
+    incident = client.rpost(
+        "incidents",
+        json={
+            "type": "incident",
+            "title": "Orders down",
+            "service": _reference("service", _ref(env, "pagerduty_orders")),
+        },
+    )
     assert [a["assignee"]["summary"] for a in incident["assignments"]] == ["Laura Diaz"]
 
     advance(env, 3600)  # under way: deleting it ends it now (200, truncated)
     ended = client.delete(f"schedules/{schedule}/overrides/{override['id']}")
     assert ended.status_code == 200 and ended.json()["override"]["end"] == "2026-03-02T10:00:00Z"
     assert [o["user"]["summary"] for o in client.list_all("oncalls") if o["escalation_level"] == 1] == [
-        "Ben Okafor"]
+        "Ben Okafor"
+    ]
 
 
 def test_overrides__a_future_one_is_deleted_and_an_unknown_one_is_404(world: Any) -> None:
     env, client, _ = world
     schedule = _ref(env, "pd_primary")
-    made = client.post(f"schedules/{schedule}/overrides", json={"overrides": [
-        {"start": "2026-03-03T09:00:00Z", "end": "2026-03-03T11:00:00Z",
-         "user": _reference("user", _ref(env, "pd_mike"))}]}).json()[0]["override"]
+    made = client.post(
+        f"schedules/{schedule}/overrides",
+        json={
+            "overrides": [
+                {
+                    "start": "2026-03-03T09:00:00Z",
+                    "end": "2026-03-03T11:00:00Z",
+                    "user": _reference("user", _ref(env, "pd_mike")),
+                }
+            ]
+        },
+    ).json()[0]["override"]
     assert client.delete(f"schedules/{schedule}/overrides/{made['id']}").status_code == 204
     assert client.delete(f"schedules/{schedule}/overrides/{made['id']}").status_code == 404
     with pytest.raises(pagerduty.HttpError) as refused:
@@ -155,9 +200,18 @@ def _paged(env: Environment, service: str) -> list[DomainEvent]:
 def test_maintenance_window__events_make_no_incident_and_rest_incidents_page_nobody(world: Any) -> None:
     env, client, session = world
     orders = _ref(env, "pagerduty_orders")
-    window = session.rpost("maintenance_windows", json={"maintenance_window": {
-        "type": "maintenance_window", "start_time": "2026-03-02T09:00:00Z", "end_time": "2026-03-02T10:00:00Z",
-        "description": "DB upgrade", "services": [_reference("service", orders)]}})
+    window = session.rpost(
+        "maintenance_windows",
+        json={
+            "maintenance_window": {
+                "type": "maintenance_window",
+                "start_time": "2026-03-02T09:00:00Z",
+                "end_time": "2026-03-02T10:00:00Z",
+                "description": "DB upgrade",
+                "services": [_reference("service", orders)],
+            }
+        },
+    )
     assert window["sequence_number"] == 1 and window["created_by"]["summary"] == "Ancha Agent"
     assert window["services"][0]["id"] == orders
     paged = _paged(env, orders)
@@ -167,13 +221,18 @@ def test_maintenance_window__events_make_no_incident_and_rest_incidents_page_nob
     events._transport = client._transport
     assert events.trigger("Orders 5xx", "orders-api", dedup_key="orders-5xx") == "orders-5xx"
     assert client.list_all("incidents", params={"incident_key": "orders-5xx"}) == []
-    made = client.rpost("incidents", json={"type": "incident", "title": "By hand",
-                                           "service": _reference("service", orders)})
+    made = client.rpost(
+        "incidents", json={"type": "incident", "title": "By hand", "service": _reference("service", orders)}
+    )
     advance(env, 1800)
     assert paged == [] and client.rget(f"incidents/{made['id']}")["assignments"]
-    assert [w["id"] for w in client.list_all("maintenance_windows", params={"filter": "ongoing"})] == [window["id"]]
+    assert [w["id"] for w in client.list_all("maintenance_windows", params={"filter": "ongoing"})] == [
+        window["id"]
+    ]
     advance(env, 1800)  # the window is over
-    assert [w["id"] for w in client.list_all("maintenance_windows", params={"filter": "past"})] == [window["id"]]
+    assert [w["id"] for w in client.list_all("maintenance_windows", params={"filter": "past"})] == [
+        window["id"]
+    ]
     events.trigger("Orders 5xx", "orders-api", dedup_key="orders-5xx")
     fresh = client.list_all("incidents", params={"incident_key": "orders-5xx"})
     assert len(fresh) == 1 and [e.data["incident"] for e in paged] == [fresh[0]["id"]]
@@ -183,20 +242,51 @@ def test_maintenance_window__events_make_no_incident_and_rest_incidents_page_nob
 def test_maintenance_window__update_filters_and_delete_rules(world: Any) -> None:
     env, client, _ = world
     billing = _reference("service", _ref(env, "pagerduty_billing"))
-    later = client.rpost("maintenance_windows", json={"maintenance_window": {
-        "type": "maintenance_window", "start_time": "2026-03-03T09:00:00Z", "end_time": "2026-03-03T10:00:00Z",
-        "services": [billing]}})
-    now = client.rpost("maintenance_windows", json={"maintenance_window": {
-        "type": "maintenance_window", "start_time": "2026-03-01T00:00:00Z", "end_time": "2026-03-02T10:00:00Z",
-        "services": [billing]}})
+    later = client.rpost(
+        "maintenance_windows",
+        json={
+            "maintenance_window": {
+                "type": "maintenance_window",
+                "start_time": "2026-03-03T09:00:00Z",
+                "end_time": "2026-03-03T10:00:00Z",
+                "services": [billing],
+            }
+        },
+    )
+    now = client.rpost(
+        "maintenance_windows",
+        json={
+            "maintenance_window": {
+                "type": "maintenance_window",
+                "start_time": "2026-03-01T00:00:00Z",
+                "end_time": "2026-03-02T10:00:00Z",
+                "services": [billing],
+            }
+        },
+    )
     assert now["start_time"] == "2026-03-02T09:00:00Z"  # a start in the past becomes now
-    assert [w["id"] for w in client.list_all("maintenance_windows", params={"filter": "future"})] == [later["id"]]
-    assert client.rput(f"maintenance_windows/{later['id']}", json={"maintenance_window": {
-        "type": "maintenance_window", "description": "Moved"}})["description"] == "Moved"
+    assert [w["id"] for w in client.list_all("maintenance_windows", params={"filter": "future"})] == [
+        later["id"]
+    ]
+    assert (
+        client.rput(
+            f"maintenance_windows/{later['id']}",
+            json={"maintenance_window": {"type": "maintenance_window", "description": "Moved"}},
+        )["description"]
+        == "Moved"
+    )
     with pytest.raises(pagerduty.HttpError) as refused:
-        client.rpost("maintenance_windows", json={"maintenance_window": {
-            "type": "maintenance_window", "start_time": "2026-03-02T08:00:00Z",
-            "end_time": "2026-03-02T08:30:00Z", "services": [billing]}})
+        client.rpost(
+            "maintenance_windows",
+            json={
+                "maintenance_window": {
+                    "type": "maintenance_window",
+                    "start_time": "2026-03-02T08:00:00Z",
+                    "end_time": "2026-03-02T08:30:00Z",
+                    "services": [billing],
+                }
+            },
+        )
     assert _answer(refused).json()["error"]["errors"] == ["End time must be in the future."]
     with pytest.raises(pagerduty.HttpError) as bad_filter:
         client.list_all("maintenance_windows", params={"filter": "soon"})

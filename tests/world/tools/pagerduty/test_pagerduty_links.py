@@ -30,16 +30,32 @@ def test_every_link__of_every_record__is_followed_by_the_official_client(pd: PD)
     incident = client.list_all("incidents", params={"incident_key": "orders-5xx"})[0]
     assert pd.url.startswith("https://")
     answers: list[Any] = [
-        client.list_all("incidents", params={"date_range": "all"}), client.list_all("services"),
-        client.list_all("users"), client.list_all("escalation_policies"), client.list_all("schedules"),
-        client.list_all("teams"), client.list_all("oncalls"), client.list_all("log_entries"),
-        client.list_all(f"incidents/{incident['id']}/alerts"), client.rget(f"incidents/{incident['id']}/notes"),
-        client.rget(f"schedules/{pd.ref('pd_primary')}", params={"since": "2026-03-02T00:00:00Z",
-                                                                  "until": "2026-03-09T00:00:00Z"}),
+        client.list_all("incidents", params={"date_range": "all"}),
+        client.list_all("services"),
+        client.list_all("users"),
+        client.list_all("escalation_policies"),
+        client.list_all("schedules"),
+        client.list_all("teams"),
+        client.list_all("oncalls"),
+        client.list_all("log_entries"),
+        client.list_all(f"incidents/{incident['id']}/alerts"),
+        client.rget(f"incidents/{incident['id']}/notes"),
+        client.rget(
+            f"schedules/{pd.ref('pd_primary')}",
+            params={"since": "2026-03-02T00:00:00Z", "until": "2026-03-09T00:00:00Z"},
+        ),
     ]
     links = _links(answers, set())
     kinds = {link.removeprefix(pd.url).split("/")[1] for link in links}
-    assert kinds >= {"incidents", "services", "users", "escalation_policies", "schedules", "teams", "log_entries"}
+    assert kinds >= {
+        "incidents",
+        "services",
+        "users",
+        "escalation_policies",
+        "schedules",
+        "teams",
+        "log_entries",
+    }
     for link in sorted(links):
         assert link.startswith(pd.url + "/"), link
         if "/avatars/" in link:

@@ -62,10 +62,18 @@ def test_acknowledgement_timeout__acknowledged_incident_is_triggered_again_and_p
     client, session = in_process_clients(env)
     service = client.rget(f"services/{env.refs['pagerduty_orders'].id}")
     assert service["acknowledgement_timeout"] == 1800 and service["auto_resolve_timeout"] is None
-    created = session.rpost("incidents", json={"type": "incident", "title": "Orders down",
-                                               "service": {"id": service["id"], "type": "service_reference"}})
+    created = session.rpost(
+        "incidents",
+        json={
+            "type": "incident",
+            "title": "Orders down",
+            "service": {"id": service["id"], "type": "service_reference"},
+        },
+    )
     advance(env, 60)
-    acked = client.rput(f"incidents/{created['id']}", json={"type": "incident_reference", "status": "acknowledged"})
+    acked = client.rput(
+        f"incidents/{created['id']}", json={"type": "incident_reference", "status": "acknowledged"}
+    )
     assert acked["status"] == "acknowledged"
     ack_entry = next(e for e in _log(client, created["id"]) if e["type"] == "acknowledge_log_entry")
     assert ack_entry["acknowledgement_timeout"] == 1800
@@ -77,7 +85,9 @@ def test_acknowledgement_timeout__acknowledged_incident_is_triggered_again_and_p
     assert again["status"] == "triggered" and _assignees(again) == ["Ben Okafor"]
     entry = next(e for e in _log(client, created["id"]) if e["type"] == "unacknowledge_log_entry")
     assert entry["channel"] == {"type": "timeout"}
-    assert [e.data["notified"] for e in paged if e.data["incident"] == created["id"]] == [env.refs["pd_ben"].id]
+    assert [e.data["notified"] for e in paged if e.data["incident"] == created["id"]] == [
+        env.refs["pd_ben"].id
+    ]
 
 
 def test_acknowledgement_timeout__acknowledging_again_restarts_it_and_resolving_ends_it() -> None:
@@ -100,8 +110,14 @@ def test_auto_resolve__an_open_incident_resolves_after_the_service_timeout() -> 
     client, _ = in_process_clients(env)
     events = client.rget(f"services/{env.refs['pagerduty_orders'].id}")
     assert events["auto_resolve_timeout"] == 14400
-    created = client.rpost("incidents", json={"type": "incident", "title": "Orders down",
-                                              "service": {"id": events["id"], "type": "service_reference"}})
+    created = client.rpost(
+        "incidents",
+        json={
+            "type": "incident",
+            "title": "Orders down",
+            "service": {"id": events["id"], "type": "service_reference"},
+        },
+    )
     advance(env, 14399)
     assert client.rget(f"incidents/{created['id']}")["status"] == "triggered"
     advance(env, 1)

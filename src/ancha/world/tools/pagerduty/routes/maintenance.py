@@ -46,14 +46,23 @@ def list_maintenance_windows(call: Call) -> dict[str, Any]:
     services = set(q.many("service_ids"))
     teams = in_teams(call)
     needle = (q.get("query") or "").lower()
-    found = [w for w in sorted(call.state.maintenance_windows.values(), key=lambda w: w.start)
-             if (wanted is None or _state(w, now) == wanted)
-             and (not services or any(s.id in services for s in w.services))
-             and (teams is None or any(t in teams for s in w.services for t in s.policy.teams))
-             and needle in w.description.lower()]
-    page = found[offset: offset + limit]
-    return paginated("maintenance_windows", [w.to_dict(call.base) for w in page], limit, offset,
-                     len(found) if q.flag("total") else None, offset + limit < len(found))
+    found = [
+        w
+        for w in sorted(call.state.maintenance_windows.values(), key=lambda w: w.start)
+        if (wanted is None or _state(w, now) == wanted)
+        and (not services or any(s.id in services for s in w.services))
+        and (teams is None or any(t in teams for s in w.services for t in s.policy.teams))
+        and needle in w.description.lower()
+    ]
+    page = found[offset : offset + limit]
+    return paginated(
+        "maintenance_windows",
+        [w.to_dict(call.base) for w in page],
+        limit,
+        offset,
+        len(found) if q.flag("total") else None,
+        offset + limit < len(found),
+    )
 
 
 def _wrapped(call: Call) -> dict[str, Any]:
@@ -105,8 +114,9 @@ def create_maintenance_window(call: Call) -> tuple[int, dict[str, Any]]:
         raise InvalidInput("Description must be a string.")
     start = _check(start, end, call.desk.now())
     state = call.state
-    window = MaintenanceWindow(call.desk.new_id(), len(state.maintenance_windows) + 1, start, end, services,
-                               description, by)
+    window = MaintenanceWindow(
+        call.desk.new_id(), len(state.maintenance_windows) + 1, start, end, services, description, by
+    )
     state.maintenance_windows[window.id] = window
     return 201, {"maintenance_window": window.to_dict(call.base)}
 
@@ -129,7 +139,9 @@ def update_maintenance_window(call: Call) -> dict[str, Any]:
     description = data.get("description", window.description)
     if not isinstance(description, str):
         raise InvalidInput("Description must be a string.")
-    start = window.start if window.start <= now else _check(start, end, now)  # an ongoing window keeps its start
+    start = (
+        window.start if window.start <= now else _check(start, end, now)
+    )  # an ongoing window keeps its start
     if end <= start:
         raise InvalidInput("End time must be after the start time.")
     window.start, window.end, window.services, window.description = start, end, services, description

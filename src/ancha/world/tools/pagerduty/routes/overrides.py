@@ -58,9 +58,17 @@ def create_schedule_overrides(call: Call) -> tuple[int, Any]:
         if user is None:
             raise InvalidInput("User not found.")
         if end <= start:
-            answers.append({"status": 400, "errors": ["Override must end after its start"],
-                            "override": {"start": item["start"], "end": item["end"],
-                                         "user": user.reference(call.base)}})
+            answers.append(
+                {
+                    "status": 400,
+                    "errors": ["Override must end after its start"],
+                    "override": {
+                        "start": item["start"],
+                        "end": item["end"],
+                        "user": user.reference(call.base),
+                    },
+                }
+            )
             continue
         override = Override(call.desk.new_id("Q", 14), user, start, end)
         schedule.overrides.append(override)

@@ -34,8 +34,14 @@ def _fields(call: Call, data: dict[str, Any], current: Team | None) -> dict[str,
             raise InvalidInput("Name cannot be empty.")
         if len(name) > 100:
             raise InvalidInput("Name is too long (maximum is 100 characters).")
-        clash = next((t for t in call.state.teams.values()
-                      if t is not current and t.name.lower() == name.strip().lower()), None)
+        clash = next(
+            (
+                t
+                for t in call.state.teams.values()
+                if t is not current and t.name.lower() == name.strip().lower()
+            ),
+            None,
+        )
         if clash is not None:
             raise InvalidInput("Name has already been taken.")
         out["name"] = name.strip()
@@ -82,9 +88,15 @@ def list_teams(call: Call) -> dict[str, Any]:
     needle = (q.get("query") or "").lower()
     if needle:
         teams = [t for t in teams if needle in t.name.lower()]
-    page = teams[offset: offset + limit]
-    return paginated("teams", [t.to_dict(call.base) for t in page], limit, offset,
-                     len(teams) if q.flag("total") else None, offset + limit < len(teams))
+    page = teams[offset : offset + limit]
+    return paginated(
+        "teams",
+        [t.to_dict(call.base) for t in page],
+        limit,
+        offset,
+        len(teams) if q.flag("total") else None,
+        offset + limit < len(teams),
+    )
 
 
 @route("POST", "/teams")
@@ -129,9 +141,15 @@ def list_team_members(call: Call) -> dict[str, Any]:
     q = call.query
     limit, offset = q.page(100)
     members = team(call).members
-    page = members[offset: offset + limit]
-    return paginated("members", [{"user": u.reference(call.base), "role": role} for u, role in page], limit, offset,
-                     len(members) if q.flag("total") else None, offset + limit < len(members))
+    page = members[offset : offset + limit]
+    return paginated(
+        "members",
+        [{"user": u.reference(call.base), "role": role} for u, role in page],
+        limit,
+        offset,
+        len(members) if q.flag("total") else None,
+        offset + limit < len(members),
+    )
 
 
 def _user(call: Call) -> User:
