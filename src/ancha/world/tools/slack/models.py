@@ -16,6 +16,7 @@ from typing import Any
 from ancha.world.tools.slack.bookmarks import Bookmarks
 from ancha.world.tools.slack.ephemeral import EphemeralMessage
 from ancha.world.tools.slack.files import FileStore
+from ancha.world.tools.slack.image_links import GRAVATAR
 from ancha.world.tools.slack.pins import Pins
 from ancha.world.tools.slack.reacted import Reacted
 from ancha.world.tools.slack.reminders import Reminders
@@ -85,7 +86,7 @@ class User:
 
     def profile(self) -> dict[str, Any]:
         first, _, last = self.real_name.partition(" ")
-        avatar = f"https://secure.gravatar.com/avatar/{self.id.lower()}.jpg?s="
+        avatar = f"{GRAVATAR}{self.id.lower()}.jpg?s="
         profile: dict[str, Any] = {
             "title": self.title, "phone": self.phone, "skype": "",
             "real_name": self.real_name, "real_name_normalized": self.real_name,

@@ -31,6 +31,7 @@ from ancha.world.tools.slack.rate_limits import HOLD_MARGIN_S, REAL, RateLimiter
 from ancha.world.tools.slack.reach import SlackActor
 from ancha.world.tools.slack.router import APP_LEVEL, ROUTES, method_of
 from ancha.world.tools.slack.scene_file import SlackFile
+from ancha.world.tools.slack import image_links
 from ancha.world.tools.slack.seed import bot_profile, new_id, seed_state
 from ancha.world.tools.slack.snapshot import Line, channel_lines, written
 from ancha.world.tools.slack.socket_mode import new_socket_mode
@@ -128,7 +129,7 @@ class SlackReplica:
             body["warning"] = ",".join(params.warnings)
             metadata = body.setdefault("response_metadata", {})
             metadata["warnings"] = [*metadata.get("warnings", []), *params.warnings]
-        return ToolResponse(200, _encode_body(body), JSON, actor=actor)
+        return ToolResponse(200, image_links.on_replica(_encode_body(body), self.base_url), JSON, actor=actor)
 
     def snapshot(self) -> dict[str, Any]:
         snapshot: dict[str, Any] = json.loads(b"".join(self.snapshot_json()))

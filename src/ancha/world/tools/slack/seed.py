@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from ancha.world.tools.slack.history import HistoryLoader, Ids, plan_history, resolve
+from ancha.world.tools.slack.image_links import SLACK_EDGE
 from ancha.world.tools.slack.models import Channel, SlackState, User
 from ancha.world.tools.slack.scene_file import SlackFile
 
@@ -74,7 +75,7 @@ def seed_state(world: WorldPort, seed: SlackFile) -> tuple[SlackState, User, His
 
 
 def bot_profile(bot: User, team: str) -> dict[str, object]:
-    icons = "https://a.slack-edge.com/80588/img/plugins/app/bot_{}.png"
+    icons = SLACK_EDGE + "plugins/app/bot_{}.png"
     return {"id": bot.bot_id, "deleted": False, "name": bot.name, "updated": bot.updated,
             "app_id": bot.app_id, "icons": {"image_36": icons.format(36), "image_48": icons.format(48),
                                             "image_72": icons.format(72)}, "team_id": team}

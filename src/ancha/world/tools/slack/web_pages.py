@@ -2,7 +2,8 @@
 back to this replica and answers there: the workspace's home (``auth.test``'s ``url``, and
 where ``url_private`` sends a request without a token), message permalinks
 (``/archives/<channel>/p<ts>``), file permalinks (``/files/<user>/<file>/<name>``,
-``/files-pub/<team>-<file>-<secret>``) and the team's and apps' icons (``/img/...``).
+``/files-pub/<team>-<file>-<secret>``) the team's and apps' icons and people's avatars (``/img/...``,
+see ``image_links``).
 
 Slack serves these to a person's browser; the replica answers with a short page saying what
 the link names (404 when it names nothing), and a placeholder PNG for an icon.
@@ -34,7 +35,7 @@ def serve(replica: SlackReplica, path: str) -> ToolResponse:
     if not parts:
         return _page(f"{team['name']}", f"The Slack workspace {team['name']} ({team['domain']}).")
     if parts[0] == "img":  # icons, and the folder team.info names as avatar_base_url
-        return ToolResponse(200, _PNG, "image/png") if path.endswith(".png") else _page("Images", "Icons.")
+        return ToolResponse(200, _PNG, "image/png") if path.endswith((".png", ".jpg")) else _page("Images", "Icons.")
     if parts[0] == "archives" and len(parts) >= 2:
         return _message_page(replica, parts[1:])
     if parts[0] == "files" and len(parts) >= 3:
