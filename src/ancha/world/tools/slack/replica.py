@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 import orjson
 
 from ancha.world.kernel.tool import ToolRequest, ToolResponse
-from ancha.world.tools.slack import errors, events, file_urls
+from ancha.world.tools.slack import errors, events, file_urls, image_links
 from ancha.world.tools.slack.call import Call, Caller
 from ancha.world.tools.slack.canvases import Canvas
 from ancha.world.tools.slack.coverage_ledger import LEDGER
@@ -31,7 +31,6 @@ from ancha.world.tools.slack.rate_limits import HOLD_MARGIN_S, REAL, RateLimiter
 from ancha.world.tools.slack.reach import SlackActor
 from ancha.world.tools.slack.router import APP_LEVEL, ROUTES, method_of
 from ancha.world.tools.slack.scene_file import SlackFile
-from ancha.world.tools.slack import image_links
 from ancha.world.tools.slack.seed import bot_profile, new_id, seed_state
 from ancha.world.tools.slack.snapshot import Line, channel_lines, written
 from ancha.world.tools.slack.socket_mode import new_socket_mode
