@@ -18,6 +18,7 @@ import secrets
 import string
 from typing import TYPE_CHECKING, Any
 
+from ancha.world.kernel import images
 from ancha.world.kernel.bus import DomainEvent
 from ancha.world.kernel.tool import ToolRequest, ToolResponse
 from ancha.world.tools.okta import audit, errors, event_hooks
@@ -40,9 +41,6 @@ RATE_LIMIT = 600
 """Requests a minute per endpoint family, as Okta's headers report them (never enforced)."""
 LOGO_PATH = "/assets/img/logos/groups/"
 """Where the group logos Okta links to are served (Okta's CDN in the real org)."""
-_LOGO = bytes.fromhex("89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c489"
-                      "0000000b49444154789c6360000200000500017a5eab3f0000000049454e44ae426082")
-"""A transparent 1x1 PNG: every group logo."""
 PASSWORD_STATUSES = frozenset({"ACTIVE", "RECOVERY", "LOCKED_OUT", "PASSWORD_EXPIRED", "SUSPENDED", "DEPROVISIONED"})
 """Seeded users in these statuses once set a password."""
 
@@ -123,7 +121,7 @@ class OktaReplica:
     def handle(self, request: ToolRequest) -> ToolResponse:
         self._base(request)
         if request.method in ("GET", "HEAD") and request.path.startswith(LOGO_PATH):
-            return ToolResponse(200, _LOGO, "image/png")  # a CDN asset: no token needed
+            return ToolResponse(200, images.PIXEL, "image/png")  # a CDN asset: no token needed
         headers = self._rate_headers()
         self.origin = Origin(request.path, request.query, request.headers.get("user-agent", ""),
                              self.log.request_id())

@@ -14,6 +14,7 @@ import secrets
 import string
 from typing import Any
 
+from ancha.world.kernel import images
 from ancha.world.kernel.port import WorldPort
 from ancha.world.kernel.tool import ToolRequest, ToolResponse
 from ancha.world.tools.pagerduty import errors
@@ -30,9 +31,6 @@ JSON = "application/json; charset=utf-8"
 EVENTS_PATHS = ("/v2/enqueue", "/v2/change/enqueue")
 AVATARS = "/avatars/"
 """Users' ``avatar_url`` (PagerDuty's point at gravatar): the replica serves them itself."""
-AVATAR = bytes.fromhex("89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000b49444154789c63"
-                       "60000200000500017a5eab3f0000000049454e44ae426082")
-"""A transparent 1x1 PNG."""
 _TOKEN_CHARS = string.ascii_letters + string.digits + "_-"
 _dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
 
@@ -107,8 +105,10 @@ class PagerDutyReplica:
 
             return enqueue(self, method, path, request)
         if path.startswith(AVATARS) and method in ("GET", "HEAD"):
-            known = path.removeprefix(AVATARS).removesuffix(".png") in self.state.users
-            return ToolResponse(200, AVATAR, "image/png") if known else self._error(errors.NotFound(), None)
+            user = path.removeprefix(AVATARS).removesuffix(".png")
+            if user not in self.state.users:
+                return self._error(errors.NotFound(), None)
+            return ToolResponse(200, images.placeholder_png(user), "image/png")
         caller: Caller | None = None
         try:
             caller = self._authenticate(request)

@@ -11,10 +11,10 @@ the link names (404 when it names nothing), and a placeholder PNG for an icon.
 
 from __future__ import annotations
 
-import base64
 import html
 from typing import TYPE_CHECKING
 
+from ancha.world.kernel import images
 from ancha.world.kernel.tool import ToolResponse
 from ancha.world.tools.slack.models import ts_key
 
@@ -22,10 +22,6 @@ if TYPE_CHECKING:
     from ancha.world.tools.slack.replica import SlackReplica
 
 _HTML = "text/html; charset=utf-8"
-_PNG = base64.b64decode(
-    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
-)
-"""A 1x1 PNG: every icon's placeholder."""
 
 
 def serve(replica: SlackReplica, path: str) -> ToolResponse:
@@ -35,7 +31,7 @@ def serve(replica: SlackReplica, path: str) -> ToolResponse:
     if not parts:
         return _page(f"{team['name']}", f"The Slack workspace {team['name']} ({team['domain']}).")
     if parts[0] == "img":  # icons, and the folder team.info names as avatar_base_url
-        return ToolResponse(200, _PNG, "image/png") if path.endswith((".png", ".jpg")) else _page("Images", "Icons.")
+        return ToolResponse(200, images.PIXEL, "image/png") if path.endswith((".png", ".jpg")) else _page("Images", "Icons.")
     if parts[0] == "archives" and len(parts) >= 2:
         return _message_page(replica, parts[1:])
     if parts[0] == "files" and len(parts) >= 3:
