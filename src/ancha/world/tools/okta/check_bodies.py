@@ -17,8 +17,9 @@ from ancha.world.tools.okta.scene_file import STATUSES, Status
 
 STATUS_HINT = "Okta's statuses: " + ", ".join(STATUSES)
 SIBLINGS: dict[str, Any] = {"status": str, "status_in": list[str], "exists": bool}
-"""Written beside ``okta.user`` in a check. ``status`` is a plain string here (another tool's
-check may share the sibling's name); its values are checked by ``resolve_user_state``."""
+"""Written beside ``okta.user`` in a check (each validated as okta.user's, whatever other kind
+has a field of the same name). ``status`` is a plain string here: ``resolve_user_state``
+checks its value, with Okta's statuses in the hint."""
 
 UserStateFile = UserPointer
 

@@ -31,8 +31,9 @@ class IncidentSelectorFile(_File):
 
 
 SIBLINGS: dict[str, Any] = {
-    # ``status`` is shared with other tools' checks (okta.user): any string here, checked in resolve.
-    "status": Annotated[str, Expect("triggered, acknowledged or resolved")],
+    # Checked against this kind's form even though okta.user has a ``status`` too: a sibling
+    # field is validated by the kind it is written beside (``Resolver.body``).
+    "status": Annotated[Literal["triggered", "acknowledged", "resolved"], Expect("triggered, acknowledged or resolved")],
     "assigned_to": Annotated[list[str], Expect("a list of user refs such as [$pd_laura]")],
     "acknowledged_within": Annotated[str, Expect("a duration such as 5m")],
     "resolved_within": Annotated[str, Expect("a duration such as 30m")],
