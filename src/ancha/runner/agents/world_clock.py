@@ -6,8 +6,9 @@ waits; the agent's machine clock reads today. Agents use their own clock (``time
 (Debian's ``faketime`` package), preloaded with ``LD_PRELOAD``. It reads the world's offset
 from real time from a file the world rewrites whenever its clock moved under the agent
 (``ancha.world.agent_clock``), on every reading of the clock (``FAKETIME_NO_CACHE``), so a
-jump is seen by the agent's next reading. Monotonic clocks are left alone
-(``DONT_FAKE_MONOTONIC``): timeouts and sleeps measure real time.
+jump is seen by the agent's next reading. Monotonic clocks follow the world's too: with
+them left real (``FAKETIME_DONT_FAKE_MONOTONIC``), libfaketime 0.9.10 breaks sleeps to an
+absolute monotonic time (Python's ``time.sleep`` fails with EINVAL).
 
 Where the library is missing the run says so once (``ancha doctor`` too) and agents run on
 the wall clock. ``agent.clock: wall`` opts out.
@@ -72,8 +73,6 @@ def clock_variables(library: str, timestamp_file: str, preload: str | None = Non
         "LD_PRELOAD": f"{library} {preload}".strip() if preload else library,
         "FAKETIME_TIMESTAMP_FILE": timestamp_file,
         "FAKETIME_NO_CACHE": "1",
-        "DONT_FAKE_MONOTONIC": "1",
-        "FAKETIME_DONT_FAKE_MONOTONIC": "1",
     }
 
 
