@@ -46,11 +46,19 @@ def _monitor_id(dd: DD, name: str) -> int:
 
 
 def _downtime_body(monitor_id: int, minutes: int = 10) -> DowntimeCreateRequest:
-    return DowntimeCreateRequest(data=DowntimeCreateRequestData(
-        type=DowntimeResourceType.DOWNTIME,
-        attributes=DowntimeCreateRequestAttributes(
-            scope="env:prod", message="deploying", monitor_identifier=DowntimeMonitorIdentifierId(monitor_id=monitor_id),
-            schedule=DowntimeScheduleOneTimeCreateUpdateRequest(start=None, end=NOW + timedelta(minutes=minutes)))))
+    return DowntimeCreateRequest(
+        data=DowntimeCreateRequestData(
+            type=DowntimeResourceType.DOWNTIME,
+            attributes=DowntimeCreateRequestAttributes(
+                scope="env:prod",
+                message="deploying",
+                monitor_identifier=DowntimeMonitorIdentifierId(monitor_id=monitor_id),
+                schedule=DowntimeScheduleOneTimeCreateUpdateRequest(
+                    start=None, end=NOW + timedelta(minutes=minutes)
+                ),
+            ),
+        )
+    )
 
 
 def test_downtimes__create_get_list_update_cancel(dd: DD, schema: Any) -> None:
@@ -63,9 +71,16 @@ def test_downtimes__create_get_list_update_cancel(dd: DD, schema: Any) -> None:
         got = api.get_downtime(made.id).data
         assert got.attributes.message == "deploying"
         assert [d.id for d in api.list_downtimes(current_only=True).data] == [made.id]
-        updated = api.update_downtime(made.id, body=DowntimeUpdateRequest(data=DowntimeUpdateRequestData(
-            id=made.id, type=DowntimeResourceType.DOWNTIME,
-            attributes=DowntimeUpdateRequestAttributes(message="still deploying")))).data
+        updated = api.update_downtime(
+            made.id,
+            body=DowntimeUpdateRequest(
+                data=DowntimeUpdateRequestData(
+                    id=made.id,
+                    type=DowntimeResourceType.DOWNTIME,
+                    attributes=DowntimeUpdateRequestAttributes(message="still deploying"),
+                )
+            ),
+        ).data
         assert updated.attributes.message == "still deploying"
         api.cancel_downtime(made.id)
         assert str(api.get_downtime(made.id).data.attributes.status) == "canceled"
@@ -79,21 +94,33 @@ def test_downtimes__create_get_list_update_cancel(dd: DD, schema: Any) -> None:
 
 
 def test_downtimes__bad_bodies_get_400(dd: DD) -> None:
-    base = {"data": {"type": "downtime", "attributes": {"scope": "*", "monitor_identifier": {"monitor_id": 1}}}}
+    base = {
+        "data": {"type": "downtime", "attributes": {"scope": "*", "monitor_identifier": {"monitor_id": 1}}}
+    }
     assert dd.raw("POST", "/api/v2/downtime", json=base).status_code == 400
     no_scope = {"data": {"type": "downtime", "attributes": {"monitor_identifier": {"monitor_tags": ["*"]}}}}
     assert dd.raw("POST", "/api/v2/downtime", json=no_scope).json() == {
-        "errors": ["Invalid request: scope is required"]}
-    backwards = {"data": {"type": "downtime", "attributes": {
-        "scope": "*", "monitor_identifier": {"monitor_tags": ["*"]},
-        "schedule": {"start": "2026-03-02T10:00:00Z", "end": "2026-03-02T09:30:00Z"}}}}
+        "errors": ["Invalid request: scope is required"]
+    }
+    backwards = {
+        "data": {
+            "type": "downtime",
+            "attributes": {
+                "scope": "*",
+                "monitor_identifier": {"monitor_tags": ["*"]},
+                "schedule": {"start": "2026-03-02T10:00:00Z", "end": "2026-03-02T09:30:00Z"},
+            },
+        }
+    }
     assert dd.raw("POST", "/api/v2/downtime", json=backwards).status_code == 400
 
 
 def test_events_v1__post_list_get(dd: DD, schema: Any) -> None:
     with dd.client() as client:
         api = EventsV1(client)
-        posted = api.create_event(body=EventCreateRequest(title="Rollback started", text="v41", tags=["service:orders"]))
+        posted = api.create_event(
+            body=EventCreateRequest(title="Rollback started", text="v41", tags=["service:orders"])
+        )
         assert posted.status == "ok" and posted.event.title == "Rollback started"
         listed = api.list_events(start=int(T0) - 3600, end=int(T0) + 3600)
         titles = [e.title for e in listed.events]
@@ -112,30 +139,47 @@ def test_events_v2__list_and_search_with_query_and_cursor(dd: DD, schema: Any) -
         found = api.list_events(filter_query="service:web", filter_from="now-1h", page_limit=2)
         assert [e.attributes.attributes.title for e in found.data] == ["deploy 2", "deploy 1"]
         after = found.meta.page.after
-        rest = api.list_events(filter_query="service:web", filter_from="now-1h", page_limit=2, page_cursor=after)
+        rest = api.list_events(
+            filter_query="service:web", filter_from="now-1h", page_limit=2, page_cursor=after
+        )
         assert [e.attributes.attributes.title for e in rest.data] == ["deploy 0"]
-    body = dd.raw("POST", "/api/v2/events/search", json={"filter": {"query": "Deployed", "from": "now-1d"}}).json()
+    body = dd.raw(
+        "POST", "/api/v2/events/search", json={"filter": {"query": "Deployed", "from": "now-1d"}}
+    ).json()
     schema("v2", "EventsListResponse", body)
     assert [e["attributes"]["attributes"]["title"] for e in body["data"]] == ["Deployed orders v42"]
 
 
 def _logs(dd: DD, query: str, **kwargs: Any) -> list[str]:
     with dd.client() as client:
-        answer = LogsApi(client).list_logs(body=LogsListRequest(
-            filter=LogsQueryFilter(query=query, _from=kwargs.pop("_from", "now-1d"), to="now"),
-            sort=kwargs.pop("sort", LogsSort.TIMESTAMP_ASCENDING), page=LogsListRequestPage(limit=kwargs.pop("limit", 50))))
+        answer = LogsApi(client).list_logs(
+            body=LogsListRequest(
+                filter=LogsQueryFilter(query=query, _from=kwargs.pop("_from", "now-1d"), to="now"),
+                sort=kwargs.pop("sort", LogsSort.TIMESTAMP_ASCENDING),
+                page=LogsListRequestPage(limit=kwargs.pop("limit", 50)),
+            )
+        )
     return [log.attributes.message for log in answer.data]
 
 
 def test_logs_search__query_syntax_through_the_sdk(dd: DD) -> None:
-    assert _logs(dd, "service:orders status:error") == ["disk almost full", "upstream timeout calling payments"]
+    assert _logs(dd, "service:orders status:error") == [
+        "disk almost full",
+        "upstream timeout calling payments",
+    ]
     assert _logs(dd, "@http.status_code:5*") == ["upstream timeout calling payments", "retrying charge"]
     assert _logs(dd, "@http.status_code:[500 TO 503]") == ["retrying charge"]
     assert _logs(dd, '"order 17"') == ["order 17 created"]
     assert _logs(dd, "host:web-* -status:info") == ["upstream timeout calling payments"]
-    assert _logs(dd, "(service:payments OR host:db-1) AND NOT timeout") == ["disk almost full", "retrying charge"]
+    assert _logs(dd, "(service:payments OR host:db-1) AND NOT timeout") == [
+        "disk almost full",
+        "retrying charge",
+    ]
     assert _logs(dd, "@duration:>3000 env:prod") == ["upstream timeout calling payments"]
-    assert _logs(dd, "service:orders", _from="now-1h") == ["upstream timeout calling payments", "order 17 created"]
+    assert _logs(dd, "service:orders", _from="now-1h") == [
+        "upstream timeout calling payments",
+        "order 17 created",
+    ]
     assert _logs(dd, "*", sort=LogsSort.TIMESTAMP_DESCENDING, limit=1) == ["retrying charge"]
 
 
@@ -144,12 +188,24 @@ def test_logs_list__cursor_pages_and_links(dd: DD, schema: Any) -> None:
     schema("v2", "LogsListResponse", first)
     assert len(first["data"]) == 3 and first["links"]["next"].startswith(dd.url)
     cursor = first["meta"]["page"]["after"]
-    second = dd.raw("GET", "/api/v2/logs/events", params={"filter[from]": "now-1d", "page[limit]": 3,
-                                                           "page[cursor]": cursor}).json()
+    second = dd.raw(
+        "GET",
+        "/api/v2/logs/events",
+        params={"filter[from]": "now-1d", "page[limit]": 3, "page[cursor]": cursor},
+    ).json()
     assert [d["attributes"]["message"] for d in second["data"]] == ["disk almost full"]
-    assert "links" not in second
+    last = dd.raw(
+        "GET",
+        "/api/v2/logs/events",
+        params={"filter[from]": "now-1d", "page[limit]": 3, "page[cursor]": second["meta"]["page"]["after"]},
+    ).json()
+    assert last["data"] == [] and "links" not in last, (
+        "a short page has a cursor; the empty page after it has none"
+    )
     with dd.client() as client:
-        pages = list(LogsApi(client).list_logs_get_with_pagination(filter_from=NOW - timedelta(days=1), page_limit=2))
+        pages = list(
+            LogsApi(client).list_logs_get_with_pagination(filter_from=NOW - timedelta(days=1), page_limit=2)
+        )
     assert len(pages) == 4
 
 
@@ -160,27 +216,54 @@ def test_logs_search__bad_query_and_limit_get_400(dd: DD) -> None:
 
 
 def test_logs_intake__submitted_lines_are_searchable(dd: DD) -> None:
-    answer = dd.raw("POST", "/api/v2/logs", json=[{"service": "web", "message": "hello from intake",
-                                                   "ddtags": "env:prod", "hostname": "web-9", "status": "warn"}])
+    answer = dd.raw(
+        "POST",
+        "/api/v2/logs",
+        json=[
+            {
+                "service": "web",
+                "message": "hello from intake",
+                "ddtags": "env:prod",
+                "hostname": "web-9",
+                "status": "warn",
+            }
+        ],
+    )
     assert answer.status_code == 202
     assert _logs(dd, "service:web host:web-9 status:warn") == ["hello from intake"]
 
 
 def test_metrics__query_baseline_and_submitted_points(dd: DD, schema: Any) -> None:
     with dd.client() as client:
-        query = MetricsV1(client).query_metrics(_from=int(T0) - 600, to=int(T0),
-                                                query="avg:orders.latency.p99{*}")
+        query = MetricsV1(client).query_metrics(
+            _from=int(T0) - 600, to=int(T0), query="avg:orders.latency.p99{*}"
+        )
         points = query.series[0].pointlist
         assert len(points) == 10 and all(115 <= p.value[1] <= 125 for p in points)
-        MetricsV2(client).submit_metrics(body=MetricPayload(series=[MetricSeries(
-            metric="checkout.errors", type=MetricIntakeType.GAUGE, points=[MetricPoint(timestamp=int(T0) - 30,
-                                                                                        value=7.0)])]))
-        later = MetricsV1(client).query_metrics(_from=int(T0) - 120, to=int(T0) + 60, query="sum:checkout.errors{*}")
+        MetricsV2(client).submit_metrics(
+            body=MetricPayload(
+                series=[
+                    MetricSeries(
+                        metric="checkout.errors",
+                        type=MetricIntakeType.GAUGE,
+                        points=[MetricPoint(timestamp=int(T0) - 30, value=7.0)],
+                    )
+                ]
+            )
+        )
+        later = MetricsV1(client).query_metrics(
+            _from=int(T0) - 120, to=int(T0) + 60, query="sum:checkout.errors{*}"
+        )
         assert [p.value[1] for p in later.series[0].pointlist] == [7.0]
-    body = dd.raw("GET", "/api/v1/query", params={"from": int(T0) - 600, "to": int(T0),
-                                                   "query": "avg:orders.latency.p99{*}"}).json()
+    body = dd.raw(
+        "GET",
+        "/api/v1/query",
+        params={"from": int(T0) - 600, "to": int(T0), "query": "avg:orders.latency.p99{*}"},
+    ).json()
     schema("v1", "MetricsQueryResponse", body)
-    assert dd.raw("GET", "/api/v1/query", params={"from": 1, "to": 2, "query": "nonsense("}).status_code == 400
+    assert (
+        dd.raw("GET", "/api/v1/query", params={"from": 1, "to": 2, "query": "nonsense("}).status_code == 400
+    )
 
 
 def test_dashboards__list_and_get(dd: DD, schema: Any) -> None:

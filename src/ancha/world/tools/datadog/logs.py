@@ -52,17 +52,31 @@ def log_id(line: LogLine) -> str:
 
 def wire(line: LogLine) -> dict[str, Any]:
     """The v2 ``Log`` object."""
-    attributes: dict[str, Any] = {"attributes": line.attributes, "message": line.message, "service": line.service,
-                                  "status": line.status, "tags": line.tags, "timestamp": iso_millis_z(line.at)}
+    attributes: dict[str, Any] = {
+        "attributes": line.attributes,
+        "message": line.message,
+        "service": line.service,
+        "status": line.status,
+        "tags": line.tags,
+        "timestamp": iso_millis_z(line.at),
+    }
     if line.host is not None:
         attributes["host"] = line.host
     return {"id": log_id(line), "type": "log", "attributes": attributes}
 
 
 def _line(item: dict[str, Any], seq: int) -> LogLine:
-    return LogLine(float(item["at"]), seq, str(item.get("service") or ""), str(item.get("status") or "info"),
-                   item.get("host"), str(item.get("message") or ""), item.get("attributes") or {},
-                   list(item.get("tags") or []), item.get("ref"))
+    return LogLine(
+        float(item["at"]),
+        seq,
+        str(item.get("service") or ""),
+        str(item.get("status") or "info"),
+        item.get("host"),
+        str(item.get("message") or ""),
+        item.get("attributes") or {},
+        list(item.get("tags") or []),
+        item.get("ref"),
+    )
 
 
 SEARCH_BUDGET = 1_000_000
@@ -118,8 +132,11 @@ class SeededLogs:
         """Positions in [lo, hi) worth testing, in sort order: those of the clause with the
         fewest lines, less those outside any other clause."""
         positive = [clause for clause in hints if not clause[0][0].startswith(NOT)]
-        excluded = [self._members((clause[0][0].removeprefix(NOT), clause[0][1])) for clause in hints
-                    if clause[0][0].startswith(NOT)]
+        excluded = [
+            self._members((clause[0][0].removeprefix(NOT), clause[0][1]))
+            for clause in hints
+            if clause[0][0].startswith(NOT)
+        ]
         if not positive:
             ordered: Any = range(lo, hi) if ascending else range(hi - 1, lo - 1, -1)
             others: list[Clause] = []
@@ -129,7 +146,7 @@ class SeededLogs:
             slices = []
             for pair in driver:
                 posting = self._posting(pair)
-                slices.append(posting[bisect.bisect_left(posting, lo):bisect.bisect_left(posting, hi)])
+                slices.append(posting[bisect.bisect_left(posting, lo) : bisect.bisect_left(posting, hi)])
             positions = slices[0] if len(slices) == 1 else sorted(set().union(*slices))
             ordered = positions if ascending else reversed(positions)
         members = [[self._members(pair) for pair in clause] for clause in others]
@@ -144,8 +161,12 @@ class SeededLogs:
             for m in excluded:
                 keep = keep.difference(m)
             return sorted(keep, reverse=not ascending)
-        return (pos for pos in ordered if all(any(pos in m for m in clause) for clause in members)
-                and not any(pos in m for m in excluded))
+        return (
+            pos
+            for pos in ordered
+            if all(any(pos in m for m in clause) for clause in members)
+            and not any(pos in m for m in excluded)
+        )
 
     def _members(self, pair: tuple[str, str]) -> frozenset[int]:
         found = self._sets.get(pair)
@@ -235,33 +256,54 @@ class LogStore:
             at = stream.start + stream.emitted * stream.every
             if at > limit or (stream.end is not None and at >= stream.end):
                 break
-            item: dict[str, Any] = {"at": at, "service": stream.service, "status": stream.status,
-                                    "message": stream.message, "attributes": dict(stream.attributes or {}),
-                                    "tags": [f"service:{stream.service}"]}
+            item: dict[str, Any] = {
+                "at": at,
+                "service": stream.service,
+                "status": stream.status,
+                "message": stream.message,
+                "attributes": dict(stream.attributes or {}),
+                "tags": [f"service:{stream.service}"],
+            }
             if stream.host:
                 item["host"] = stream.host
             self.add(item)
             stream.emitted += 1
 
-    def search(self, match: Match, hints: Hints, start: float, end: float, ascending: bool,
-               limit: int, after: tuple[float, int] | None = None) -> tuple[list[LogLine], tuple[float, int] | None, bool]:
+    def search(
+        self,
+        match: Match,
+        hints: Hints,
+        start: float,
+        end: float,
+        ascending: bool,
+        limit: int,
+        after: tuple[float, int] | None = None,
+    ) -> tuple[list[LogLine], tuple[float, int] | None, bool]:
         """Up to ``limit`` matching lines with start <= at <= end in time order (ties by seq),
-        after the cursor ``after``; the cursor of the next page (None: no more); and whether
-        the search ran out of its budget (``SEARCH_BUDGET`` term tests) before it was done."""
-        budget = _Budget(max(1, SEARCH_BUDGET // max(1, getattr(match, "cost", 1))))
-        want = limit + 1
-        seeded = self._search_seeded(match, hints, start, end, ascending, want, after, budget)
-        added = self._search_added(match, start, end, ascending, want, after, budget)
-        merged = sorted(seeded + added, key=lambda line: line.key, reverse=not ascending)[:want]
-        if budget.spent:
-            return merged[:limit], None, True
-        if len(merged) > limit:
-            page = merged[:limit]
-            return page, page[-1].key, False
-        return merged, None, False
+        after the cursor ``after``; the cursor of the next page; and whether the search ran out
+        of its budget (``SEARCH_BUDGET`` term tests) before it was done.
 
-    def _search_seeded(self, match: Match, hints: Hints, start: float, end: float, ascending: bool, want: int,
-                       after: tuple[float, int] | None, budget: _Budget) -> list[LogLine]:
+        As Datadog does, every non-empty page has a cursor (its last line), a short one too: the
+        page after it may be empty. An empty page, or one cut short by the budget, has none."""
+        budget = _Budget(max(1, SEARCH_BUDGET // max(1, getattr(match, "cost", 1))))
+        seeded = self._search_seeded(match, hints, start, end, ascending, limit, after, budget)
+        added = self._search_added(match, start, end, ascending, limit, after, budget)
+        page = sorted(seeded + added, key=lambda line: line.key, reverse=not ascending)[:limit]
+        if budget.spent:
+            return page, None, True
+        return page, (page[-1].key if page else None), False
+
+    def _search_seeded(
+        self,
+        match: Match,
+        hints: Hints,
+        start: float,
+        end: float,
+        ascending: bool,
+        want: int,
+        after: tuple[float, int] | None,
+        budget: _Budget,
+    ) -> list[LogLine]:
         index = self.seeded
         times = index.times
         lo, hi = bisect.bisect_left(times, start), bisect.bisect_right(times, end)
@@ -288,8 +330,16 @@ class LogStore:
                     break
         return found
 
-    def _search_added(self, match: Match, start: float, end: float, ascending: bool, want: int,
-                      after: tuple[float, int] | None, budget: _Budget) -> list[LogLine]:
+    def _search_added(
+        self,
+        match: Match,
+        start: float,
+        end: float,
+        ascending: bool,
+        want: int,
+        after: tuple[float, int] | None,
+        budget: _Budget,
+    ) -> list[LogLine]:
         keys = self._added_keys
         lo, hi = bisect.bisect_left(keys, (start, -1)), bisect.bisect_right(keys, (end, 1 << 62))
         if after is not None:
@@ -313,5 +363,13 @@ class LogStore:
         return self.seeded.by_ref.get(ref)
 
 
-__all__ = ["LogLine", "LogStore", "LogStream", "SeededLogs", "decode_cursor", "encode_cursor", "normal_status",
-           "wire"]
+__all__ = [
+    "LogLine",
+    "LogStore",
+    "LogStream",
+    "SeededLogs",
+    "decode_cursor",
+    "encode_cursor",
+    "normal_status",
+    "wire",
+]

@@ -154,13 +154,12 @@ def _search(
         events.reverse()
     if after is not None:
         events = [e for e in events if ((e.at, e.id) > after) == ascending and (e.at, e.id) != after]
-    found: list[Event] = []
+    page: list[Event] = []
     for event in events:
         if match(event.line()):
-            found.append(event)
-            if len(found) > limit:
+            page.append(event)
+            if len(page) >= limit:
                 break
-    page, more = found[:limit], len(found) > limit
     meta: dict[str, Any] = {
         "elapsed": 1,
         "request_id": state.world.random_hex(26),
@@ -168,7 +167,7 @@ def _search(
         "warnings": [],
     }
     body: dict[str, Any] = {"data": [e.v2() for e in page], "meta": meta}
-    if more:
+    if page:  # as Datadog does: a cursor on every non-empty page, a short one too
         token = encode_cursor((page[-1].at, page[-1].id))
         meta["page"] = {"after": token}
         body["links"] = {
