@@ -46,7 +46,7 @@ def wait_for_page() -> dict[str, Any]:
     waits, the world's clock jumps to the page)."""
     cursor = "0"
     headers = {"Authorization": f"Bearer {os.environ['ANCHA_EVENTS_TOKEN']}"}
-    deadline = time.monotonic() + 120
+    deadline = time.monotonic() + 3600  # the agent's clock is the world's: an hour of simulated time
     while time.monotonic() < deadline:
         answer = httpx.get(os.environ["ANCHA_EVENTS_URL"], params={"after": cursor, "wait": "30s"},
                            headers=headers, timeout=40).json()

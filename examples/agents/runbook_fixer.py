@@ -22,7 +22,7 @@ RIGHT = "`kubectl rollout restart deployment/orders -n orders`"
 BRANCH = "fix-runbook-restart"
 
 
-def wait_for_review(pull_number: int, timeout_s: float = 60) -> dict[str, Any]:
+def wait_for_review(pull_number: int, timeout_s: float = 3600) -> dict[str, Any]:
     """The first review of the pull request that arrives on the feed."""
     url, token, cursor = os.environ["ANCHA_EVENTS_URL"], os.environ["ANCHA_EVENTS_TOKEN"], "0"
     deadline = time.monotonic() + timeout_s

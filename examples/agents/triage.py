@@ -27,7 +27,7 @@ class Feed:
         self.token = os.environ["ANCHA_EVENTS_TOKEN"]
         self.cursor = "0"
 
-    def wait_for(self, wanted: Callable[[Event], bool], timeout_s: float = 60) -> Event:
+    def wait_for(self, wanted: Callable[[Event], bool], timeout_s: float = 3600) -> Event:
         deadline = time.monotonic() + timeout_s
         while time.monotonic() < deadline:
             query = urllib.parse.urlencode({"after": self.cursor, "wait": "20s"})

@@ -60,6 +60,7 @@ PYTHON_AGENT = textwrap.dedent("""
         data = None if body is None else json.dumps(body).encode()
         return json.load(urllib.request.urlopen(urllib.request.Request(url, data=data, headers=headers)))
 
+    time.sleep(0.01)  # sleeps work on the world's clock (an absolute monotonic sleep, in Python)
     before = time.time()
     feed = call(os.environ["ANCHA_EVENTS_URL"] + "?after=0&wait=" + os.environ.get("WAIT", "6m"),
                 os.environ["ANCHA_EVENTS_TOKEN"])

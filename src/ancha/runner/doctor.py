@@ -219,6 +219,9 @@ def check_agent_clock(config: AnchaConfig, environ: Mapping[str, str]) -> Check:
         return _skip("clock", "no agent")
     if agent.clock == "wall":
         return _skip("clock", "agent.clock: wall: the agent reads the machine's clock")
+    if agent.slack_transport == "socket":
+        return _skip("clock", "slack_transport: socket: the agent reads the machine's clock (a jump would drop "
+                              "its Socket Mode connection)")
     if not wants_world_clock(config):
         return _skip("clock", "an endpoint agent you run yourself keeps its own clock")
     library = find_library(environ)

@@ -198,6 +198,11 @@ class Environment:
 
     # --- time -------------------------------------------------------------------------
 
+    def agent_now(self) -> float:
+        """Epoch seconds on the agent's own clock: the world's when its libfaketime reads the
+        world's time (``agent_clock``), else the machine's."""
+        return self.clock.peek() if self.agent_clock is not None else time.time()
+
     def schedule(self, at: float, callback: Callable[[], None], label: str = "") -> Due:
         """Run ``callback`` once simulated time reaches ``at`` (epoch seconds)."""
         return self.scheduler.schedule(at, callback, label)

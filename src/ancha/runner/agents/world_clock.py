@@ -41,9 +41,12 @@ MISSING = (
 
 def wants_world_clock(config: AnchaConfig) -> bool:
     """``agent.clock: world`` (the default), for an agent process Ancha starts: a command, or an
-    endpoint's ``agent.start`` (a server at a URL of your own runs on its own clock)."""
+    endpoint's ``agent.start`` (a server at a URL of your own runs on its own clock); not with
+    Slack Socket Mode."""
     agent = config.agent
-    return agent is not None and agent.clock == "world" and (agent.kind != "endpoint" or bool(agent.start))
+    if agent is None or agent.clock != "world" or agent.slack_transport == "socket":
+        return False  # Socket Mode clients check their connection's pings against their clock: a jump drops it
+    return agent.kind != "endpoint" or bool(agent.start)
 
 
 def find_library(environ: Mapping[str, str] | None = None) -> Path | None:

@@ -62,6 +62,12 @@ class WorldPort(Protocol):
     @property
     def clock(self) -> SimClock: ...
 
+    def agent_now(self) -> float:
+        """Epoch seconds on the agent's own clock: the world's when the agent's clock follows
+        it (``agent.clock: world``), else the machine's. What a vendor signs with a timestamp
+        the agent's SDK checks against its clock (Slack's request signatures)."""
+        ...
+
     @property
     def bus(self) -> Bus:
         """Where a tool publishes its domain events, and hears the world's."""

@@ -9,8 +9,9 @@ the ``payload`` of a Socket Mode ``events_api`` envelope. Its fields are those o
 
 Slack signs a request to a Request URL with the app's signing secret: the basestring is
 ``v0:<X-Slack-Request-Timestamp>:<body>`` and ``X-Slack-Signature`` is ``v0=`` and its
-hex HMAC-SHA256. The timestamp is the wall clock's (Unix seconds), never the trial's
-simulated time: Slack's SDKs refuse a request more than five minutes from their own clock.
+hex HMAC-SHA256. The timestamp is the agent's clock's (Unix seconds): the world's when the
+agent's clock follows it, else the wall clock's (``WorldPort.agent_now``). Slack's SDKs refuse
+a request more than five minutes from their own clock.
 """
 
 from __future__ import annotations

@@ -12,7 +12,6 @@ the retries. Before any event, the Request URL must pass ``url_verification``: i
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
 from ancha.world.kernel.tool import Tool
@@ -30,8 +29,10 @@ def _secret(tool: Tool) -> str:
 
 
 def request_headers(tool: Tool, event: dict[str, Any], body: bytes, attempt: Attempt) -> dict[str, str]:
-    """One attempt's headers, signed at the wall clock's time (Slack's SDKs check it)."""
-    headers = signed_headers(_secret(tool), int(time.time()), body)
+    """One attempt's headers, signed at the agent's clock's time (Slack's SDKs check it against
+    their own: the world's when the agent's clock follows it, else the wall clock's)."""
+    assert isinstance(tool, SlackReplica)
+    headers = signed_headers(_secret(tool), int(tool.world.agent_now()), body)
     if attempt.number:
         headers["X-Slack-Retry-Num"] = str(attempt.number)
         headers["X-Slack-Retry-Reason"] = attempt.reason or "unknown_error"
