@@ -96,7 +96,7 @@ def test_update_repo__rename_and_settings(gh):
     renamed = laura.get_repo("laura/journal")
     assert (renamed.description, renamed.has_wiki) == ("Renamed", False)
     assert laura.get_repo("laura/journal").get_issue(1).title == "Read me"
-    assert gh.raw("GET", "/repos/laura/notes").status_code == 404
+    assert gh.raw("GET", "/repos/laura/notes").status_code == 301  # the old name redirects (test_renamed_repos)
 
 
 def test_delete_repo__admin_only(gh):

@@ -12,7 +12,7 @@ an answer stays inside the world.
 A page is a minimal HTML document naming the object and linking to its API URL (200); a
 ``.diff``/``.patch`` is the unified diff as text; ``raw`` and ``archive`` are the bytes. An
 object the caller cannot see (a private repository without its token, an issue that does
-not exist) is a 404 ``Not Found`` page, as github.com answers. These paths are looked up
+not exist) is GitHub's JSON 404, as any unknown path on the replica. These paths are looked up
 only after the REST routes and GitHub's own API templates, so they never shadow either.
 """
 
@@ -338,4 +338,5 @@ def serve_page(
     found = PAGES.match(path, "GET")
     if found is None or "GET" not in found[0]:
         return None
-    return found[0]["GET"](Visit(state, caller, found[1], base))
+    answer = found[0]["GET"](Visit(state, caller, found[1], base))
+    return None if answer.status == 404 else answer  # nothing there: GitHub's JSON 404, as for any path
