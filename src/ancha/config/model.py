@@ -82,9 +82,6 @@ class AgentConfig(_Section):
     env: dict[str, str] = Field(default_factory=dict)
     pass_env: EnvNames = Field(default_factory=list)
     input: Literal["command", "per_event"] = "command"
-    clock: Literal["world", "wall"] = "world"
-    """``world``: the agent's processes run under libfaketime, so their clock reads the world's
-    time; ``wall``: they read the machine's clock."""
     slack_transport: str = "feed"
     """How Slack's events reach the agent; the values this build has come from the tool
     (``ConfigCatalog.transports``, checked by ``config_model``)."""
@@ -102,6 +99,10 @@ class AgentConfig(_Section):
     budget_usd: Annotated[float, Field(gt=0, le=1_000_000), Expect("a positive number of US dollars, such as 0.5")] \
         | None = Field(default=None, description="US dollars, more than 0")
     """Most a trial's model calls (through the model gateway) may cost; past it the trial ends ``over_budget``."""
+    clock: Literal["world", "wall"] = "world"
+    """``world``: the agent's processes run under libfaketime, so their clock reads the world's
+    time; ``wall``: they read the machine's clock. Ours, not the reference's: it comes after the
+    reference's fields, so the fields the reference lists keep their order."""
 
     @property
     def kind(self) -> Literal["command", "endpoint"] | None:
