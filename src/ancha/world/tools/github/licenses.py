@@ -30,7 +30,7 @@ class License:
 
     def full(self, base: str) -> JSONDict:
         """``license``: ``GET /licenses/{license}``."""
-        return {**self.simple(base), "html_url": f"http://choosealicense.com/licenses/{self.key}/",
+        return {**self.simple(base), "html_url": f"{base}/licenses/{self.key}",
                 "description": self.description,
                 "implementation": "Create a text file (typically named LICENSE or LICENSE.txt) in the root of "
                                   "your source code and copy the text of the license into the file.",

@@ -5,7 +5,8 @@ GitHub hands out URLs on three more hosts than its API: ``github.com`` (pages, `
 ``/raw/``, ``/archive/``), ``avatars.githubusercontent.com`` and ``codeload.github.com``.
 Here they all live on the replica's base URL, the way ``clone_url`` already does
 (``{base}/{owner}/{repo}.git``): ``html_url`` is ``{base}/{owner}/{repo}/pull/5``,
-``avatar_url`` is ``{base}/avatars/u/{id}?v=4``, and ``GET /repos/{o}/{r}/tarball/{ref}``
+``avatar_url`` is ``{base}/avatars/u/{id}?v=4`` (and ``GET /emojis``'
+pictures, on ``github.githubassets.com`` at GitHub, are ``{base}/images/icons/emoji/...``), and ``GET /repos/{o}/{r}/tarball/{ref}``
 redirects to ``{base}/{o}/{r}/archive/{ref}.tar.gz``. So an agent that follows any URL in
 an answer stays inside the world.
 
@@ -18,23 +19,22 @@ only after the REST routes and GitHub's own API templates, so they never shadow 
 
 from __future__ import annotations
 
-import hashlib
 import html
 import io
-import struct
 import tarfile
 import time
 import zipfile
-import zlib
 from collections.abc import Callable
 from urllib.parse import unquote
 
+from ancha.world.kernel import images
 from ancha.world.kernel.tool import ToolResponse
 from ancha.world.tools.github.call import Caller
 from ancha.world.tools.github.coverage_ledger import LEDGER
 from ancha.world.tools.github.git_store import RepoGit
 from ancha.world.tools.github.models import GitHubState, Repo, role_rank
 from ancha.world.tools.github.router import Router
+from ancha.world.tools.github.routes.reference import EMOJI_PATH, EMOJIS
 from ancha.world.tools.github.routes.releases import releases_of
 
 HTML_TYPE = "text/html; charset=utf-8"
@@ -81,35 +81,11 @@ def page(title: str, api_url: str | None) -> ToolResponse:
 # --- avatars ------------------------------------------------------------------------------------
 
 
-def avatar_png(account_id: int, size: int = 40) -> bytes:
-    """A square PNG in one colour drawn from the id: every account's avatar, distinct and stable."""
-    digest = hashlib.sha256(str(account_id).encode()).digest()
-    rgb = bytes(digest[:3])
-    size = max(1, min(size, 460))
-    raw = b"".join(b"\x00" + rgb * size for _ in range(size))
-
-    def chunk(kind: bytes, data: bytes) -> bytes:
-        return (
-            struct.pack(">I", len(data))
-            + kind
-            + data
-            + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
-        )
-
-    header = struct.pack(">IIBBBBB", size, size, 8, 2, 0, 0, 0)
-    return (
-        b"\x89PNG\r\n\x1a\n"
-        + chunk(b"IHDR", header)
-        + chunk(b"IDAT", zlib.compress(raw))
-        + chunk(b"IEND", b"")
-    )
-
-
 def _avatar(visit: Visit) -> ToolResponse:
     wanted = visit.params[0]
     if not wanted.isascii() or not wanted.isdigit():
         return not_found()
-    return ToolResponse(200, avatar_png(int(wanted)), "image/png", headers={"cache-control": "max-age=300"})
+    return ToolResponse(200, images.placeholder_png(wanted), "image/png", headers={"cache-control": "max-age=300"})
 
 
 def _settings(visit: Visit) -> ToolResponse:
@@ -311,9 +287,17 @@ def _archive(git: RepoGit, repo: Repo, tail: str) -> ToolResponse:
     return ToolResponse(200, buffer.getvalue(), content_type, headers={"content-disposition": disposition})
 
 
+def _emoji(visit: Visit) -> ToolResponse:
+    name = visit.params[0]
+    if not name.endswith(".png") or name.removesuffix(".png") not in EMOJIS:
+        return not_found()
+    return ToolResponse(200, images.placeholder_png(name, 20), "image/png", headers={"cache-control": "max-age=300"})
+
+
 def _build() -> Router[Page]:
     router: Router[Page] = Router()
     router.add("GET", "/avatars/u/{id}", _avatar)
+    router.add("GET", EMOJI_PATH + "{name}", _emoji)
     router.add("GET", "/settings/{path}", _settings)
     router.add("GET", "/{owner}", _account)
     router.add("GET", "/{owner}/{repo}", _repo_page)
@@ -324,7 +308,7 @@ def _build() -> Router[Page]:
 PAGES = _build()
 
 
-API_ROOTS = frozenset(key.partition(" ")[2].split("/")[1].lower() for key in LEDGER) - {"avatars", "settings"}
+API_ROOTS = frozenset(key.partition(" ")[2].split("/")[1].lower() for key in LEDGER) - {"avatars", "settings", "images"}
 """The first segments of GitHub's API paths (``repos``, ``users``...): never a web page, so an
 unknown API path keeps GitHub's JSON 404."""
 

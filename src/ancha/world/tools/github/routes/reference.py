@@ -44,7 +44,9 @@ _GITIGNORE = {
                     "[Rr]elease/\n[Bb]in/\n[Oo]bj/\n",
 }
 
-_EMOJIS = ("+1", "-1", "100", "bug", "tada", "rocket", "eyes", "heart", "smile", "laughing", "confused", "hooray",
+EMOJI_PATH = "/images/icons/emoji/unicode/"
+"""Where emoji pictures live (``github.githubassets.com`` on GitHub; the replica's own base here)."""
+EMOJIS = ("+1", "-1", "100", "bug", "tada", "rocket", "eyes", "heart", "smile", "laughing", "confused", "hooray",
            "white_check_mark", "x", "warning", "fire", "sparkles", "memo", "construction", "lock", "zap",
            "art", "wrench", "hammer", "package", "bookmark", "rotating_light", "thinking", "wave", "pray",
            "octocat", "shipit")
@@ -118,7 +120,7 @@ def gitignore_get_template(call: Call) -> Any:
 
 @route("GET", "/emojis", partial="common emojis only")
 def emojis_get(call: Call) -> dict[str, str]:
-    return {name: f"https://github.githubassets.com/images/icons/emoji/unicode/{name}.png?v8" for name in _EMOJIS}
+    return {name: f"{call.base}{EMOJI_PATH}{name}.png?v8" for name in EMOJIS}
 
 
 @route("GET", "/meta")

@@ -79,10 +79,20 @@ def repos_create_commit_status(call: Call) -> Reply:
     return created(_full(call, repo, status), status["url"])
 
 
+@route("GET", "/repos/{owner}/{repo}/statuses/{sha}")
+def repos_list_commit_statuses_legacy(call: Call) -> list[dict[str, Any]]:
+    """GitHub's legacy route to the same list (a pull request's ``statuses_url`` names it;
+    not in GitHub's OpenAPI description, so not in the coverage ledger)."""
+    return _statuses_of_ref(call, call.params.get("sha", ""))
+
+
 @route("GET", "/repos/{owner}/{repo}/commits/{ref}/statuses")
 def repos_list_commit_statuses_for_ref(call: Call) -> list[dict[str, Any]]:
+    return _statuses_of_ref(call, call.params.get("ref", ""))
+
+
+def _statuses_of_ref(call: Call, ref: str) -> list[dict[str, Any]]:
     repo, git = repo_git(call)
-    ref = call.params.get("ref", "")
     sha = git.resolve(ref)
     if sha is None:
         raise errors.NotFound(f"No commit found for SHA: {ref}")
