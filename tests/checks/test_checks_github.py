@@ -11,6 +11,7 @@ from typing import Any
 import httpx
 import pytest
 from github import Auth, Github
+from tests.pygithub_client import UNTHROTTLED
 
 from ancha.scene import SceneInvalid, load_scene
 from ancha.world.registry import catalog
@@ -75,7 +76,7 @@ def github_world(tmp_path: Path, make_env: Callable[..., dict[str, Any]], ancha_
     scene = load_scene(tmp_path / "scene.yaml", catalog())
     context = make_env(scene.model_dump(mode="json", by_alias=True))
     tool = context["tools"]["github"]
-    context["client"] = Github(auth=Auth.Token(tool["token"]), base_url=tool["url"])
+    context["client"] = Github(auth=Auth.Token(tool["token"]), base_url=tool["url"], **UNTHROTTLED)
 
     def grade() -> dict[str, Any]:
         answer = httpx.post(f"{ancha_server}/envs/{context['env_id']}/checks", timeout=30)
@@ -196,7 +197,7 @@ def _ask_mike_and_wait(context: dict[str, Any]) -> None:
 
 def _label(context: dict[str, Any]) -> None:
     tool = context["tools"]["github"]
-    Github(auth=Auth.Token(tool["token"]), base_url=tool["url"]).get_repo("acme/orders").get_issue(13) \
+    Github(auth=Auth.Token(tool["token"]), base_url=tool["url"], **UNTHROTTLED).get_repo("acme/orders").get_issue(13) \
         .add_to_labels("p1")
 
 

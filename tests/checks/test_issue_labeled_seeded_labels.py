@@ -11,6 +11,7 @@ from typing import Any
 
 import httpx
 from github import Auth, Github
+from tests.pygithub_client import UNTHROTTLED
 
 from ancha.scene import load_scene
 from ancha.world.registry import catalog
@@ -43,7 +44,7 @@ def _world(
     (tmp_path / "scene.yaml").write_text(SCENE)
     context = make_env(load_scene(tmp_path / "scene.yaml", catalog()).model_dump(mode="json", by_alias=True))
     tool = context["tools"]["github"]
-    client = Github(auth=Auth.Token(tool["token"]), base_url=tool["url"])
+    client = Github(auth=Auth.Token(tool["token"]), base_url=tool["url"], **UNTHROTTLED)
 
     def grade() -> dict[str, dict[str, Any]]:
         answer = httpx.post(f"{server}/envs/{context['env_id']}/checks", timeout=30)

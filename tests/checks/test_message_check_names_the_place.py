@@ -9,6 +9,7 @@ from typing import Any
 
 import httpx
 from github import Auth, Github
+from tests.pygithub_client import UNTHROTTLED
 
 from ancha.scene import load_scene
 from ancha.world.registry import catalog
@@ -35,7 +36,7 @@ def test_message__a_comment_on_the_wrong_issue_names_that_issue(
     (tmp_path / "scene.yaml").write_text(SCENE)
     context = make_env(load_scene(tmp_path / "scene.yaml", catalog()).model_dump(mode="json", by_alias=True))
     tool = context["tools"]["github"]
-    repo = Github(auth=Auth.Token(tool["token"]), base_url=tool["url"]).get_repo("acme/orders")
+    repo = Github(auth=Auth.Token(tool["token"]), base_url=tool["url"], **UNTHROTTLED).get_repo("acme/orders")
     repo.get_issue(2).create_comment("We rolled back the deploy.")
     answer = httpx.post(f"{ancha_server}/envs/{context['env_id']}/checks", timeout=30)
     [result] = answer.json()["results"]

@@ -31,6 +31,7 @@ from datadog_api_client.v2.model.downtime_schedule_one_time_create_update_reques
 from github import Auth, Github
 from okta.client import Client as OktaClient
 from slack_sdk import WebClient
+from tests.pygithub_client import UNTHROTTLED
 
 from ancha.scene import load_scene
 from ancha.world.registry import catalog, registry
@@ -140,7 +141,7 @@ def trial(
 
 def _github(trial: Trial) -> dict[str, int]:
     tool = trial.tools["github"]
-    repo = Github(auth=Auth.Token(tool["token"]), base_url=tool["url"]).get_repo("acme/orders")
+    repo = Github(auth=Auth.Token(tool["token"]), base_url=tool["url"], **UNTHROTTLED).get_repo("acme/orders")
     readme = repo.get_contents("docs/runbook.md", ref="runbook")
     assert not isinstance(readme, list)
     repo.update_file(

@@ -15,6 +15,7 @@ import jsonschema
 import pytest
 from github import Auth, Github
 from githubkit import GitHub
+from tests.pygithub_client import UNTHROTTLED
 
 from ancha.server.embedded import EmbeddedServer
 from ancha.world.kernel import vendor_data
@@ -84,7 +85,7 @@ class GH:
         return str(self.replica.issue_token(login, actor))
 
     def as_user(self, login: str) -> Github:
-        return Github(auth=Auth.Token(self.token_for(login)), base_url=self.url, retry=None)
+        return Github(auth=Auth.Token(self.token_for(login)), base_url=self.url, retry=None, **UNTHROTTLED)
 
 
 @pytest.fixture(scope="session")
@@ -113,7 +114,7 @@ def make_github(make_env: Callable[..., dict[str, Any]],
         context = make_env({"clock": {"start": "2026-03-02T09:00:00Z"}, **(scene or {}),
                             "world": {"github": copy.deepcopy(seed or SEED)}}, trial)
         tool = context["tools"]["github"]
-        client = Github(auth=Auth.Token(tool["token"]), base_url=tool["url"], retry=None)
+        client = Github(auth=Auth.Token(tool["token"]), base_url=tool["url"], retry=None, **UNTHROTTLED)
         clients.append(client)
         kit: GitHub[Any] = GitHub(tool["token"], base_url=tool["url"])
         env = embedded_server.app.registry.get(context["env_id"])

@@ -6,6 +6,7 @@ import base64
 
 import pytest
 from github import Auth, BadCredentialsException, Github
+from tests.pygithub_client import UNTHROTTLED
 
 
 def test_request__bad_token_is_bad_credentials(gh):
@@ -13,7 +14,7 @@ def test_request__bad_token_is_bad_credentials(gh):
     assert answer.status_code == 401
     assert answer.json() == {"message": "Bad credentials", "documentation_url": "https://docs.github.com/rest",
                              "status": "401"}
-    client = Github(auth=Auth.Token("ghp_nope"), base_url=gh.url, retry=None)
+    client = Github(auth=Auth.Token("ghp_nope"), base_url=gh.url, retry=None, **UNTHROTTLED)
     with pytest.raises(BadCredentialsException):
         client.get_user().login  # noqa: B018
 
