@@ -241,7 +241,8 @@ def _includes(call: Call) -> tuple[str, ...]:
     return names
 
 
-def _publish(call: Call, kind: str, downtime: Downtime, at: float) -> None:
+def publish(call: Call, kind: str, downtime: Downtime, at: float) -> None:
+    """Tell the world a downtime changed (either API's call: v1 and v2 are views of one downtime)."""
     call.state.world.bus.publish(
         domain_event(
             kind,
@@ -279,7 +280,7 @@ def create_downtime(call: Call) -> Reply:
     _options(attributes, downtime)
     _apply_schedule(downtime, attributes.get("schedule"), at)
     state.downtimes[downtime.id] = downtime
-    _publish(call, "downtime_created", downtime, at)
+    publish(call, "downtime_created", downtime, at)
     return Reply(200, _answer(call, downtime, ("created_by", "monitor")))
 
 
@@ -336,7 +337,7 @@ def update_downtime(call: Call) -> Reply:
     if "schedule" in attributes:
         _apply_schedule(downtime, attributes["schedule"], state.now())
     downtime.modified = state.stamp()
-    _publish(call, "downtime_updated", downtime, downtime.modified)
+    publish(call, "downtime_updated", downtime, downtime.modified)
     return Reply(200, _answer(call, downtime, ("created_by", "monitor")))
 
 
@@ -346,5 +347,5 @@ def cancel_downtime(call: Call) -> Reply:
     if downtime.canceled is None:
         downtime.canceled = call.state.stamp()
         downtime.modified = downtime.canceled
-        _publish(call, "downtime_canceled", downtime, downtime.canceled)
+        publish(call, "downtime_canceled", downtime, downtime.canceled)
     return Reply(204, None)

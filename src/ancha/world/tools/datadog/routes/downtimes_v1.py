@@ -17,9 +17,9 @@ from ancha.world.kernel.plain_numbers import is_plain_int
 from ancha.world.tools.datadog.call import Call, Reply
 from ancha.world.tools.datadog.downtimes import LOCAL_MINUTE, Downtime, Recurrence
 from ancha.world.tools.datadog.errors import bad_request, not_found
-from ancha.world.tools.datadog.events import domain_event
 from ancha.world.tools.datadog.monitors import CREATOR, ORG_ID
 from ancha.world.tools.datadog.router import route
+from ancha.world.tools.datadog.routes.downtimes import publish
 
 _FREQ = {"days": "DAILY", "weeks": "WEEKLY", "months": "MONTHLY", "years": "YEARLY"}
 _DAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
@@ -234,19 +234,6 @@ def _find(call: Call, missing: str | None = None) -> Downtime:
     raise not_found(missing or "Downtime not found")
 
 
-def _publish(call: Call, kind: str, downtime: Downtime, at: float) -> None:
-    call.state.world.bus.publish(
-        domain_event(
-            kind,
-            at,
-            call.actor,
-            downtime=downtime.id,
-            monitor=downtime.monitor_id,
-            monitor_tags=list(downtime.monitor_tags),
-        )
-    )
-
-
 @route("POST", "/api/v1/downtime")
 def create_downtime_v1(call: Call) -> Reply:
     body = call.object()
@@ -257,7 +244,7 @@ def create_downtime_v1(call: Call) -> Reply:
     )
     _apply(call, downtime, body, creating=True)
     state.downtimes[downtime.id] = downtime
-    _publish(call, "downtime_created", downtime, at)
+    publish(call, "downtime_created", downtime, at)
     return Reply(200, v1(downtime, state.now()))
 
 
@@ -284,7 +271,7 @@ def update_downtime_v1(call: Call) -> Reply:
     _apply(call, downtime, body, creating=False)
     downtime.updated = True
     downtime.modified = call.state.stamp()
-    _publish(call, "downtime_updated", downtime, downtime.modified)
+    publish(call, "downtime_updated", downtime, downtime.modified)
     return Reply(200, v1(downtime, call.state.now()))
 
 
@@ -293,7 +280,7 @@ def cancel_downtime_v1(call: Call) -> Reply:
     downtime = _find(call, f"Downtime {call.params['downtime_id']} not found")
     if downtime.canceled is None:
         downtime.canceled = downtime.modified = call.state.stamp()
-        _publish(call, "downtime_canceled", downtime, downtime.canceled)
+        publish(call, "downtime_canceled", downtime, downtime.canceled)
     return Reply(204, None)
 
 
@@ -316,7 +303,7 @@ def cancel_downtimes_by_scope(call: Call) -> Reply:
     at = state.stamp()
     for downtime in found:
         downtime.canceled = downtime.modified = at
-        _publish(call, "downtime_canceled", downtime, at)
+        publish(call, "downtime_canceled", downtime, at)
     return Reply(200, {"cancelled_ids": [d.v1_id for d in found]})
 
 

@@ -339,6 +339,18 @@ def _search_match(monitor: Monitor, muted: bool, text: str) -> bool:
     return True
 
 
+def _search_query(call: Call) -> tuple[int, int, str]:
+    """``(page, per_page, query)`` of a monitor or monitor group search, the query's length
+    and statuses checked as Datadog checks them."""
+    page = call.q_int("page", 0, low=0) or 0
+    per_page = call.q_int("per_page", 30, low=1, high=1000) or 30
+    text = call.q("query") or ""
+    if too_long(text):
+        raise bad_request(f"Invalid query: {TOO_LONG}")
+    _check_statuses(text)
+    return page, per_page, text
+
+
 def _facet(counts: dict[Any, int]) -> list[dict[str, Any]]:
     return [{"count": n, "name": k} for k, n in sorted(counts.items(), key=lambda kv: (-kv[1], str(kv[0])))]
 
@@ -353,12 +365,7 @@ def search_monitors(call: Call) -> Reply:
     state = call.state
     state.evaluate_all()
     now = state.now()
-    page = call.q_int("page", 0, low=0) or 0
-    per_page = call.q_int("per_page", 30, low=1, high=1000) or 30
-    text = call.q("query") or ""
-    if too_long(text):
-        raise bad_request(f"Invalid query: {TOO_LONG}")
-    _check_statuses(text)
+    page, per_page, text = _search_query(call)
     found = []
     for monitor in state.live_monitors():
         muted = state.silenced(monitor, now)
@@ -441,12 +448,7 @@ def search_monitor_groups(call: Call) -> Reply:
     state = call.state
     state.evaluate_all()
     now = state.now()
-    page = call.q_int("page", 0, low=0) or 0
-    per_page = call.q_int("per_page", 30, low=1, high=1000) or 30
-    text = call.q("query") or ""
-    if too_long(text):
-        raise bad_request(f"Invalid query: {TOO_LONG}")
-    _check_statuses(text)
+    page, per_page, text = _search_query(call)
     rows: list[tuple[Monitor, str, str]] = []
     for monitor in state.live_monitors():
         muted = state.silenced(monitor, now)
