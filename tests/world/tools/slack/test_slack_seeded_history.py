@@ -47,6 +47,9 @@ def _call(env: Environment, token: str, method: str, **args: object) -> dict[str
 
 
 def _messages_alive() -> int:
+    """Messages held by something: earlier tests' garbage is collected first, or a collection
+    that happens to run mid-test would make the count drop."""
+    gc.collect()
     return sum(1 for item in gc.get_objects() if type(item) is Message)
 
 
