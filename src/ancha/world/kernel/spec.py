@@ -8,7 +8,7 @@ Tool folders import this module (never the registry, which imports every tool): 
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
@@ -18,6 +18,7 @@ from ancha.world.kernel.tool import StateOutcome, ToolRequest, ToolResponse
 if TYPE_CHECKING:
     from starlette.types import Receive, Scope, Send
 
+    from ancha.world.kernel.hostnames import HostRoute
     from ancha.world.kernel.ledger import CoverageLedger
     from ancha.world.kernel.port import WorldPort
     from ancha.world.kernel.predicate import CompiledPredicate
@@ -128,6 +129,10 @@ class ToolSpec(Generic[R]):
     actions: tuple[ActionKind[R], ...] = ()
     effects: tuple[EffectKind[R], ...] = ()
     """What this tool's part of a fault can be (``<tool>.<effect>``)."""
+    real_hosts: Callable[[R], Mapping[str, HostRoute]] | None = None
+    """The vendor's hostnames this trial's replica answers on with ``agent.hostnames: real``,
+    and where each leads (``hostnames.HostRoute``); given the replica, since some depend on the
+    scene (Okta's org subdomain). None: the tool has none."""
     agent_env: dict[str, str] = field(default_factory=dict)
     """Variables every agent of a scene with this tool gets (what its official SDK needs to
     talk to a replica); the agent's own ``agent.env`` still wins."""
