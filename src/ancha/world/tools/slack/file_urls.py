@@ -70,7 +70,7 @@ def _download(replica: SlackReplica, path: str, request: ToolRequest) -> ToolRes
     auth = request.headers.get("authorization", "")
     caller = replica.tokens.get(auth[7:].strip()) if auth[:7].lower() == "bearer " else None
     if caller is None:
-        login = f"{replica.base_url}/?redir={quote(path, safe='')}"
+        login = f"{replica.urls.workspace}/?redir={quote(path, safe='')}"
         return ToolResponse(302, b"", "", headers={"location": login}, vendor_ok=False)
     if file is None or file.data is None or file.deleted or not _visible(replica, file, caller.user_id):
         return ToolResponse(404, b"Not Found", _TEXT, actor=caller.actor, vendor_ok=False)

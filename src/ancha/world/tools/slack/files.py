@@ -9,9 +9,12 @@ conversation it is shared in.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ancha.world.tools.slack.remote_files import RemoteFiles
+
+if TYPE_CHECKING:
+    from ancha.world.tools.slack.real_hosts import SlackAddresses
 
 MAX_FILE_BYTES = 8 * 1024 * 1024
 """The replica's upload limit (Slack's own is 1 GB): under the server's 10 MiB body limit,
@@ -94,7 +97,7 @@ class SlackFile:
         """Where the replica serves the bytes, below the tool's base URL."""
         return f"/files-pri/{self.team}-{self.id}/{'download/' if download else ''}{self.name}"
 
-    def to_dict(self, base_url: str, share_kinds: dict[str, str]) -> dict[str, Any]:
+    def to_dict(self, urls: SlackAddresses, share_kinds: dict[str, str]) -> dict[str, Any]:
         """Slack's file object. ``share_kinds``: conversation id -> ``public``, ``private``
         or ``im``, for the conversations it is shared in."""
         filetype, mimetype, pretty = kind_of(self.name, self.snippet_type)
@@ -113,9 +116,9 @@ class SlackFile:
             "size": self.size, "mode": "snippet" if self.snippet_type else "hosted", "is_external": False,
             "external_type": "", "is_public": bool(channels), "public_url_shared": False,
             "display_as_bot": False, "username": "",
-            "url_private": base_url + self.url_path(), "url_private_download": base_url + self.url_path(True),
-            "permalink": f"{base_url}/files/{self.user}/{self.id}/{self.name}",
-            "permalink_public": f"{base_url}/files-pub/{self.team}-{self.id}-{self.ticket[:10].lower()}",
+            "url_private": urls.files + self.url_path(), "url_private_download": urls.files + self.url_path(True),
+            "permalink": f"{urls.workspace}/files/{self.user}/{self.id}/{self.name}",
+            "permalink_public": f"{urls.public_files}/{self.team}-{self.id}-{self.ticket[:10].lower()}",
             "comments_count": 0, "is_starred": False, "shares": shares, "channels": channels,
             "groups": groups, "ims": ims, "has_rich_preview": False, "file_access": "visible",
         }

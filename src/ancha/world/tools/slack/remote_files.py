@@ -8,7 +8,10 @@ it: that URL is the app's own, never Slack's. ``permalink`` leads to this replic
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ancha.world.tools.slack.real_hosts import SlackAddresses
 
 MAX_EXTERNAL_ID = 255
 """Longer ``external_id``s get ``invalid_external_id``."""
@@ -63,7 +66,7 @@ class RemoteFile:
         self.shares: dict[str, list[str]] = {}
         self.removed = False
 
-    def to_dict(self, base_url: str, share_kinds: dict[str, str]) -> dict[str, Any]:
+    def to_dict(self, urls: SlackAddresses, share_kinds: dict[str, str]) -> dict[str, Any]:
         """Slack's file object of a remote file. ``share_kinds``: conversation id -> ``public``,
         ``private`` or ``im``."""
         channels: list[str] = []
@@ -106,7 +109,7 @@ class RemoteFile:
             "username": "",
             "url_private": self.external_url,
             "media_display_type": "unknown",
-            "permalink": f"{base_url}/files/{self.user}/{self.id}/{self.title}",
+            "permalink": f"{urls.workspace}/files/{self.user}/{self.id}/{self.title}",
             "comments_count": 0,
             "is_starred": False,
             "shares": shares,

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
+from ancha.world.kernel import hostnames
 from ancha.world.kernel.tool import ToolRequest, ToolResponse
 from ancha.world.tools.slack import errors, events, file_urls, image_links
 from ancha.world.tools.slack.call import Call, Caller
@@ -29,6 +30,7 @@ from ancha.world.tools.slack.models import Channel, Message, RawJSON, SlackState
 from ancha.world.tools.slack.params import Params, bearer_token
 from ancha.world.tools.slack.rate_limits import HOLD_MARGIN_S, REAL, RateLimiter, retry_after
 from ancha.world.tools.slack.reach import SlackActor
+from ancha.world.tools.slack.real_hosts import SlackAddresses
 from ancha.world.tools.slack.router import APP_LEVEL, ROUTES, method_of
 from ancha.world.tools.slack.scene_file import SlackFile
 from ancha.world.tools.slack.seed import bot_profile, new_id, seed_state
@@ -65,10 +67,10 @@ class SlackReplica:
         self.signing_secret = secrets.token_hex(16)
         self.app_token = f"xapp-1-{self.bot.app_id}-{_digits(13)}-{secrets.token_hex(32)}"
         self.base_url = f"http://127.0.0.1/envs/{world.id}/slack"
-        """Where callers reach this replica (from the last request's Host): file URLs and
-        Socket Mode URLs point here."""
-        self._reached: tuple[str, str] | None = None
-        """(Host, scheme) ``base_url`` was made from."""
+        """Where callers reach this replica (from the last request's Host, or Slack's own
+        ``https://slack.com`` through real hostnames): the links it hands out follow (``urls``)."""
+        self.urls = SlackAddresses.of(self.base_url, self.state.team["domain"])
+        """Where file URLs, permalinks, icons and Socket Mode URLs point, for ``base_url``."""
         self.socket_mode = new_socket_mode(world, self)
         self.rate_limiter = RateLimiter() if seed.rate_limits == REAL else None
         """Slack's per-method limits on the agent's calls (``world.slack.rate_limits: real``)."""
@@ -83,12 +85,10 @@ class SlackReplica:
 
     def handle(self, request: ToolRequest) -> ToolResponse:
         path = request.path
-        host = request.headers.get("host")
-        if host:  # file URLs (upload_url, url_private) point where the caller reached us
-            reached = (host, request.headers.get("x-forwarded-proto", "http"))
-            if reached != self._reached:
-                self._reached = reached
-                self.base_url = f"{reached[1]}://{host}/envs/{self.world.id}/slack"
+        base = hostnames.base_url(request, self.world.id, self.name)
+        if base is not None and base != self.base_url:  # links point where the caller reached us
+            self.base_url = base
+            self.urls = SlackAddresses.of(base, self.state.team["domain"])
         method = method_of(path)
         if method is None:
             return file_urls.serve(self, request)  # the upload URL and url_private; else 404
@@ -128,7 +128,10 @@ class SlackReplica:
             body["warning"] = ",".join(params.warnings)
             metadata = body.setdefault("response_metadata", {})
             metadata["warnings"] = [*metadata.get("warnings", []), *params.warnings]
-        return ToolResponse(200, image_links.on_replica(_encode_body(body), self.base_url), JSON, actor=actor)
+        encoded = _encode_body(body)
+        if self.urls.images_on_replica:
+            encoded = image_links.on_replica(encoded, self.base_url)
+        return ToolResponse(200, encoded, JSON, actor=actor)
 
     def snapshot(self) -> dict[str, Any]:
         snapshot: dict[str, Any] = json.loads(b"".join(self.snapshot_json()))
@@ -304,8 +307,8 @@ class SlackReplica:
         return channel
 
     def permalink(self, channel: Channel, message: Message) -> str:
-        # Slack's shape (``/archives/<channel>/p<ts without the dot>``), on this replica.
-        link = f"{self.base_url}/archives/{channel.id}/p{message.ts.replace('.', '')}"
+        # Slack's shape (``/archives/<channel>/p<ts without the dot>``), on the workspace's address.
+        link = f"{self.urls.workspace}/archives/{channel.id}/p{message.ts.replace('.', '')}"
         if message.is_reply:
             link += f"?thread_ts={message.thread_ts}&cid={channel.id}"
         return link

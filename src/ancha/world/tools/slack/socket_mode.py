@@ -2,7 +2,8 @@
 
 ``apps.connections.open`` with the app-level token (``xapp-...``) answers a one-use URL
 below the replica (``ws://HOST/envs/ENV/slack/link/?ticket=...&app_id=...``; Slack's own
-is ``wss://wss-primary.slack.com/link/...``, and the clients take both). On connecting,
+is ``wss://wss-primary.slack.com/link/...``, which the replica hands out when reached
+through real hostnames; the clients take both). On connecting,
 the app gets ``hello``; then each event comes as an ``events_api`` envelope whose
 ``payload`` is the ``event_callback`` body, and the app acknowledges it by sending back
 ``{"envelope_id": ...}``. An envelope not acknowledged within ``ack_timeout`` (real
@@ -113,10 +114,7 @@ class SocketMode:
         """A new one-use URL for ``apps.connections.open``."""
         ticket = str(uuid.uuid4())
         self.tickets.add(ticket)
-        base = self.replica.base_url
-        scheme, rest = base.split("://", 1)
-        ws = "wss" if scheme == "https" else "ws"
-        return f"{ws}://{rest}{LINK_PATH}?ticket={ticket}&app_id={self.replica.bot.app_id}"
+        return f"{self.replica.urls.socket_mode}{LINK_PATH}?ticket={ticket}&app_id={self.replica.bot.app_id}"
 
     # --- delivery --------------------------------------------------------------------------
 

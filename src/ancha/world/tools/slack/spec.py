@@ -14,6 +14,7 @@ from ancha.world.tools.slack.delivery import start_delivery
 from ancha.world.tools.slack.events_http import WEBHOOK
 from ancha.world.tools.slack.judge import judge_view
 from ancha.world.tools.slack.reach import SlackReach
+from ancha.world.tools.slack.real_hosts import real_hosts
 from ancha.world.tools.slack.replica import SlackReplica
 
 if TYPE_CHECKING:
@@ -25,7 +26,7 @@ def _agent_accounts(seed: dict[str, Any]) -> list[str]:
 
 
 async def _websocket(replica: SlackReplica, path: str, scope: Scope, receive: Receive, send: Send) -> None:
-    """Socket Mode connections (``<tool URL>/link/?ticket=...``)."""
+    """Socket Mode connections (``<tool URL>/link/?ticket=...``, or ``wss-primary.slack.com/link/...``)."""
     await replica.socket_mode.serve(path, scope, receive, send)
 
 
@@ -46,6 +47,7 @@ TOOL: ToolSpec[SlackReplica] = ToolSpec(
     transports=("feed", "socket"),
     websocket=_websocket,
     webhook=WEBHOOK,
+    real_hosts=real_hosts,
     checks=(
         StateKind(BodyKind("slack.message", "slack", check_bodies.SlackMessageStateFile,
                            check_bodies.resolve_message_state, "messages in a channel"),

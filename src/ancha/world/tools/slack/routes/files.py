@@ -50,7 +50,7 @@ def files_get_upload_url_external(call: Call) -> dict[str, Any]:
                      call.state.team["id"], filename, length, int(replica.world.clock.peek()),
                      actor=call.caller.actor, alt_txt=alt_txt, snippet_type=snippet_type)
     call.state.files.add(file)
-    return {"ok": True, "upload_url": f"{replica.base_url}/upload/v1/{file.ticket}", "file_id": file.id}
+    return {"ok": True, "upload_url": f"{replica.urls.files}/upload/v1/{file.ticket}", "file_id": file.id}
 
 
 def files_complete_upload_external(call: Call) -> dict[str, Any]:
@@ -212,7 +212,7 @@ def _share(call: Call, files: list[SlackFile], channel: Channel, parent: Message
 
 
 def file_dict(call: Call, file: SlackFile) -> dict[str, Any]:
-    return file.to_dict(call.replica.base_url, share_kinds(call, file.shares))
+    return file.to_dict(call.replica.urls, share_kinds(call, file.shares))
 
 
 def share_kinds(call: Call, shares: Mapping[str, object]) -> dict[str, str]:

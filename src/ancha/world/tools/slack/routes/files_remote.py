@@ -122,7 +122,7 @@ def files_remote_share(call: Call) -> dict[str, Any]:
 
 
 def remote_dict(call: Call, file: RemoteFile) -> dict[str, Any]:
-    return file.to_dict(call.replica.base_url, share_kinds(call, file.shares))
+    return file.to_dict(call.replica.urls, share_kinds(call, file.shares))
 
 
 def _check(external_id: str, title: str) -> None:

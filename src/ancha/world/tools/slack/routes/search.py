@@ -134,7 +134,7 @@ def _channel(call: Call, channel: Channel) -> dict[str, Any]:
 
 
 def _permalink(call: Call, hit: Hit) -> str:
-    link = f"{call.replica.base_url}/archives/{hit.channel.id}/p{hit.ts.replace('.', '')}"
+    link = f"{call.replica.urls.workspace}/archives/{hit.channel.id}/p{hit.ts.replace('.', '')}"
     if hit.thread_ts is not None and hit.thread_ts != hit.ts:
         link += f"?thread_ts={hit.thread_ts}&cid={hit.channel.id}"
     return link

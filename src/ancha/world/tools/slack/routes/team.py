@@ -16,12 +16,12 @@ def team_info(call: Call) -> dict[str, Any]:
     asked = call.params.get_str("team")
     if asked is not None and asked.strip() != team["id"]:
         raise errors.TeamNotFound()
-    base = call.replica.base_url
-    icon: dict[str, Any] = {f"image_{size}": f"{base}/img/avatars-teams/ava_0001-{size}.png" for size in _ICON_SIZES}
+    images = call.replica.urls.images
+    icon: dict[str, Any] = {f"image_{size}": f"{images}avatars-teams/ava_0001-{size}.png" for size in _ICON_SIZES}
     icon["image_default"] = True
     return {"ok": True, "team": {"id": team["id"], "name": team["name"], "domain": team["domain"],
                                  "email_domain": "", "icon": icon,
-                                 "avatar_base_url": f"{base}/img/"}}
+                                 "avatar_base_url": images}}
 
 
 def team_profile_get(call: Call) -> dict[str, Any]:
@@ -55,7 +55,7 @@ def bots_info(call: Call) -> dict[str, Any]:
     user = next((u for u in call.state.users.values() if u.is_bot and u.bot_id == bot_id), None) if bot_id else None
     if user is None or user.bot_id is None:
         raise errors.BotNotFound()
-    icons = {f"image_{size}": f"{call.replica.base_url}/img/plugins/app/bot_{size}.png" for size in (36, 48, 72)}
+    icons = {f"image_{size}": f"{call.replica.urls.images}plugins/app/bot_{size}.png" for size in (36, 48, 72)}
     return {"ok": True, "bot": {"id": user.bot_id, "deleted": user.deleted, "name": user.name,
                                 "updated": user.updated, "app_id": user.app_id, "user_id": user.id, "icons": icons}}
 

@@ -18,7 +18,7 @@ def auth_test(call: Call) -> dict[str, Any]:
     state = call.state
     user = state.users[call.caller.user_id]
     body: dict[str, Any] = {
-        "ok": True, "url": f"{call.replica.base_url}/", "team": state.team["name"],
+        "ok": True, "url": f"{call.replica.urls.workspace}/", "team": state.team["name"],
         "user": user.name, "team_id": state.team["id"], "user_id": user.id,
     }
     if user.is_bot:
