@@ -103,6 +103,10 @@ class AgentConfig(_Section):
     """``world``: the agent's processes run under libfaketime, so their clock reads the world's
     time; ``wall``: they read the machine's clock. Ours, not the reference's: it comes after the
     reference's fields, so the fields the reference lists keep their order."""
+    hostnames: Literal["ancha", "real"] = "ancha"
+    """``ancha``: the agent reaches each tool at the base URL Ancha gives it (``ANCHA_<TOOL>_URL``);
+    ``real``: at the vendor's own hostnames over HTTPS (``api.github.com``, ``slack.com``, ...),
+    with no base URL set, through Ancha's proxy and TLS interception. Ours, like ``clock``."""
 
     @property
     def kind(self) -> Literal["command", "endpoint"] | None:

@@ -38,6 +38,7 @@ from ancha.runner.agents.environment import (
     trust_variables,
     without_withheld,
 )
+from ancha.runner.agents.real_hostnames import host_variables
 from ancha.runner.agents.world_clock import clock_variables, find_library, timestamp_file, wants_world_clock
 from ancha.runner.control import ControlClient, ServerError
 from ancha.runner.gateway import GatewayTrial, ModelGateway
@@ -142,8 +143,11 @@ class TrialRunner:
         assert agent is not None
         transports = {name: value for name, value in agent.model_dump().items() if name.endswith("_transport")}
         clock = "world" if self.clock_library is not None else "wall"  # the world writes its time for the agent
-        return {"mode": agent.kind or "command", "input": agent.input, "idle": agent.idle, "clock": clock,
+        spec = {"mode": agent.kind or "command", "input": agent.input, "idle": agent.idle, "clock": clock,
                 **transports}
+        if agent.hostnames == "real":  # a container reaches nothing else; a host agent keeps its internet
+            spec["hostnames"] = {"mode": "real", "others": "refuse" if self.containers is not None else "tunnel"}
+        return spec
 
     async def _run_agent(self, scene: Scene, trial: int, context: dict[str, Any], trial_dir: Path,
                          timings: dict[str, float]) -> TrialOutcome:
@@ -161,7 +165,10 @@ class TrialRunner:
         if box is None:
             env = base_environment(agent_cfg.pass_env, self.inherit_env)
             env.update(ancha_variables(context, str(folder.state_dir.resolve())))
-            env.update(trust_variables(context, None, env))
+            trust = trust_variables(context, None, env)
+            env.update(trust)
+            if "SSL_CERT_FILE" in trust:  # agent.hostnames: real: the proxy, the preloads, the bundle everywhere
+                env.update(host_variables(context, Path(trust["SSL_CERT_FILE"]), env))
         else:  # nothing of the host's own: the container's variables, with the URLs it reaches
             env = box.environment()
         model_trial = None

@@ -20,6 +20,8 @@ from starlette.types import ASGIApp
 from ancha.durations import parse_duration
 from ancha.server.collector import tune_collector
 from ancha.server.gateway import ToolGateway
+from ancha.server.interceptor import HostnameSettings, HostnameSettingsError, Interceptor
+from ancha.server.minting import minter
 from ancha.server.registry import Registry, SceneNotCached
 from ancha.world.environment import Environment
 from ancha.world.kernel import bounded_json
@@ -68,6 +70,10 @@ class ControlAPI:
         self.registry = registry
         self.key = key
         self.tls = tls
+        self.gateway: ToolGateway | None = None
+        """The app that answers tool calls (set by ``create_app``): intercepted calls go to it too."""
+        self.interceptors: dict[str, Interceptor] = {}
+        """Each environment's vendor hostnames (``agent.hostnames: real``), by env id."""
 
     # --- helpers ----------------------------------------------------------------------
 
@@ -88,6 +94,13 @@ class ControlAPI:
             return _error(404, f"no environment {request.path_params['env_id']!r} on this server",
                           "it may have been torn down; list live ones with GET /envs")
         return env
+
+    async def _forget(self, env_id: str) -> None:
+        """Tear an environment down, with its vendor hostnames' ports."""
+        self.registry.delete(env_id)
+        interceptor = self.interceptors.pop(env_id, None)
+        if interceptor is not None:
+            await interceptor.close()
 
     @staticmethod
     def _bearer(request: Request) -> str:
@@ -141,7 +154,8 @@ class ControlAPI:
                           'e.g. {"idle": 10.0, "input": "command"}')
         try:
             check_settings(scene, agent)
-        except InvalidSettings as exc:
+            hostnames = HostnameSettings.of(agent)
+        except (InvalidSettings, HostnameSettingsError) as exc:
             return _error(400, f"invalid environment request: {exc}")
         try:
             env = self.registry.create(scene, trial, agent)
@@ -151,9 +165,14 @@ class ControlAPI:
             context = self.context(request, env)
             if env.agent_clock is not None:  # for the runner only: where its agent's libfaketime reads the time
                 context["agent_clock"] = {"file": str(env.agent_clock.path)}
+            if hostnames is not None:  # the vendors' hostnames: a proxy and a TLS port for this environment
+                assert self.gateway is not None
+                interceptor = Interceptor(env, self.gateway, minter(), hostnames)
+                self.interceptors[env.id] = interceptor
+                context["hostnames"] = (await interceptor.open(request.url.hostname or "127.0.0.1")).context()
             env.start_ticker()
         except Exception as exc:  # never leave a half-made environment registered
-            self.registry.delete(env.id)
+            await self._forget(env.id)
             return _error(422, f"the world could not be started: {exc}")
         return JSONResponse(context, status_code=201)
 
@@ -169,7 +188,7 @@ class ControlAPI:
         if isinstance(env, JSONResponse):
             return env
         if request.method == "DELETE":
-            self.registry.delete(env.id)
+            await self._forget(env.id)
             return Response(status_code=204)
         return JSONResponse(env.status_dict())
 
@@ -280,7 +299,7 @@ class ControlAPI:
         if request.query_params.get("trace") != "0":
             body["trace"] = env.trace.to_jsonl()
         if request.query_params.get("teardown") == "1":
-            self.registry.delete(env.id)
+            await self._forget(env.id)
         return JSONResponse(body)
 
     async def events(self, request: Request) -> Response:
@@ -415,7 +434,8 @@ def create_app(key: str | None = None, registry: Registry | None = None,
     ]
     control = Starlette(routes=routes)
     control.state.registry = api.registry
-    return ToolGateway(api.registry, control)
+    api.gateway = ToolGateway(api.registry, control)
+    return api.gateway
 
 
 async def _in_pieces(pieces: Iterable[bytes], size: int = 1 << 20) -> AsyncIterator[bytes]:

@@ -19,7 +19,11 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from ancha.server.registry import Registry
 from ancha.world.environment import Environment
+from ancha.world.kernel.hostnames import REAL_BASE, REAL_HOST
 from ancha.world.kernel.tool import ToolRequest, ToolResponse
+
+INTERCEPTED = "ancha.intercepted"
+"""A scope key the interceptor's connections set: their requests keep the real-hostname headers."""
 
 
 class ToolGateway:
@@ -63,6 +67,9 @@ class ToolGateway:
             headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
             if scope.get("scheme") == "https":  # the replicas' self links keep the scheme the call came in on
                 headers.setdefault("x-forwarded-proto", "https")
+            if REAL_BASE in headers and not scope.get(INTERCEPTED):  # only the interceptor says it came by a vendor's name
+                del headers[REAL_BASE]
+                headers.pop(REAL_HOST, None)
             try:
                 body = await _read_body(receive, headers.get("content-length"), spec.max_body)
             except ClientGone:

@@ -40,6 +40,7 @@ from uvicorn.protocols.http.httptools_impl import (
 from ancha.server.connections import ConnectionLimits, DeadlineProtocol
 from ancha.server.gateway import ToolGateway, response_headers
 from ancha.world.environment import Environment
+from ancha.world.kernel.hostnames import REAL_BASE, REAL_HOST
 from ancha.world.kernel.tool import ToolRequest, ToolResponse
 
 _log = logging.getLogger("uvicorn.error")
@@ -65,6 +66,8 @@ class ToolCallProtocol(DeadlineProtocol):
     """``DeadlineProtocol`` that answers plain tool calls itself (see the module's docstring)."""
 
     gateway: ToolGateway | None = None
+    intercepted = False
+    """A vendor hostname's connection (``interceptor``): only its requests keep the real-hostname headers."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -153,6 +156,9 @@ class ToolCallProtocol(DeadlineProtocol):
         headers = {k.decode("latin-1"): v.decode("latin-1") for k, v in self.headers}
         if self.scheme == "https":  # the replicas' self links keep the scheme the call came in on
             headers.setdefault("x-forwarded-proto", "https")
+        if not self.intercepted and REAL_BASE in headers:  # only the interceptor says a call came by a vendor's name
+            del headers[REAL_BASE]
+            headers.pop(REAL_HOST, None)
         request = ToolRequest(call.method, call.path, call.query, headers, b"".join(call.body))
         env = call.env
         try:

@@ -17,6 +17,7 @@ from ancha.world.faults import Faults
 from ancha.world.kernel.bus import Bus, DomainEvent
 from ancha.world.kernel.clock import SimClock
 from ancha.world.kernel.feed import EventFeed
+from ancha.world.kernel.hostnames import REAL_HOST
 from ancha.world.kernel.records import Record, Records
 from ancha.world.kernel.scheduler import Due, Scheduler
 from ancha.world.kernel.tool import RecordRef, StreamsSnapshot, Tool, ToolRequest, ToolResponse
@@ -177,7 +178,7 @@ class Environment:
         entry = self.trace.add_call(
             self.clock.now(), response.actor, tool_name, request.method, request.path, request.query,
             response.status, request.body, response.body, response.worked, response.coverage_gap,
-            request.headers.get("content-type", ""),
+            request.headers.get("content-type", ""), request.headers.get(REAL_HOST, ""),
         )
         if response.coverage_gap:
             key = (tool_name, request.method, request.path)

@@ -16,6 +16,7 @@ from typing import Any
 
 import certifi
 
+from ancha.runner.agents.real_hostnames import ca_pems, hostnames_of
 from ancha.server.keys import KEY_VAR
 from ancha.world.registry import registry
 
@@ -77,7 +78,7 @@ def ancha_variables(context: Mapping[str, Any], state_dir: str) -> dict[str, str
         for key in spec.variables if spec is not None else ("token",):
             if key in creds:
                 env[f"ANCHA_{tool.upper()}_{key.upper()}"] = str(creds[key])
-        if spec is not None:
+        if spec is not None and hostnames_of(context) is None:  # (with real hostnames the SDK needs no switch)
             env.update(spec.agent_env)
     return env
 
@@ -112,7 +113,7 @@ def trust_variables(context: Mapping[str, Any], bundle: Path | None, shell: Mapp
     a CA bundle of the roots it would trust anyway (its ``SSL_CERT_FILE``, else the
     platform's, else certifi's) plus the server's CA, named where each runtime looks.
     ``bundle``: where to write it; None for this process's one per server (``shared_bundle``)."""
-    ca_pem = (context.get("tls") or {}).get("ca_pem")
+    ca_pem = "".join(ca_pems(context))  # the TLS listener's, and the vendor hostnames' (agent.hostnames: real)
     if not ca_pem:
         return {}
     bundle = bundle or shared_bundle(ca_pem)

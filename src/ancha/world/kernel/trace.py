@@ -130,6 +130,8 @@ class TraceEntry:
     _offset: int
     _request_len: int
     _response_len: int
+    host: str = ""
+    """The vendor hostname the agent called (``agent.hostnames: real``); empty for a base-URL call."""
 
     @property
     def request(self) -> bytes:
@@ -163,6 +165,7 @@ class TraceEntry:
             "response": self.response_json(),
             "worked": self.worked,
             "coverage_gap": self.coverage_gap,
+            **({"host": self.host} if self.host else {}),
         }
 
     def to_line(self) -> str:
@@ -214,7 +217,7 @@ class Trace:
 
     def add_call(self, at: float, actor: str, tool: str, method: str, path: str, query: str, status: int,
                  request: bytes, response: bytes, worked: bool, coverage_gap: bool,
-                 request_type: str) -> TraceEntry:
+                 request_type: str, host: str = "") -> TraceEntry:
         """``append``, its fields given in order (the dispatch path: no keyword packing)."""
         spool = self._spool
         if spool.closed:
@@ -223,7 +226,7 @@ class Trace:
         else:
             offset = spool.write(request, response)
         entry = TraceEntry(len(self.entries) + 1, at, actor, tool, method, path, query, status, worked,
-                           coverage_gap, request_type, spool, offset, len(request), len(response))
+                           coverage_gap, request_type, spool, offset, len(request), len(response), host)
         self.entries.append(entry)
         return entry
 
