@@ -100,9 +100,14 @@ class TrialRunner:
         trial_dir = folder.path
         timings: dict[str, float] = {}
         started = time.perf_counter()
+        agent = self.config.agent
+        # The trial's place on the model gateway comes first: real hostnames send its model hosts there.
+        model_trial = self.gateway.open_trial(folder, agent.budget_usd if agent else None) if self.gateway else None
         try:
-            context = await self.control.create_env(scene, trial, self._agent_spec())
+            context = await self.control.create_env(scene, trial, self._agent_spec(model_trial))
         except ServerError as exc:
+            if model_trial is not None and self.gateway is not None:
+                self.gateway.close_trial(model_trial)
             folder.log(f"ancha: {exc}", append=False)
             outcome = TrialOutcome(scene.name, trial, "invalid", str(exc), never_started=True)
             self._write_checks(trial_dir, outcome, [])
@@ -112,7 +117,7 @@ class TrialRunner:
         folder.write_live(self.control.base_url, env_id)
         graded = False
         try:
-            outcome = await self._run_agent(scene, trial, context, trial_dir, timings)
+            outcome = await self._run_agent(scene, trial, context, trial_dir, timings, model_trial)
             try:
                 await self._grade(scene, context, trial_dir, outcome)
                 graded = True
@@ -136,7 +141,7 @@ class TrialRunner:
         except (ServerError, httpx.HTTPError) as exc:
             folder.log(f"ancha: the world {env_id} could not be deleted: {exc}")
 
-    def _agent_spec(self) -> dict[str, Any]:
+    def _agent_spec(self, model_trial: GatewayTrial | None = None) -> dict[str, Any]:
         """What the world needs to know of the agent: how it takes input, when it is idle, and
         how each tool's events reach it (every ``<tool>_transport`` setting)."""
         agent = self.config.agent
@@ -146,11 +151,14 @@ class TrialRunner:
         spec = {"mode": agent.kind or "command", "input": agent.input, "idle": agent.idle, "clock": clock,
                 **transports}
         if agent.hostnames == "real":  # a container reaches nothing else; a host agent keeps its internet
-            spec["hostnames"] = {"mode": "real", "others": "refuse" if self.containers is not None else "tunnel"}
+            hostnames: dict[str, Any] = {"mode": "real", "others": "refuse" if self.containers is not None else "tunnel"}
+            if model_trial is not None:  # the model providers' hostnames lead to the gateway, never out
+                hostnames["model"] = {"hosts": model_trial.hosts, "url": model_trial.url}
+            spec["hostnames"] = hostnames
         return spec
 
     async def _run_agent(self, scene: Scene, trial: int, context: dict[str, Any], trial_dir: Path,
-                         timings: dict[str, float]) -> TrialOutcome:
+                         timings: dict[str, float], model_trial: GatewayTrial | None = None) -> TrialOutcome:
         agent_cfg = self.config.agent
         assert agent_cfg is not None and (agent_cfg.command or agent_cfg.url)
         folder = TrialFolder(trial_dir)
@@ -171,9 +179,7 @@ class TrialRunner:
                 env.update(host_variables(context, Path(trust["SSL_CERT_FILE"]), env))
         else:  # nothing of the host's own: the container's variables, with the URLs it reaches
             env = box.environment()
-        model_trial = None
-        if self.gateway is not None:  # model calls through the gateway, at the address the agent reaches
-            model_trial = self.gateway.open_trial(folder, agent_cfg.budget_usd)
+        if model_trial is not None:  # model calls through the gateway, at the address the agent reaches
             self.model_trials[str(context["env_id"])] = model_trial
             env.update(model_trial.environment(env, None if box is None else rewrite_url(model_trial.url, box.plan)))
         if agent_cfg.kind == "endpoint" and agent_cfg.start:  # its own server on its own port

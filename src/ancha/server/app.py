@@ -7,7 +7,7 @@ the runner talks to both the same way, over HTTP.
 from __future__ import annotations
 
 import hmac
-from collections.abc import AsyncIterator, Iterable
+from collections.abc import AsyncIterator, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -66,8 +66,11 @@ class SecureListener:
 
 
 class ControlAPI:
-    def __init__(self, registry: Registry, key: str | None, tls: SecureListener | None = None) -> None:
+    def __init__(self, registry: Registry, key: str | None, tls: SecureListener | None = None,
+                 tunnel_addresses: Mapping[str, tuple[str, int]] | None = None) -> None:
         self.registry = registry
+        self.tunnel_addresses = dict(tunnel_addresses or {})
+        """``Interceptor.addresses`` of every environment (a test's made-up hostnames)."""
         self.key = key
         self.tls = tls
         self.gateway: ToolGateway | None = None
@@ -167,7 +170,7 @@ class ControlAPI:
                 context["agent_clock"] = {"file": str(env.agent_clock.path)}
             if hostnames is not None:  # the vendors' hostnames: a proxy and a TLS port for this environment
                 assert self.gateway is not None
-                interceptor = Interceptor(env, self.gateway, minter(), hostnames)
+                interceptor = Interceptor(env, self.gateway, minter(), hostnames, addresses=self.tunnel_addresses)
                 self.interceptors[env.id] = interceptor
                 context["hostnames"] = (await interceptor.open(request.url.hostname or "127.0.0.1")).context()
             env.start_ticker()
@@ -407,12 +410,14 @@ def _bounded_int(text: str | None, name: str, default: int | None, low: int, hig
 
 
 def create_app(key: str | None = None, registry: Registry | None = None,
-               tls: SecureListener | None = None, mounts: dict[str, ASGIApp] | None = None) -> ToolGateway:
+               tls: SecureListener | None = None, mounts: dict[str, ASGIApp] | None = None,
+               tunnel_addresses: Mapping[str, tuple[str, int]] | None = None) -> ToolGateway:
     """The server's ASGI app. ``key``: a bearer key the control API then requires; ``tls``:
     the server's TLS listener, where tools that need https are handed out; ``mounts``: other
-    apps it serves, by path prefix (the console, at ``/ui``)."""
+    apps it serves, by path prefix (the console, at ``/ui``); ``tunnel_addresses``: where the
+    real-hostnames proxy finds hosts it tunnels, by name, instead of DNS (tests)."""
     tune_collector()
-    api = ControlAPI(registry or Registry(), key, tls)
+    api = ControlAPI(registry or Registry(), key, tls, tunnel_addresses)
     routes = [
         Route("/envs", api.create_env, methods=["POST"]),
         Route("/envs", api.list_envs, methods=["GET"]),

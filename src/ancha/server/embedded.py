@@ -10,6 +10,7 @@ import asyncio
 import socket
 import threading
 import time
+from collections.abc import Mapping
 
 import httpx
 import uvicorn
@@ -35,14 +36,16 @@ class EmbeddedServer:
     how long idle and slow connections are kept (``connections.py``)."""
 
     def __init__(self, host: str = "127.0.0.1", port: int = 0, tls_port: int = 0, key: str | None = None,
-                 limits: ConnectionLimits = ConnectionLimits()) -> None:
+                 limits: ConnectionLimits = ConnectionLimits(),
+                 tunnel_addresses: Mapping[str, tuple[str, int]] | None = None) -> None:
         self.host = host
         self.port = port or free_port(host)
         self.tls_port = tls_port or free_port(host)
         self.tls = local_tls((host, "localhost"))
         self.key = key
         self._kept = False
-        self.app = create_app(key=key, tls=SecureListener(self.tls_url, self.tls.ca_pem))
+        self.app = create_app(key=key, tls=SecureListener(self.tls_url, self.tls.ca_pem),
+                              tunnel_addresses=tunnel_addresses)
         self._servers = listeners(self.app, host, self.port, self.tls_port, self.tls, limits)
         self._thread = threading.Thread(target=self._serve, name="ancha-server", daemon=True)
         self._loop: asyncio.AbstractEventLoop | None = None

@@ -25,12 +25,14 @@ import contextlib
 import os
 import socket
 import time
-from collections.abc import Mapping
+from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass
 from email.utils import formatdate
 from typing import Any, Literal
 
+import httpx
 import uvicorn
+from starlette.types import ASGIApp, Receive, Scope, Send
 from uvicorn.server import ServerState
 
 from ancha.server.connections import ConnectionLimits, accept_backlog
@@ -58,6 +60,11 @@ class HostnameSettings:
 
     others: Others = "tunnel"
     """What the proxy does with a host that is no vendor's: ``tunnel`` it (host agents) or ``refuse`` it."""
+    model_hosts: tuple[str, ...] = ()
+    """The model providers' hostnames (``agent.execution.modelHosts``): intercepted like a vendor's,
+    and sent on to the run's model gateway (``model_url``), never to the internet."""
+    model_url: str | None = None
+    """The trial's prefix on the model gateway (``http://HOST:PORT/t/KEY``)."""
 
     @classmethod
     def of(cls, agent: Mapping[str, Any] | None) -> HostnameSettings | None:
@@ -73,7 +80,14 @@ class HostnameSettings:
         others = value.get("others", "tunnel")
         if others not in ("tunnel", "refuse"):
             raise HostnameSettingsError(f"agent.hostnames.others must be 'tunnel' or 'refuse', got {others!r}")
-        return cls(others=others)
+        model = value.get("model") or {}
+        hosts = model.get("hosts", []) if isinstance(model, dict) else None
+        url = model.get("url") if isinstance(model, dict) else None
+        if (not isinstance(hosts, list) or not all(isinstance(h, str) and h for h in hosts)
+                or (hosts and not (isinstance(url, str) and url.startswith(("http://", "https://"))))):
+            raise HostnameSettingsError('agent.hostnames.model must be {"hosts": [hostname, ...], "url": '
+                                        f'"http://gateway/t/KEY"}}, got {model!r}')
+        return cls(others=others, model_hosts=tuple(h.lower() for h in hosts), model_url=url if hosts else None)
 
 
 def host_routes(env: Environment) -> dict[str, tuple[str, HostRoute]]:
@@ -93,14 +107,21 @@ class Interceptor:
     ``close()`` when the environment goes."""
 
     def __init__(self, env: Environment, gateway: ToolGateway, minter: Minter, settings: HostnameSettings,
-                 limits: ConnectionLimits = ConnectionLimits()) -> None:
+                 limits: ConnectionLimits = ConnectionLimits(),
+                 addresses: Mapping[str, tuple[str, int]] | None = None) -> None:
         self.env = env
+        self.addresses = dict(addresses or {})
+        """Where a tunnelled host really is, by name, instead of what DNS says (tests map a made-up
+        hostname to a local server this way; nothing of a test ever reaches the internet)."""
         self.settings = settings
         self.minter = minter
         self.routes = host_routes(env)
-        self.hosts = tuple(sorted(self.routes))
+        self.models = frozenset(settings.model_hosts) - self.routes.keys()
+        self.hosts = tuple(sorted({*self.routes, *self.models}))
         protocol = _intercepting_protocol(limits, gateway)
-        self.config = uvicorn.Config(gateway, log_level="warning", access_log=False, lifespan="off",
+        app = ModelForward(gateway, settings.model_url) if self.models and settings.model_url else gateway
+        self.forward = app if isinstance(app, ModelForward) else None
+        self.config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off",
                                      http=protocol, timeout_keep_alive=limits.keep_alive)  # type: ignore[arg-type]
         self.config.load()
         self.state = ServerState()
@@ -131,6 +152,8 @@ class Interceptor:
                 "others": self.settings.others}
 
     async def close(self) -> None:
+        if self.forward is not None:
+            await self.forward.close()
         for server in self._servers:
             server.close()
         for task in list(self._tunnels):
@@ -158,6 +181,8 @@ class Interceptor:
         name = name.rstrip(".")
         found = self.routes.get(name)
         if found is None:
+            if name in self.models:  # a model provider's: on to the run's model gateway (ModelForward)
+                return f"{MODEL_PREFIX}{name}".encode("latin-1") + url
             return None
         tool, route = found
         raw_path, mark, query = url.partition(b"?")
@@ -184,7 +209,7 @@ class Interceptor:
         if host is None:
             _answer(transport, 400, f"Ancha's proxy: CONNECT needs host:port, got {target!r}")
             return
-        if host in self.routes:
+        if host in self.routes or host in self.models:
             if port != 443:
                 _answer(transport, 403, f"Ancha's proxy: {host} answers on port 443 only, not {port}")
                 return
@@ -231,7 +256,8 @@ class Interceptor:
 
     async def _tunnel(self, host: str, port: int, early: bytes, transport: asyncio.Transport) -> None:
         try:
-            upstream_r, upstream_w = await asyncio.wait_for(asyncio.open_connection(host, port),
+            address = self.addresses.get(host, (host, port))
+            upstream_r, upstream_w = await asyncio.wait_for(asyncio.open_connection(*address),
                                                             TUNNEL_CONNECT_TIMEOUT_S)
         except (TimeoutError, OSError) as exc:
             _answer(transport, 502, f"Ancha's proxy could not reach {host}:{port}: {exc or 'timed out'}")
@@ -249,6 +275,63 @@ class Interceptor:
             sock.close()
 
 
+MODEL_PREFIX = "/_ancha/model/"
+"""Where an intercepted model call goes on the interceptor's own app (``ModelForward``)."""
+
+
+class ModelForward:
+    """The interceptor's app when the trial has model hosts: a model call goes on to the run's
+    model gateway (which counts it and holds the budget), answered chunk by chunk as it
+    streams; anything else is the server's own app."""
+
+    def __init__(self, app: ASGIApp, gateway_url: str) -> None:
+        self.app = app
+        self.gateway_url = gateway_url.rstrip("/")
+        self.client = httpx.AsyncClient(timeout=httpx.Timeout(connect=15.0, read=600.0, write=60.0, pool=60.0))
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        path: str = scope.get("path", "")
+        if scope["type"] != "http" or not path.startswith(MODEL_PREFIX):
+            await self.app(scope, receive, send)
+            return
+        query = scope.get("query_string", b"").decode("latin-1")
+        url = f"{self.gateway_url}/{path.removeprefix(MODEL_PREFIX)}" + (f"?{query}" if query else "")
+        headers = [(k, v) for k, v in scope["headers"] if k.lower() not in _NOT_FORWARDED]
+
+        async def body() -> AsyncIterator[bytes]:
+            while True:
+                message = await receive()
+                if message["type"] == "http.disconnect":
+                    return
+                yield message.get("body", b"")
+                if not message.get("more_body", False):
+                    return
+
+        request = self.client.build_request(scope["method"], url, headers=headers, content=body())
+        try:
+            answer = await self.client.send(request, stream=True)
+        except httpx.HTTPError as exc:
+            text = f"Ancha could not reach the run's model gateway: {exc}".encode()
+            await send({"type": "http.response.start", "status": 502,
+                        "headers": [(b"content-type", b"text/plain; charset=utf-8")]})
+            await send({"type": "http.response.body", "body": text})
+            return
+        try:
+            await send({"type": "http.response.start", "status": answer.status_code,
+                        "headers": [(k, v) for k, v in answer.headers.raw if k.lower() not in _NOT_FORWARDED]})
+            async for chunk in answer.aiter_raw():
+                await send({"type": "http.response.body", "body": chunk, "more_body": True})
+            await send({"type": "http.response.body", "body": b""})
+        finally:
+            await answer.aclose()
+
+    async def close(self) -> None:
+        await self.client.aclose()
+
+
+_NOT_FORWARDED = frozenset({b"connection", b"keep-alive", b"proxy-authenticate", b"proxy-authorization", b"te",
+                            b"trailer", b"transfer-encoding", b"upgrade", b"proxy-connection", b"host",
+                            b"content-length"})
 _REAL_HEADERS = frozenset({REAL_BASE.encode(), REAL_HOST.encode(), b"x-forwarded-proto"})
 
 

@@ -73,10 +73,17 @@ from ancha.runner.agents.container_network import (
 from ancha.runner.agents.container_seccomp import seccomp_profile
 from ancha.runner.agents.container_state import copy_files_in, copy_in, copy_out
 from ancha.runner.agents.environment import EVENT_FILE, ancha_variables, template_values
+from ancha.runner.agents.real_hostnames import ca_pems, hostnames_of, proxy_variables
 from ancha.runner.agents.workspace_files import ancha_paths, select_files
 from ancha.runner.agents.world_clock import CLOCK_IN_CONTAINER, IN_CONTAINER, clock_variables
 
 CA_FILE = f"{TRUST}/ca.pem"
+TRUST_STORE = "/etc/ssl/certs"
+STORE_FILE = "ca-certificates.crt"
+"""With real hostnames the container's trust store is Ancha's CAs alone (it reaches no other host):
+``/etc/ssl/certs/ca-certificates.crt``, the bundle of Debian, Ubuntu and Alpine, which their
+OpenSSL, curl, git and Python read by default."""
+HTTPS_PORT = 443
 EVENT_INSIDE = f"{TRUST}/event.json"
 """A per-event agent's ``ANCHA_EVENT_FILE`` inside: a copy of the host's, in the container's own volume."""
 __all__ = ["RUNNER_LABEL", "ContainerAgent", "ContainerExecution", "ContainerTrial", "container_refusal"]
@@ -169,7 +176,12 @@ class ContainerExecution:
         and ``endpoints``) and where each answers inside. ``clock``: the host's libfaketime and the
         world's clock file's folder, mounted read-only so that the agent's clock reads the world's."""
         wanted = [e for url in _urls(context) if (e := Endpoint.of_url(url)) is not None]
+        hostnames = hostnames_of(context)
+        if hostnames is not None:  # agent.hostnames: real: the proxy at its own port, the TLS port at :443
+            wanted.append(Endpoint.parse(hostnames["proxy"]))
         plan = plan_endpoints([*wanted, *self.endpoints])
+        if hostnames is not None:
+            plan[Endpoint.parse(hostnames["tls"])] = Endpoint("127.0.0.1", HTTPS_PORT)
         return ContainerTrial(self, plan, _rewritten(context, plan), state_dir, clock=clock)
 
 
@@ -191,13 +203,24 @@ class ContainerTrial:
     def template_values(self) -> dict[str, str]:
         return template_values(self.context)
 
+    @property
+    def hostnames(self) -> dict[str, Any] | None:
+        """The interceptor of ``agent.hostnames: real`` (``real_hostnames.hostnames_of``), or None."""
+        return hostnames_of(self.context)
+
     def environment(self) -> dict[str, str]:
         """The agent's variables inside, before ``agent.env`` (which wins): Ancha's, ``HOME``, the
-        trusted CA and the shell's values of ``execution.env``. No other variable of the host's."""
+        trusted CA and the shell's values of ``execution.env``. No other variable of the host's.
+        With real hostnames, also the proxy (a client that ignores it is intercepted on :443 anyway)."""
         env = ancha_variables(self.context, STATE)
         env["HOME"] = "/tmp"
-        if (self.context.get("tls") or {}).get("ca_pem"):
+        if ca_pems(self.context):
             env.update({"SSL_CERT_FILE": CA_FILE, "REQUESTS_CA_BUNDLE": CA_FILE, "NODE_EXTRA_CA_CERTS": CA_FILE})
+        hostnames = self.hostnames
+        if hostnames is not None:
+            proxy = self.plan[Endpoint.parse(hostnames["proxy"])]
+            env.update(proxy_variables(f"http://{proxy.host}:{proxy.port}", {}))
+            env.update({"CURL_CA_BUNDLE": CA_FILE, "GIT_SSL_CAINFO": CA_FILE, "NODE_USE_ENV_PROXY": "1"})
         for name in self.execution.execution.env:
             if name in self.execution.environ:
                 env[name] = self.execution.environ[name]
@@ -236,6 +259,10 @@ class ContainerAgent:
         self.volume_names = [volume_name(self.name, "state")]
         if self.ca_pem or self.event_file:
             self.volume_names.append(volume_name(self.name, "trust"))
+        self.store_volume = volume_name(self.name, "certs") if trial.hostnames is not None else None
+        """With real hostnames: the container's trust store (``TRUST_STORE``), holding Ancha's CAs alone."""
+        if self.store_volume is not None:
+            self.volume_names.append(self.store_volume)
         self._copying: asyncio.Future[None] | None = None
 
     @property
@@ -244,7 +271,8 @@ class ContainerAgent:
 
     @property
     def ca_pem(self) -> str | None:
-        return (self.trial.context.get("tls") or {}).get("ca_pem") or None
+        """Every CA the agent trusts: the server's TLS listener's, and the vendor hostnames' ones."""
+        return "".join(ca_pems(self.trial.context)) or None
 
     @property
     def docker(self) -> bool:
@@ -267,9 +295,14 @@ class ContainerAgent:
         if len(self.volume_names) > 1:
             args += ["--mount", f"type=volume,source={self.volume_names[1]},destination={TRUST}"
                      + ("" if self.docker else ",ro=true")]
+        if self.store_volume is not None:
+            args += ["--mount", f"type=volume,source={self.store_volume},destination={TRUST_STORE}"
+                     + ("" if self.docker else ",ro=true")]
         args += self.trial.clock_mounts()
         for host, address in add_hosts(self.trial.plan):
             args += ["--add-host", f"{host}:{address}"]
+        for host in (self.trial.hostnames or {}).get("hosts", []):  # the vendors' names lead to :443 inside
+            args += ["--add-host", f"{host}:127.0.0.1"]
         if env_file is not None:
             args += ["--env-file", env_file]
         for name, value in sorted(self._by_name().items()):
@@ -340,6 +373,9 @@ class ContainerAgent:
                 trust[Path(EVENT_INSIDE).name] = event.read()
         if trust:
             await copy_files_in(self.engine, self.name, TRUST, trust, execution.environ)
+        if self.store_volume is not None and self.ca_pem:  # where OpenSSL, curl and git look by default
+            await copy_files_in(self.engine, self.name, TRUST_STORE, {STORE_FILE: self.ca_pem.encode()},
+                                execution.environ)
 
     async def _start(self) -> None:
         from ancha.runner.agents.command import AgentNotStarted
