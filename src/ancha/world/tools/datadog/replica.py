@@ -23,6 +23,7 @@ import json
 import secrets
 from typing import Any
 
+from ancha.world.kernel import hostnames
 from ancha.world.kernel.port import WorldPort
 from ancha.world.kernel.tool import ToolRequest, ToolResponse
 from ancha.world.tools.datadog.call import Call
@@ -115,10 +116,8 @@ class DatadogReplica:
         return None
 
     def handle(self, request: ToolRequest) -> ToolResponse:
-        host = request.headers.get("host")
-        if host:  # links (logs' next page) point where the caller reached us
-            proto = request.headers.get("x-forwarded-proto", "http")
-            self.base_url = f"{proto}://{host}/envs/{self.world.id}/datadog"
+        # Links (logs' next page) point where the caller reached us: Datadog's site, through real hostnames.
+        self.base_url = hostnames.base_url(request, self.world.id, self.name) or self.base_url
         served, vendor = tables()
         path = request.path.split("?", 1)[0]
         found = served.match(request.method, path)

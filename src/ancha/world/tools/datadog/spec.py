@@ -13,6 +13,7 @@ from ancha.world.tools.datadog import check_bodies as bodies
 from ancha.world.tools.datadog.coverage import COVERAGE
 from ancha.world.tools.datadog.delivery import WEBHOOK, start_delivery
 from ancha.world.tools.datadog.judge import judge_view
+from ancha.world.tools.datadog.real_hosts import real_hosts
 from ancha.world.tools.datadog.replica import DatadogReplica
 from ancha.world.tools.datadog.scene_file import DatadogFile, build_world
 from ancha.world.tools.datadog.timeline import monitor_marks
@@ -37,6 +38,7 @@ TOOL: ToolSpec[DatadogReplica] = ToolSpec(
     templates=("url", "token", "signing_secret", "api_key", "app_key", "webhook_token"),
     delivery=start_delivery,
     webhook=WEBHOOK,
+    real_hosts=real_hosts,
     checks=(
         StateKind(_kind("datadog.monitor", bodies.MonitorCheckFile, bodies.resolve_monitor_check,
                         "a monitor's current state", bodies.MONITOR_SIBLINGS),
