@@ -14,7 +14,7 @@ import secrets
 import string
 from typing import Any
 
-from ancha.world.kernel import images
+from ancha.world.kernel import hostnames, images
 from ancha.world.kernel.port import WorldPort
 from ancha.world.kernel.tool import ToolRequest, ToolResponse
 from ancha.world.tools.pagerduty import errors
@@ -153,10 +153,8 @@ class PagerDutyReplica:
         return ToolResponse(exc.status, _dumps(exc.body()).encode(), JSON, actor=self._actor(caller))
 
     def _base(self, request: ToolRequest) -> None:
-        host = request.headers.get("host")
-        if host:
-            proto = request.headers.get("x-forwarded-proto", "http")
-            self.base_url = f"{proto}://{host}/envs/{self.world.id}/pagerduty"
+        # Links point where the caller reached us: api.pagerduty.com, through real hostnames.
+        self.base_url = hostnames.base_url(request, self.world.id, self.name) or self.base_url
 
     def actor_of_token(self, request: ToolRequest) -> str:
         """The trace actor of a request's token, if it carries one (the Events API needs none)."""

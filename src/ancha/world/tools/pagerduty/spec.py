@@ -14,6 +14,7 @@ from ancha.world.tools.pagerduty.coverage import COVERAGE
 from ancha.world.tools.pagerduty.delivery import WEBHOOK, start_delivery
 from ancha.world.tools.pagerduty.judge import judge_view
 from ancha.world.tools.pagerduty.reach import PagerDutyReach
+from ancha.world.tools.pagerduty.real_hosts import real_hosts
 from ancha.world.tools.pagerduty.replica import PagerDutyReplica
 from ancha.world.tools.pagerduty.scene_file import PagerDutyFile, build_world
 from ancha.world.tools.pagerduty.timeline import incident_marks
@@ -44,6 +45,7 @@ TOOL: ToolSpec[PagerDutyReplica] = ToolSpec(
     reach=PagerDutyReach,
     delivery=start_delivery,
     webhook=WEBHOOK,
+    real_hosts=real_hosts,
     checks=(
         StateKind(BodyKind("pagerduty.incident", "pagerduty", IncidentSelectorFile, resolve_incident,
                            "one incident's status, assignees and response times", SIBLINGS),
