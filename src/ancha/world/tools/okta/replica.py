@@ -18,7 +18,7 @@ import secrets
 import string
 from typing import TYPE_CHECKING, Any
 
-from ancha.world.kernel import images
+from ancha.world.kernel import hostnames, images
 from ancha.world.kernel.bus import DomainEvent
 from ancha.world.kernel.tool import ToolRequest, ToolResponse
 from ancha.world.tools.okta import audit, errors, event_hooks
@@ -26,6 +26,7 @@ from ancha.world.tools.okta import events as ev
 from ancha.world.tools.okta.call import Answer, Call
 from ancha.world.tools.okta.event_hooks import Channel, EventHook
 from ancha.world.tools.okta.models import Group, IdMaker, OktaState, User
+from ancha.world.tools.okta.real_hosts import org_of
 from ancha.world.tools.okta.router import table
 from ancha.world.tools.okta.scene_file import OktaFile
 from ancha.world.tools.okta.system_log import SYSTEM_ACTOR, Origin, SystemLog, agent_actor
@@ -69,8 +70,11 @@ class OktaReplica:
         self.hooks: dict[str, EventHook] = {}
         self.origin: Origin | None = None
         """The API call being answered (what its System Log entries say about their client)."""
-        self._seed(seed if isinstance(seed, OktaFile)
-                   else world.scene.seed(TOOL, OktaFile) or OktaFile.model_validate(seed or {}))
+        seed_file = (seed if isinstance(seed, OktaFile)
+                     else world.scene.seed(TOOL, OktaFile) or OktaFile.model_validate(seed or {}))
+        self.org = org_of(seed_file)
+        """The org's subdomain at Okta (``<org>.okta.com``, with real hostnames)."""
+        self._seed(seed_file)
 
     # --- seeding ------------------------------------------------------------------------
 
@@ -183,10 +187,8 @@ class OktaReplica:
         return actor
 
     def _base(self, request: ToolRequest) -> None:
-        host = request.headers.get("host")
-        if host:
-            proto = request.headers.get("x-forwarded-proto", "http")
-            self.base_url = f"{proto}://{host}/envs/{self.world.id}/okta"
+        # Links point where the caller reached us: the org's own host, through real hostnames.
+        self.base_url = hostnames.base_url(request, self.world.id, self.name) or self.base_url
 
     def _rate_headers(self) -> dict[str, str]:
         reset = int(self.world.clock.peek()) + 60

@@ -27,6 +27,9 @@ STATUSES: tuple[str, ...] = ("STAGED", "PROVISIONED", "ACTIVE", "RECOVERY", "LOC
 """Okta's user statuses (the ``UserStatus`` enum of the Management API)."""
 Login = Annotated[str, StringConstraints(min_length=1, max_length=100), Expect("a login such as dana@acme.com")]
 GroupName = Annotated[str, StringConstraints(min_length=1, max_length=255), Expect("a group name such as Engineering")]
+OrgLabel = Annotated[str, StringConstraints(pattern=r"^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$"),
+                    Expect("an org subdomain such as acme: one DNS label of lower-case letters, digits and "
+                           "hyphens, at most 63, not starting or ending with a hyphen")]
 
 
 class _File(FileModel):
@@ -63,6 +66,9 @@ class GroupFile(_File):
 
 
 class OktaFile(_File):
+    org: OrgLabel | None = None
+    """The org's subdomain at Okta (``https://<org>.okta.com``, with real hostnames). Default:
+    the first label of the users' most common login domain (``dana@acme.com``: ``acme``), else ``acme``."""
     users: list[UserFile] = Field(default_factory=list)
     groups: list[GroupFile] = Field(default_factory=list)
 
@@ -126,4 +132,5 @@ def build_world(clean: dict[str, Any], ctx: SectionContext) -> OktaFile | None:
         user["groups"] = member_of
     if not ok:
         return None
-    return OktaFile.model_validate({"users": [u for _, u in users], "groups": [g for _, g in groups]})
+    return OktaFile.model_validate({"org": clean.get("org"), "users": [u for _, u in users],
+                                    "groups": [g for _, g in groups]})

@@ -11,6 +11,7 @@ from ancha.world.tools.okta import action_bodies, actions, check_bodies, checks
 from ancha.world.tools.okta.coverage import COVERAGE
 from ancha.world.tools.okta.delivery import WEBHOOK, start_delivery
 from ancha.world.tools.okta.judge import judge_view
+from ancha.world.tools.okta.real_hosts import real_hosts
 from ancha.world.tools.okta.replica import OktaReplica
 from ancha.world.tools.okta.scene_file import OktaFile, build_world
 
@@ -43,6 +44,7 @@ TOOL: ToolSpec[OktaReplica] = ToolSpec(
     ),
     delivery=start_delivery,
     webhook=WEBHOOK,
+    real_hosts=real_hosts,
     agent_env={"OKTA_TESTING_TESTINGDISABLEHTTPSCHECK": "true"},
     judge_view=judge_view,
     secret_patterns=(r"\b00[A-Za-z0-9_-]{40}\b",),
