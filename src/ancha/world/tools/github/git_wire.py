@@ -15,7 +15,7 @@ from urllib.parse import quote
 
 from ancha.world.tools.github.git_history import FileChange
 from ancha.world.tools.github.git_objects import CommitInfo, Signature
-from ancha.world.tools.github.models.wire import JSONDict, node_id
+from ancha.world.tools.github.models.wire import JSONDict, node_id, raw_url, web_url
 
 if TYPE_CHECKING:
     from ancha.world.tools.github.models import GitHubState, Repo, User
@@ -63,7 +63,7 @@ def git_user(sig: Signature) -> JSONDict:
 
 
 def parents(base: str, full_name: str, info: CommitInfo) -> list[JSONDict]:
-    return [{"sha": p, "url": f"{base}/repos/{full_name}/commits/{p}", "html_url": f"{base}/{full_name}/commit/{p}"}
+    return [{"sha": p, "url": f"{base}/repos/{full_name}/commits/{p}", "html_url": f"{web_url(base)}/{full_name}/commit/{p}"}
             for p in info.parents]
 
 
@@ -72,12 +72,12 @@ def git_commit(base: str, full_name: str, info: CommitInfo) -> JSONDict:
     return {
         "sha": info.sha, "node_id": sha_node_id("Commit", info.sha),
         "url": f"{base}/repos/{full_name}/git/commits/{info.sha}",
-        "html_url": f"{base}/{full_name}/commit/{info.sha}",
+        "html_url": f"{web_url(base)}/{full_name}/commit/{info.sha}",
         "author": git_user(info.author), "committer": git_user(info.committer),
         "tree": {"sha": info.tree, "url": f"{base}/repos/{full_name}/git/trees/{info.tree}"},
         "message": info.message,
         "parents": [{"sha": p, "url": f"{base}/repos/{full_name}/git/commits/{p}",
-                     "html_url": f"{base}/{full_name}/commit/{p}"} for p in info.parents],
+                     "html_url": f"{web_url(base)}/{full_name}/commit/{p}"} for p in info.parents],
         "verification": dict(UNSIGNED),
     }
 
@@ -96,7 +96,7 @@ def commit(base: str, repo: Repo, info: CommitInfo, accounts: Accounts,
             "url": f"{base}/repos/{full}/git/commits/{info.sha}", "comment_count": 0,
             "verification": dict(UNSIGNED),
         },
-        "url": f"{base}/repos/{full}/commits/{info.sha}", "html_url": f"{base}/{full}/commit/{info.sha}",
+        "url": f"{base}/repos/{full}/commits/{info.sha}", "html_url": f"{web_url(base)}/{full}/commit/{info.sha}",
         "comments_url": f"{base}/repos/{full}/commits/{info.sha}/comments",
         "author": author.simple(base) if author is not None else None,
         "committer": committer.simple(base) if committer is not None else None,
@@ -115,7 +115,7 @@ def diff_entry(base: str, repo: Repo, change: FileChange, ref: str) -> JSONDict:
     body: JSONDict = {
         "sha": change.sha, "filename": change.filename, "status": change.status, "additions": change.additions,
         "deletions": change.deletions, "changes": change.changes,
-        "blob_url": f"{base}/{full}/blob/{ref}/{path}", "raw_url": f"{base}/{full}/raw/{ref}/{path}",
+        "blob_url": f"{web_url(base)}/{full}/blob/{ref}/{path}", "raw_url": f"{web_url(base)}/{full}/raw/{ref}/{path}",
         "contents_url": f"{base}/repos/{full}/contents/{path}?ref={ref}",
     }
     if change.patch is not None:
@@ -130,10 +130,10 @@ def content_links(base: str, repo: Repo, path: str, sha: str, ref: str, kind: st
     full, quoted = repo.full_name, path_url(path)
     url = f"{base}/repos/{full}/contents/{quoted}?ref={quote(ref, safe='')}"
     git_url = f"{base}/repos/{full}/git/{'trees' if kind == 'dir' else 'blobs'}/{sha}"
-    html_url = f"{base}/{full}/{'tree' if kind == 'dir' else 'blob'}/{ref}/{quoted}"
-    # On the replica's own host (routes/raw_files.py), not raw.githubusercontent.com, so a
-    # client following it stays inside the world.
-    download = f"{base}/raw/{full}/{quote(ref, safe='/')}/{quoted}" if kind == "file" else None
+    html_url = f"{web_url(base)}/{full}/{'tree' if kind == 'dir' else 'blob'}/{ref}/{quoted}"
+    # On the replica's own host (routes/raw_files.py) unless reached through real hostnames,
+    # so a client following it stays inside the world.
+    download = raw_url(base, full, quote(ref, safe="/"), quoted) if kind == "file" else None
     return {"url": url, "git_url": git_url, "html_url": html_url, "download_url": download,
             "_links": {"self": url, "git": git_url, "html": html_url}}
 

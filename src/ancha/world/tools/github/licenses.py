@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ancha.world.tools.github.models.wire import JSONDict, node_id
+from ancha.world.tools.github.models.wire import JSONDict, node_id, web_url
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,7 +30,7 @@ class License:
 
     def full(self, base: str) -> JSONDict:
         """``license``: ``GET /licenses/{license}``."""
-        return {**self.simple(base), "html_url": f"{base}/licenses/{self.key}",
+        return {**self.simple(base), "html_url": f"{web_url(base)}/licenses/{self.key}",
                 "description": self.description,
                 "implementation": "Create a text file (typically named LICENSE or LICENSE.txt) in the root of "
                                   "your source code and copy the text of the license into the file.",

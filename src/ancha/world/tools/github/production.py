@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ancha.world.tools.github.models.wire import JSONDict, iso, node_id
+from ancha.world.tools.github.models.wire import JSONDict, iso, node_id, web_url
 
 if TYPE_CHECKING:
     from ancha.world.tools.github.models import Account, Repo
@@ -104,7 +104,7 @@ class Environment:
         full = self.repo.full_name
         return {"id": self.id, "node_id": node_id("Environment", self.id), "name": self.name,
                 "url": f"{base}/repos/{full}/environments/{self.name}",
-                "html_url": f"{base}/{full}/deployments/activity_log?environments_filter={self.name}",
+                "html_url": f"{web_url(base)}/{full}/deployments/activity_log?environments_filter={self.name}",
                 "created_at": iso(self.created_at), "updated_at": iso(self.updated_at),
                 "protection_rules": [], "deployment_branch_policy": None}
 

@@ -21,7 +21,9 @@ import json
 import secrets
 import string
 from typing import TYPE_CHECKING, Any
+from urllib.parse import parse_qs
 
+from ancha.world.kernel.hostnames import base_url
 from ancha.world.kernel.plain_numbers import is_plain_int
 from ancha.world.kernel.tool import ToolRequest, ToolResponse
 from ancha.world.tools.github import errors
@@ -75,6 +77,8 @@ class GitHubReplica:
         self.agent: User
         self.state, self.agent = seed_state(world, self.seed)
         self.tokens: dict[str, Caller] = {}
+        self.link_tokens: dict[str, Caller] = {}
+        """Tokens that open only web links (``?token=`` on a private repository's codeload link)."""
         self.rates = RateLimits()
         self.base_url = f"http://127.0.0.1/envs/{world.id}/github"
         """The replica's public base URL, as last seen on an incoming request."""
@@ -147,6 +151,16 @@ class GitHubReplica:
         self.tokens[token] = Caller(user, actor)
         return token
 
+    def link_token(self, caller: Caller) -> str:
+        """The token a link to a private repository's bytes carries (``?token=``), as GitHub's
+        codeload links do: it opens web links as ``caller`` and no API call."""
+        for token, owner in self.link_tokens.items():
+            if owner == caller:
+                return token
+        token = "".join(secrets.choice(_TOKEN_CHARS) for _ in range(29))
+        self.link_tokens[token] = caller
+        return token
+
     # --- requests -------------------------------------------------------------------------
 
     def handle(self, request: ToolRequest) -> ToolResponse:
@@ -190,7 +204,7 @@ class GitHubReplica:
                 self.rates.spend(rate_key, resource, caller is not None, self.world.clock.peek(),
                                  caller.user.id if caller is not None else 0)
             if route is None or found is None:
-                return self._unrouted(method, lookup, path, caller, headers, rate_key, base)
+                return self._unrouted(method, lookup, path, caller, headers, rate_key, base, request.query)
             params = dict(zip(template_params(route.template), found[1], strict=False))
             call = Call(self, route, method, path, params, request.query, request.body, caller, base)
             call.request_headers = request.headers
@@ -225,7 +239,7 @@ class GitHubReplica:
         return ToolResponse(reply.status, encoded, JSON, headers=headers, actor=self._actor(caller))
 
     def _unrouted(self, method: str, lookup: str, path: str, caller: Caller | None, headers: dict[str, str],
-                  rate_key: str, base: str) -> ToolResponse:
+                  rate_key: str, base: str, query: str = "") -> ToolResponse:
         headers.update(self.rates.headers(rate_key, "core", caller is not None, self.world.clock.peek()))
         vendor = VENDOR.match(path, lookup)
         if vendor is not None and lookup in vendor[0]:
@@ -234,6 +248,9 @@ class GitHubReplica:
             response = self._error(gap, docs, caller, headers)
             response.coverage_gap = True
             return response
+        if caller is None and "token=" in query:  # a private repository's codeload link
+            link = parse_qs(query).get("token")
+            caller = self.link_tokens.get(link[0]) if link else None
         page = serve_page(self.state, caller, lookup, path, base)  # html_url, avatar_url, archives (web.py)
         if page is not None:
             page.actor = self._actor(caller)
@@ -300,10 +317,11 @@ class GitHubReplica:
         return ToolResponse(exc.status, body, JSON, headers=headers, actor=self._actor(caller))
 
     def _base(self, request: ToolRequest) -> str:
-        host = request.headers.get("host")
-        if host:
-            proto = request.headers.get("x-forwarded-proto", "http")
-            self.base_url = f"{proto}://{host}/envs/{self.world.id}/github"
+        """The base URL the caller reached the replica at (GitHub's own through real hostnames),
+        kept for what the world sends later (webhooks, GraphQL, snapshots)."""
+        base = base_url(request, self.world.id, "github")
+        if base is not None:
+            self.base_url = base
         return self.base_url
 
     def _request_id(self) -> str:

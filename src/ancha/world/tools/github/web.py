@@ -8,7 +8,8 @@ Here they all live on the replica's base URL, the way ``clone_url`` already does
 ``avatar_url`` is ``{base}/avatars/u/{id}?v=4`` (and ``GET /emojis``'
 pictures, on ``github.githubassets.com`` at GitHub, are ``{base}/images/icons/emoji/...``), and ``GET /repos/{o}/{r}/tarball/{ref}``
 redirects to ``{base}/{o}/{r}/archive/{ref}.tar.gz``. So an agent that follows any URL in
-an answer stays inside the world.
+an answer stays inside the world. Through real hostnames those URLs name GitHub's own hosts
+(``models.wire``), and ``real_hosts.py`` leads each host's paths to these.
 
 A page is a minimal HTML document naming the object and linking to its API URL (200); a
 ``.diff``/``.patch`` is the unified diff as text; ``raw`` and ``archive`` are the bytes. An
@@ -33,6 +34,7 @@ from ancha.world.tools.github.call import Caller
 from ancha.world.tools.github.coverage_ledger import LEDGER
 from ancha.world.tools.github.git_store import RepoGit
 from ancha.world.tools.github.models import GitHubState, Repo, role_rank
+from ancha.world.tools.github.models.wire import AVATAR_PATH, web_url
 from ancha.world.tools.github.router import Router
 from ancha.world.tools.github.routes.reference import EMOJI_PATH, EMOJIS
 from ancha.world.tools.github.routes.releases import releases_of
@@ -120,7 +122,7 @@ def _repo_page(visit: Visit) -> ToolResponse:
         )
         if repo is None or not seen:
             return not_found()
-        return ToolResponse(301, b"", HTML_TYPE, headers={"location": f"{visit.base}/{repo.full_name}"})
+        return ToolResponse(301, b"", HTML_TYPE, headers={"location": f"{web_url(visit.base)}/{repo.full_name}"})
     if repo is None:
         return not_found()
     return page(repo.full_name, f"{visit.base}/repos/{repo.full_name}")
@@ -296,7 +298,7 @@ def _emoji(visit: Visit) -> ToolResponse:
 
 def _build() -> Router[Page]:
     router: Router[Page] = Router()
-    router.add("GET", "/avatars/u/{id}", _avatar)
+    router.add("GET", AVATAR_PATH + "{id}", _avatar)
     router.add("GET", EMOJI_PATH + "{name}", _emoji)
     router.add("GET", "/settings/{path}", _settings)
     router.add("GET", "/{owner}", _account)

@@ -14,7 +14,7 @@ from typing import Any
 
 from ancha.world.tools.github.git_objects import moment
 from ancha.world.tools.github.models import Account, GitHubState, Org, Repo
-from ancha.world.tools.github.models.wire import JSONDict
+from ancha.world.tools.github.models.wire import JSONDict, web_url
 from ancha.world.tools.github.webhooks import Webhook, envelope, pull_request, repository
 
 ZERO = "0" * 40
@@ -93,7 +93,7 @@ def push(state: GitHubState, repo: Repo, pusher: Account, base: str, ref: str, b
 
 
 def _compare(base: str, repo: Repo, ref: str, before: str | None, after: str | None, created: bool) -> str:
-    web = f"{base}/{repo.full_name}"
+    web = f"{web_url(base)}/{repo.full_name}"
     if created:
         return f"{web}/compare/{_kind(ref)[1]}"
     return f"{web}/compare/{(before or ZERO)[:12]}...{(after or ZERO)[:12]}"
@@ -120,7 +120,7 @@ def _commit(state: GitHubState, repo: Repo, info: Any, base: str) -> JSONDict:
             modified.append(change.filename)
     return {"id": info.sha, "tree_id": info.tree, "distinct": True, "message": info.message,
             "timestamp": _timestamp(info.committer.time, info.committer.offset),
-            "url": f"{base}/{repo.full_name}/commit/{info.sha}",
+            "url": f"{web_url(base)}/{repo.full_name}/commit/{info.sha}",
             "author": _person(state, info.author), "committer": _person(state, info.committer),
             "added": added, "removed": removed, "modified": modified}
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ancha.world.tools.github.models.users import Account
-from ancha.world.tools.github.models.wire import JSONDict, iso, node_id
+from ancha.world.tools.github.models.wire import JSONDict, avatar_url, iso, node_id, web_url
 
 if TYPE_CHECKING:
     from ancha.world.tools.github.models.repos import Repo
@@ -33,7 +33,7 @@ class CommitStatus:
 
     def to_dict(self, base: str) -> JSONDict:
         return {"url": f"{base}/repos/{self.repo.full_name}/statuses/{self.sha}",
-                "avatar_url": f"{base}/avatars/u/{self.creator.id}?v=4", "id": self.id, "node_id": self.node_id,
+                "avatar_url": avatar_url(base, self.creator.id), "id": self.id, "node_id": self.node_id,
                 "state": self.state, "description": self.description, "target_url": self.target_url,
                 "context": self.context, "created_at": iso(self.created_at), "updated_at": iso(self.updated_at),
                 "creator": self.creator.simple(base)}
@@ -76,7 +76,7 @@ class CheckRun:
         u = f"{base}/repos/{self.repo.full_name}/check-runs/{self.id}"
         out = self.output
         return {"id": self.id, "head_sha": self.head_sha, "node_id": self.node_id, "external_id": self.external_id,
-                "url": u, "html_url": f"{base}/{self.repo.full_name}/runs/{self.id}",
+                "url": u, "html_url": f"{web_url(base)}/{self.repo.full_name}/runs/{self.id}",
                 "details_url": self.details_url, "status": self.status, "conclusion": self.conclusion,
                 "started_at": iso(self.started_at), "completed_at": iso(self.completed_at),
                 "output": {"title": out.get("title"), "summary": out.get("summary"), "text": out.get("text"),

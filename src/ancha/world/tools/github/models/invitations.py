@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from ancha.world.tools.github.models.repos import Repo
 from ancha.world.tools.github.models.users import Account, User
-from ancha.world.tools.github.models.wire import JSONDict, iso, node_id
+from ancha.world.tools.github.models.wire import JSONDict, iso, node_id, web_url
 
 PERMISSION_NAMES = {
     "read": "read",
@@ -43,7 +43,7 @@ class RepoInvitation:
             "created_at": iso(self.created_at),
             "expired": False,
             "url": f"{base}/user/repository_invitations/{self.id}",
-            "html_url": f"{base}/{self.repo.full_name}/invitations",
+            "html_url": f"{web_url(base)}/{self.repo.full_name}/invitations",
         }
 
 

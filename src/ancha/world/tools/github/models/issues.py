@@ -23,7 +23,7 @@ from urllib.parse import quote
 
 from ancha.world.tools.github.models.reactions import ROLLUP, counts, rollup
 from ancha.world.tools.github.models.users import Account, User
-from ancha.world.tools.github.models.wire import JSONDict, RawJSON, dumps, iso, node_id
+from ancha.world.tools.github.models.wire import JSONDict, RawJSON, dumps, iso, node_id, web_url
 
 if TYPE_CHECKING:
     from ancha.world.tools.github.models.pulls import Pull
@@ -107,7 +107,7 @@ class Milestone(Revised):
     def to_dict(self, base: str) -> JSONDict:
         u = f"{base}/repos/{self.repo.full_name}/milestones/{self.number}"
         open_count, closed_count = self.counts()
-        return {"url": u, "html_url": f"{base}/{self.repo.full_name}/milestone/{self.number}",
+        return {"url": u, "html_url": f"{web_url(base)}/{self.repo.full_name}/milestone/{self.number}",
                 "labels_url": f"{u}/labels", "id": self.id, "node_id": self.node_id, "number": self.number,
                 "title": self.title, "description": self.description, "creator": self.creator.simple(base),
                 "open_issues": open_count, "closed_issues": closed_count, "state": self.state,
@@ -150,7 +150,7 @@ class IssueComment:
         repo = self.issue.repo
         u = f"{base}/repos/{repo.full_name}/issues/comments/{self.id}"
         kind = "pull" if self.issue.pull is not None else "issues"
-        return {"url": u, "html_url": f"{base}/{repo.full_name}/{kind}/{self.issue.number}#issuecomment-{self.id}",
+        return {"url": u, "html_url": f"{web_url(base)}/{repo.full_name}/{kind}/{self.issue.number}#issuecomment-{self.id}",
                 "issue_url": f"{base}/repos/{repo.full_name}/issues/{self.issue.number}", "id": self.id,
                 "node_id": self.node_id, "user": self.user.simple(base), "created_at": iso(self.created_at),
                 "updated_at": iso(self.updated_at), "body": self.body,
@@ -295,7 +295,7 @@ class Issue:
         kind = "pull" if self.pull is not None else "issues"
         body: JSONDict = {
             "url": u, "repository_url": r, "labels_url": f"{u}/labels{{/name}}", "comments_url": f"{u}/comments",
-            "events_url": f"{u}/events", "html_url": f"{base}/{repo.full_name}/{kind}/{self.number}",
+            "events_url": f"{u}/events", "html_url": f"{web_url(base)}/{repo.full_name}/{kind}/{self.number}",
             "id": self.id, "node_id": self.node_id, "number": self.number, "title": self.title,
             "user": self.user.simple(base), "labels": [label.to_dict(base) for label in self.labels],
             "state": self.state, "locked": self.locked,
@@ -311,7 +311,7 @@ class Issue:
             "performed_via_github_app": None, "state_reason": self.state_reason,
         }
         if self.pull is not None:
-            p = f"{base}/{repo.full_name}/pull/{self.number}"
+            p = f"{web_url(base)}/{repo.full_name}/pull/{self.number}"
             body["draft"] = self.pull.draft
             body["pull_request"] = {"url": f"{r}/pulls/{self.number}", "html_url": p, "diff_url": f"{p}.diff",
                                     "patch_url": f"{p}.patch", "merged_at": iso(self.pull.merged_at)}

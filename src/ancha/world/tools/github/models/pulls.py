@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from ancha.world.tools.github.models.issues import Issue
 from ancha.world.tools.github.models.reactions import rollup
 from ancha.world.tools.github.models.users import Account
-from ancha.world.tools.github.models.wire import JSONDict, iso, node_id
+from ancha.world.tools.github.models.wire import JSONDict, iso, node_id, web_url
 
 if TYPE_CHECKING:
     from ancha.world.tools.github.models.repos import Repo
@@ -34,7 +34,7 @@ class Review:
 
     def to_dict(self, base: str) -> JSONDict:
         repo = self.pull.repo
-        html = f"{base}/{repo.full_name}/pull/{self.pull.number}#pullrequestreview-{self.id}"
+        html = f"{web_url(base)}/{repo.full_name}/pull/{self.pull.number}#pullrequestreview-{self.id}"
         body: JSONDict = {
             "id": self.id, "node_id": self.node_id, "user": self.user.simple(base), "body": self.body,
             "state": self.state, "html_url": html,
@@ -72,7 +72,7 @@ class ReviewComment:
         repo = self.pull.repo
         u = f"{base}/repos/{repo.full_name}/pulls/comments/{self.id}"
         pull_url = f"{base}/repos/{repo.full_name}/pulls/{self.pull.number}"
-        html = f"{base}/{repo.full_name}/pull/{self.pull.number}#discussion_r{self.id}"
+        html = f"{web_url(base)}/{repo.full_name}/pull/{self.pull.number}#discussion_r{self.id}"
         body: JSONDict = {
             "url": u, "pull_request_review_id": self.review_id, "id": self.id, "node_id": self.node_id,
             "diff_hunk": self.diff_hunk, "path": self.path, "commit_id": self.commit_id,
@@ -133,7 +133,7 @@ class Pull:
         issue, repo = self.issue, self.repo
         r = f"{base}/repos/{repo.full_name}"
         u = f"{r}/pulls/{self.number}"
-        html = f"{base}/{repo.full_name}/pull/{self.number}"
+        html = f"{web_url(base)}/{repo.full_name}/pull/{self.number}"
         issue_url = f"{r}/issues/{self.number}"
         body: JSONDict = {
             "url": u, "id": self.id, "node_id": self.node_id, "html_url": html, "diff_url": f"{html}.diff",

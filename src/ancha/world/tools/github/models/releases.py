@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 from ancha.world.tools.github.models.reactions import rollup
 from ancha.world.tools.github.models.users import Account
-from ancha.world.tools.github.models.wire import JSONDict, iso, node_id
+from ancha.world.tools.github.models.wire import JSONDict, iso, node_id, uploads_url, web_url
 
 if TYPE_CHECKING:
     from ancha.world.tools.github.models.repos import Repo
@@ -33,8 +33,8 @@ class Release:
     def to_dict(self, base: str) -> JSONDict:
         r = f"{base}/repos/{self.repo.full_name}"
         u = f"{r}/releases/{self.id}"
-        return {"url": u, "html_url": f"{base}/{self.repo.full_name}/releases/tag/{self.tag_name}",
-                "assets_url": f"{u}/assets", "upload_url": f"{u}/assets{{?name,label}}",
+        return {"url": u, "html_url": f"{web_url(base)}/{self.repo.full_name}/releases/tag/{self.tag_name}",
+                "assets_url": f"{u}/assets", "upload_url": f"{uploads_url(base)}/repos/{self.repo.full_name}/releases/{self.id}/assets{{?name,label}}",
                 "tarball_url": f"{r}/tarball/{self.tag_name}", "zipball_url": f"{r}/zipball/{self.tag_name}",
                 "id": self.id, "node_id": self.node_id, "tag_name": self.tag_name,
                 "target_commitish": self.target_commitish, "name": self.name, "body": self.body,

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ancha.world.tools.github.models.users import Account, role_rank
-from ancha.world.tools.github.models.wire import JSONDict, iso, node_id
+from ancha.world.tools.github.models.wire import JSONDict, iso, node_id, web_url
 
 if TYPE_CHECKING:
     from ancha.world.tools.github.models.checks import CheckRun, CommitStatus
@@ -131,7 +131,7 @@ class Repo:
         """``repository``/``minimal-repository`` (lists), or ``full-repository`` with ``full``.
         ``role`` is the caller's; it fills ``permissions`` as GitHub does for the authenticated."""
         u = f"{base}/repos/{self.full_name}"
-        html = f"{base}/{self.full_name}"
+        html = f"{web_url(base)}/{self.full_name}"
         open_count = self.open_issues_count()
         stars = len(self.extra.get("stargazers", ()))  # models.social; GitHub's watchers count is the stars
         body: JSONDict = {
@@ -144,7 +144,7 @@ class Repo:
         body.update({
             "created_at": iso(self.created_at), "updated_at": iso(self.updated_at),
             "pushed_at": iso(self.pushed_at), "git_url": f"git://github.com/{self.full_name}.git",
-            "ssh_url": f"git@github.com:{self.full_name}.git", "clone_url": f"{base}/{self.full_name}.git",
+            "ssh_url": f"git@github.com:{self.full_name}.git", "clone_url": f"{html}.git",
             "svn_url": html, "homepage": self.homepage, "size": 0, "stargazers_count": stars,
             "watchers_count": stars, "language": None, "has_issues": self.has_issues,
             "has_projects": self.has_projects, "has_downloads": True, "has_wiki": self.has_wiki,

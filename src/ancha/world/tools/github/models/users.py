@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from ancha.world.tools.github.models.wire import JSONDict, iso, node_id
+from ancha.world.tools.github.models.wire import JSONDict, avatar_url, iso, node_id, web_url
 
 ROLE_ORDER = ("read", "triage", "write", "maintain", "admin")
 """Repository roles, weakest first."""
@@ -47,8 +47,8 @@ class Account:
         u = f"{base}/users/{self.login}"
         return {
             "login": self.login, "id": self.id, "node_id": self.node_id,
-            "avatar_url": f"{base}/avatars/u/{self.id}?v=4", "gravatar_id": "", "url": u,
-            "html_url": f"{base}/{self.login}", "followers_url": f"{u}/followers",
+            "avatar_url": avatar_url(base, self.id), "gravatar_id": "", "url": u,
+            "html_url": f"{web_url(base)}/{self.login}", "followers_url": f"{u}/followers",
             "following_url": f"{u}/following{{/other_user}}", "gists_url": f"{u}/gists{{/gist_id}}",
             "starred_url": f"{u}/starred{{/owner}}{{/repo}}", "subscriptions_url": f"{u}/subscriptions",
             "organizations_url": f"{u}/orgs", "repos_url": f"{u}/repos", "events_url": f"{u}/events{{/privacy}}",
@@ -111,7 +111,7 @@ class Team:
         # team through the documented routes, so clients following it stay on served paths.
         u = f"{base}/orgs/{self.org.login}/teams/{self.slug}"
         return {"id": self.id, "node_id": self.node_id, "url": u,
-                "html_url": f"{base}/orgs/{self.org.login}/teams/{self.slug}", "name": self.name,
+                "html_url": f"{web_url(base)}/orgs/{self.org.login}/teams/{self.slug}", "name": self.name,
                 "slug": self.slug, "description": self.description, "privacy": self.privacy,
                 "notification_setting": "notifications_enabled",
                 "permission": {"read": "pull", "write": "push"}.get(self.permission, self.permission),
@@ -149,7 +149,7 @@ class Org(Account):
                 "repos_url": f"{u}/repos", "events_url": f"{u}/events", "hooks_url": f"{u}/hooks",
                 "issues_url": f"{u}/issues", "members_url": f"{u}/members{{/member}}",
                 "public_members_url": f"{u}/public_members{{/member}}",
-                "avatar_url": f"{base}/avatars/u/{self.id}?v=4", "description": self.description}
+                "avatar_url": avatar_url(base, self.id), "description": self.description}
 
     def full(self, base: str, *, public_repos: int = 0) -> JSONDict:
         """``organization-full``: ``GET /orgs/{org}``."""
@@ -157,5 +157,5 @@ class Org(Account):
         return {**self.simple_org(base), "name": self.name or self.login, "blog": "", "is_verified": False,
                 "has_organization_projects": True, "has_repository_projects": True,
                 "public_repos": public_repos, "public_gists": 0, "followers": 0, "following": 0,
-                "html_url": f"{base}/{self.login}", "type": "Organization",
+                "html_url": f"{web_url(base)}/{self.login}", "type": "Organization",
                 "created_at": iso(self.created_at), "updated_at": iso(self.updated_at), "archived_at": None}

@@ -1,10 +1,16 @@
-"""What every wire shape shares: timestamps, node ids, ids, the web host.
+"""What every wire shape shares: timestamps, node ids, ids, the hosts URLs name.
 
 API URLs (``url``, ``*_url`` pointing at the REST API) are built on the replica's own
 base URL so that SDKs following them (PyGithub completes objects through ``url``) stay
 inside the replica. Web URLs (``html_url``, ``avatar_url``, ``.diff``, archives) are on the
 same base, where ``web.py`` serves github.com's pages: every URL handed out leads back to
 the replica. The GraphQL resolvers read the same base through ``web_base()``.
+
+With real hostnames (``agent.hostnames: real``) the base is GitHub's own (``API``), and each
+URL names the host GitHub puts it on (``github.com``, ``avatars.githubusercontent.com``,
+``raw.githubusercontent.com``, ``uploads.github.com``, ``codeload.github.com``,
+``github.githubassets.com``); ``real_hosts.py`` leads each of those hosts back to the path
+the replica serves it at. The helpers below build both forms from the base.
 """
 
 from __future__ import annotations
@@ -19,23 +25,82 @@ from typing import Any
 
 import orjson
 
+API = "https://api.github.com"
+"""GitHub's REST base: a replica whose base is this was reached through GitHub's real hostnames."""
 HTML = "https://github.com"
+AVATARS = "https://avatars.githubusercontent.com"
+RAW = "https://raw.githubusercontent.com"
+UPLOADS = "https://uploads.github.com"
+CODELOAD = "https://codeload.github.com"
+ASSETS = "https://github.githubassets.com"
 
-_WEB_BASE: ContextVar[str] = ContextVar("github_web_base", default=HTML)
+AVATAR_PATH = "/avatars/u/"
+"""Where the replica serves avatars on its own base (``avatars.githubusercontent.com/u/{id}``)."""
+RAW_PATH = "/raw/"
+"""Where the replica serves raw files on its own base (``raw.githubusercontent.com/{o}/{r}/{ref}/{path}``)."""
+ARCHIVE_KINDS = {".tar.gz": "legacy.tar.gz", ".zip": "legacy.zip"}
+"""An archive's extension on the replica (``/{o}/{r}/archive/{ref}.tar.gz``) and its kind on codeload."""
+
+
+def web_url(base: str) -> str:
+    """Where github.com's pages are (``html_url``, ``clone_url``, ``.diff``): github.com itself
+    through real hostnames, else the replica's own base."""
+    return HTML if base == API else base
+
+
+def avatar_url(base: str, account_id: int) -> str:
+    if base == API:
+        return f"{AVATARS}/u/{account_id}?v=4"
+    return f"{base}{AVATAR_PATH}{account_id}?v=4"
+
+
+def raw_url(base: str, full_name: str, ref: str, path: str) -> str:
+    """A file's ``download_url`` (``ref`` and ``path`` already quoted for a URL)."""
+    if base == API:
+        return f"{RAW}/{full_name}/{ref}/{path}"
+    return f"{base}{RAW_PATH}{full_name}/{ref}/{path}"
+
+
+def uploads_url(base: str) -> str:
+    """The base of release asset uploads (``upload_url``): uploads.github.com through real hostnames."""
+    return UPLOADS if base == API else base
+
+
+def archive_url(base: str, full_name: str, ref: str, ext: str) -> str:
+    """Where ``GET /repos/{o}/{r}/tarball/{ref}`` (``ext`` ``.tar.gz``) or ``zipball`` (``.zip``)
+    redirects. ``ref`` is quoted for a URL; through real hostnames it is the full ref name
+    (``refs/heads/main``) or a commit, as in GitHub's ``Location``."""
+    if base == API:
+        return f"{CODELOAD}/{full_name}/{ARCHIVE_KINDS[ext]}/{ref}"
+    return f"{base}/{full_name}/archive/{ref}{ext}"
+
+
+def assets_url(base: str) -> str:
+    """The base of GitHub's static pictures (``GET /emojis``): github.githubassets.com through real hostnames."""
+    return ASSETS if base == API else base
+
+
+_QUERY_BASE: ContextVar[str] = ContextVar("github_query_base", default=API)
+
+
+def query_base() -> str:
+    """The replica's base URL while a GraphQL query runs (its resolvers build ``url`` fields
+    without a ``base`` argument); GitHub's own outside one."""
+    return _QUERY_BASE.get()
 
 
 def web_base() -> str:
-    """The replica's base URL while a GraphQL query runs (its resolvers build ``url`` fields
-    without a ``base`` argument); github.com outside one."""
-    return _WEB_BASE.get()
+    """Where github.com's pages are while a GraphQL query runs (``web_url`` of ``query_base``)."""
+    return web_url(_QUERY_BASE.get())
 
 
 def set_web_base(base: str) -> Token[str]:
-    return _WEB_BASE.set(base)
+    """Sets the replica's base URL for the GraphQL query about to run."""
+    return _QUERY_BASE.set(base)
 
 
 def reset_web_base(token: Token[str]) -> None:
-    _WEB_BASE.reset(token)
+    _QUERY_BASE.reset(token)
 
 JSONDict = dict[str, Any]
 

@@ -17,6 +17,7 @@ from ancha.world.tools.github.git_protection import Protection
 from ancha.world.tools.github.git_store import InvalidRef, RefConflict, RepoGit, UnknownRevision
 from ancha.world.tools.github.git_wire import Accounts, commit, short_branch
 from ancha.world.tools.github.models import Org, Repo
+from ancha.world.tools.github.models.wire import web_url
 from ancha.world.tools.github.router import route
 
 
@@ -59,7 +60,7 @@ def _branch(call: Call, repo: Repo, git: RepoGit, name: str) -> dict[str, Any]:
     body: dict[str, Any] = {
         "name": name, "commit": commit(call.base, repo, info, Accounts(call.state)),
         "_links": {"self": f"{call.base}/repos/{repo.full_name}/branches/{quote(name, safe='')}",
-                   "html": f"{call.base}/{repo.full_name}/tree/{name}"},
+                   "html": f"{web_url(call.base)}/{repo.full_name}/tree/{name}"},
         "protected": rule is not None, "protection": _summary(rule),
         "protection_url": _protection_url(call, repo, name),
     }

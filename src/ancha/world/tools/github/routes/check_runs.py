@@ -15,6 +15,7 @@ from ancha.world.tools.github import errors
 from ancha.world.tools.github.call import Call, Reply, created
 from ancha.world.tools.github.git_calls import optional_str, repo_git
 from ancha.world.tools.github.models import Repo, iso, node_id
+from ancha.world.tools.github.models.wire import web_url
 from ancha.world.tools.github.router import route
 
 STATUSES = ("queued", "in_progress", "completed", "waiting", "requested", "pending")
@@ -43,8 +44,8 @@ class CheckRun:
         url = f"{base}/repos/{full}/check-runs/{self.id}"
         return {
             "id": self.id, "head_sha": self.head_sha, "node_id": node_id("CheckRun", self.id),
-            "external_id": self.external_id, "url": url, "html_url": f"{base}/{full}/runs/{self.id}",
-            "details_url": self.details_url or f"{base}/{full}/runs/{self.id}", "status": self.status,
+            "external_id": self.external_id, "url": url, "html_url": f"{web_url(base)}/{full}/runs/{self.id}",
+            "details_url": self.details_url or f"{web_url(base)}/{full}/runs/{self.id}", "status": self.status,
             "conclusion": self.conclusion, "started_at": iso(self.started_at),
             "completed_at": iso(self.completed_at),
             "output": {**self.output, "annotations_count": self.annotations,

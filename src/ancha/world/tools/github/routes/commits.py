@@ -14,6 +14,7 @@ from ancha.world.tools.github.git_calls import commit_of, repo_git
 from ancha.world.tools.github.git_objects import CommitInfo
 from ancha.world.tools.github.git_store import UnknownRevision
 from ancha.world.tools.github.git_wire import Accounts, commit, diff_entry
+from ancha.world.tools.github.models.wire import web_url
 from ancha.world.tools.github.router import route
 
 COMPARE_PER_PAGE = 250
@@ -97,11 +98,11 @@ def repos_compare_commits(call: Call) -> dict[str, Any]:
     shown = comparison.commits[(page - 1) * per_page:page * per_page]
     return {
         "url": f"{call.base}/repos/{full}/compare/{basehead}",
-        "html_url": f"{call.base}/{full}/compare/{basehead}",
-        "permalink_url": f"{call.base}/{full}/compare/{full.split('/')[0]}:{comparison.base[:7]}..."
+        "html_url": f"{web_url(call.base)}/{full}/compare/{basehead}",
+        "permalink_url": f"{web_url(call.base)}/{full}/compare/{full.split('/')[0]}:{comparison.base[:7]}..."
                          f"{full.split('/')[0]}:{comparison.head[:7]}",
-        "diff_url": f"{call.base}/{full}/compare/{basehead}.diff",
-        "patch_url": f"{call.base}/{full}/compare/{basehead}.patch",
+        "diff_url": f"{web_url(call.base)}/{full}/compare/{basehead}.diff",
+        "patch_url": f"{web_url(call.base)}/{full}/compare/{basehead}.patch",
         "base_commit": commit(call.base, repo, base_info, accounts),
         "merge_base_commit": commit(call.base, repo, merge_base, accounts),
         "status": comparison.status, "ahead_by": comparison.ahead_by, "behind_by": comparison.behind_by,

@@ -17,6 +17,7 @@ from markdown_it import MarkdownIt
 
 from ancha.world.tools.github import errors
 from ancha.world.tools.github.call import Call, Reply
+from ancha.world.tools.github.models.wire import web_url
 from ancha.world.tools.github.router import route
 
 HTML_TYPE = "text/html;charset=utf-8"
@@ -50,12 +51,12 @@ def _references(call: Call, rendered: str, context: str | None) -> str:
             account = call.state.account(token[1:])
             if account is None:
                 return token
-            return f'<a class="user-mention" href="{call.base}/{account.login}">@{html.escape(account.login)}</a>'
+            return f'<a class="user-mention" href="{web_url(call.base)}/{account.login}">@{html.escape(account.login)}</a>'
         number = int(token[1:])
         if repo is None or number not in repo.issues:
             return token
         kind = "pull" if repo.issues[number].is_pull else "issues"
-        return f'<a class="issue-link" href="{call.base}/{repo.full_name}/{kind}/{number}">{token}</a>'
+        return f'<a class="issue-link" href="{web_url(call.base)}/{repo.full_name}/{kind}/{number}">{token}</a>'
 
     parts = _OUTSIDE_TAGS.split(rendered)
     return "".join(part if i % 2 else _REFERENCE.sub(link, part) for i, part in enumerate(parts))

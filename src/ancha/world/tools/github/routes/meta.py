@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ancha.world.tools.github.call import Call
+from ancha.world.tools.github.models.wire import web_url
 from ancha.world.tools.github.router import route
 
 
@@ -13,7 +14,7 @@ def meta_root(call: Call) -> dict[str, Any]:
     b = call.base
     return {
         "current_user_url": f"{b}/user",
-        "current_user_authorizations_html_url": f"{b}/settings/connections/applications{{/client_id}}",
+        "current_user_authorizations_html_url": f"{web_url(b)}/settings/connections/applications{{/client_id}}",
         "authorizations_url": f"{b}/authorizations",
         "code_search_url": f"{b}/search/code?q={{query}}{{&page,per_page,sort,order}}",
         "commit_search_url": f"{b}/search/commits?q={{query}}{{&page,per_page,sort,order}}",

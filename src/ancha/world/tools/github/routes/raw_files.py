@@ -2,7 +2,8 @@
 
 GitHub's ``download_url`` points at ``raw.githubusercontent.com/{owner}/{repo}/{ref}/{path}``,
 outside the API; here it is ``{base}/raw/{owner}/{repo}/{ref}/{path}``, so an agent that
-follows it (``requests.get(download_url)``, ``curl``) stays inside the world. The answer
+follows it (``requests.get(download_url)``, ``curl``) stays inside the world (through real
+hostnames it is raw.githubusercontent.com's own URL, which ``real_hosts.py`` leads here). The answer
 is the file's bytes as ``text/plain``, as raw.githubusercontent.com sends them. Public
 repositories need no token; a private one takes the caller's token in the
 ``Authorization`` header or, as GitHub's private download URLs carry one, a ``token``

@@ -14,6 +14,7 @@ from ancha.world.tools.github.git_calls import repo_git
 from ancha.world.tools.github.git_wire import content_file
 from ancha.world.tools.github.headers import API_VERSIONS
 from ancha.world.tools.github.licenses import BY_KEY, LICENSES, License
+from ancha.world.tools.github.models.wire import assets_url
 from ancha.world.tools.github.router import route
 
 _ZEN = ("Responsive is better than fast.", "It's not fully shipped until it's fast.",
@@ -120,7 +121,7 @@ def gitignore_get_template(call: Call) -> Any:
 
 @route("GET", "/emojis", partial="common emojis only")
 def emojis_get(call: Call) -> dict[str, str]:
-    return {name: f"{call.base}{EMOJI_PATH}{name}.png?v8" for name in EMOJIS}
+    return {name: f"{assets_url(call.base)}{EMOJI_PATH}{name}.png?v8" for name in EMOJIS}
 
 
 @route("GET", "/meta")

@@ -1,7 +1,8 @@
 """Release assets: upload, list, get (JSON or the bytes), update, delete.
 
 A release's ``upload_url`` is ``{base}/repos/{o}/{r}/releases/{id}/assets{?name,label}``:
-GitHub's uploads host lives on the replica's own base, and the upload is ``POST`` on that
+GitHub's uploads host lives on the replica's own base (through real hostnames it is
+``https://uploads.github.com/repos/...``, led back here by ``real_hosts.py``), and the upload is ``POST`` on that
 path with the file as the body and ``name`` (and ``label``) in the query, as Octokit's
 ``uploadReleaseAsset`` and PyGithub's ``upload_asset`` send it. A second asset of the same
 name is 422 ``already_exists``, as GitHub answers.
@@ -21,6 +22,7 @@ from ancha.world.tools.github import errors
 from ancha.world.tools.github.call import Call, Reply, created, no_content
 from ancha.world.tools.github.git_calls import optional_str
 from ancha.world.tools.github.models import Account, Repo, iso, node_id
+from ancha.world.tools.github.models.wire import web_url
 from ancha.world.tools.github.router import route
 from ancha.world.tools.github.routes.releases import Release, _release, releases_of
 
@@ -73,7 +75,7 @@ class ReleaseAsset:
 
 def browser_download_url(base: str, asset: ReleaseAsset) -> str:
     release = asset.release
-    return f"{base}/{release.repo.full_name}/releases/download/{release.tag_path}/{asset.name}"
+    return f"{web_url(base)}/{release.repo.full_name}/releases/download/{release.tag_path}/{asset.name}"
 
 
 def find_asset(call: Call, repo: Repo) -> ReleaseAsset:

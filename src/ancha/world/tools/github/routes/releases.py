@@ -15,6 +15,7 @@ from ancha.world.tools.github.call import Call, Reply, created, no_content
 from ancha.world.tools.github.git_calls import optional_str, repo_git
 from ancha.world.tools.github.git_store import RefError, RepoGit
 from ancha.world.tools.github.models import Account, Repo, iso, node_id
+from ancha.world.tools.github.models.wire import uploads_url, web_url
 from ancha.world.tools.github.router import route
 
 RESOURCE = "Release"
@@ -47,8 +48,8 @@ class Release:
         url = f"{base}/repos/{full}/releases/{self.id}"
         tag_path = f"untagged-{self.id}" if self.draft else f"tag/{self.tag_name}"
         return {
-            "url": url, "html_url": f"{base}/{full}/releases/{tag_path}", "assets_url": f"{url}/assets",
-            "upload_url": f"{url}/assets{{?name,label}}",
+            "url": url, "html_url": f"{web_url(base)}/{full}/releases/{tag_path}", "assets_url": f"{url}/assets",
+            "upload_url": f"{uploads_url(base)}/repos/{full}/releases/{self.id}/assets{{?name,label}}",
             "tarball_url": None if self.draft else f"{base}/repos/{full}/tarball/{self.tag_name}",
             "zipball_url": None if self.draft else f"{base}/repos/{full}/zipball/{self.tag_name}",
             "id": self.id, "node_id": node_id("Release", self.id), "tag_name": self.tag_name,

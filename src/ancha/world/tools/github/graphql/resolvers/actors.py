@@ -10,14 +10,14 @@ from ancha.world.tools.github.graphql.connections import paginate, pagination_ar
 from ancha.world.tools.github.graphql.context import ctx
 from ancha.world.tools.github.graphql.errors import NotFound
 from ancha.world.tools.github.graphql.registry import plain, resolver
-from ancha.world.tools.github.models import Account, Org, iso
-from ancha.world.tools.github.models.wire import web_base
+from ancha.world.tools.github.models import Account, Org, iso, wire
+from ancha.world.tools.github.models.wire import query_base, web_base
 
 PAGE = ("first", "after", "last", "before")
 
 
 def _avatar(account: Account) -> str:
-    return f"{web_base()}/avatars/u/{account.id}?v=4"
+    return wire.avatar_url(query_base(), account.id)
 
 
 plain("User Bot Organization",
