@@ -44,7 +44,7 @@ from ancha.world.registry import catalog, config_catalog
 
 PAGES = [
     "index.md", "quickstart.md", "concepts.md", "scenes.md", "ancha-yaml.md", "model-calls.md", "checks.md",
-    "feed-and-control.md", "scale.md", "status.md", "containers.md",
+    "feed-and-control.md", "scale.md", "status.md", "containers.md", "hostnames.md",
     "tools/slack.md", "tools/github.md", "tools/datadog.md", "tools/pagerduty.md", "tools/okta.md",
 ]
 """The Ancha pages (docs/agentos/ has its own tests)."""

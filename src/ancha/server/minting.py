@@ -11,6 +11,7 @@ to ``tls.VALID_UNTIL``), since agents verify them at the world's time.
 
 from __future__ import annotations
 
+import atexit
 import shutil
 import ssl
 import tempfile
@@ -90,10 +91,17 @@ class Minter:
 
     def server_context(self, default_host: str) -> ssl.SSLContext:
         """A context for a listener that picks each connection's certificate by the name the
-        client asks for (SNI); ``default_host``'s when it names none."""
-        context = self._make(default_host.lower())
-        context.sni_callback = self._by_name
-        return context
+        client asks for (SNI); ``default_host``'s when it names none. Made once per default host."""
+        key = "\0sni:" + default_host.lower()
+        found = self._contexts.get(key)
+        if found is None:
+            with self._lock:
+                found = self._contexts.get(key)
+                if found is None:
+                    found = self._make(default_host.lower())
+                    found.sni_callback = self._by_name
+                    self._contexts[key] = found
+        return found
 
     def _by_name(self, connection: ssl.SSLObject | ssl.SSLSocket, name: str | None, _: ssl.SSLContext) -> None:
         if name:
@@ -105,5 +113,8 @@ class Minter:
 
 @cache
 def minter() -> Minter:
-    """This process's minting authority, made on first use (a run without real hostnames never pays for it)."""
-    return Minter()
+    """This process's minting authority, made on first use (a run without real hostnames never pays
+    for it); its folder of certificates and their key is removed when the process exits."""
+    made = Minter()
+    atexit.register(made.close)
+    return made
