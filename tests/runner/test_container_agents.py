@@ -274,6 +274,7 @@ def test_slack_socket_mode_is_refused_in_a_container(tmp_path: Path, engine: str
     result = ancha("run", cwd=root, engine=engine)
     assert result.returncode == 2
     assert "agent.slack_transport: socket is not available to container agents" in result.stderr
+    assert "or set agent.hostnames: real" in result.stderr
     assert "container runs do not support Slack Socket Mode" in result.stderr
 
 

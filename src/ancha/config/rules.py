@@ -52,9 +52,11 @@ def config_problems(config: AnchaConfig, line_of: LineOf, file: str | None, cata
     if execution.mode == "container" and not execution.image:
         add("agent.execution.image", "required when mode is container",
             "name a Linux image in your local Docker, such as my-agent:local")
-    if execution.mode == "container" and agent.slack_transport == "socket":
+    if execution.mode == "container" and agent.slack_transport == "socket" and agent.hostnames != "real":
+        # With real hostnames the container reaches wss-primary.slack.com through Ancha's interception.
         add("agent.slack_transport", "socket is not available to container agents",
-            "container runs do not support Slack Socket Mode; use feed (or http with an endpoint agent on the host)")
+            "container runs do not support Slack Socket Mode; use feed (or http with an endpoint agent on the host), "
+            "or set agent.hostnames: real")
     for i, name in enumerate(execution.env):
         if name in RESERVED_ENV or name.startswith("ANCHA_"):
             add(f"agent.execution.env[{i}]", f"{name} is a reserved name",

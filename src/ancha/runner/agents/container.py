@@ -289,6 +289,8 @@ class ContainerAgent:
                 "--cpus", f"{limits.cpus:g}", "--memory", f"{limits.memory_mb}m", "--pids-limit", str(limits.pids)]
         if self.docker:
             args.append("--interactive")  # the runner's go-ahead comes on stdin (WAIT_FOR_NETWORK)
+            # podman mounts a tmpfs at /tmp under --read-only itself; Docker needs telling (HOME is /tmp)
+            args += ["--tmpfs", "/tmp:rw,nosuid,nodev,mode=1777"]
         # Docker refuses a read-only anonymous volume: there, root owning it keeps the agent out
         if execution.seccomp is not None:
             args += ["--security-opt", f"seccomp={execution.seccomp}"]

@@ -31,7 +31,7 @@ class HostRoute:
     (``https://api.github.com``; Datadog's depends on the site the agent chose)."""
     path: Callable[[str], str] | None = None
     """The tool's path for the host's path (both start with ``/``, no query): GitHub's
-    ``raw.githubusercontent.com/o/r/main/a.txt`` is ``/o/r/raw/main/a.txt`` on the replica.
+    ``raw.githubusercontent.com/o/r/main/a.txt`` is ``/raw/o/r/main/a.txt`` on the replica.
     None: the same path."""
 
     def tool_path(self, path: str) -> str:
