@@ -55,7 +55,8 @@ SERVER = textwrap.dedent('''
 
     def reply(channel, ts):
         body = json.dumps({"channel": channel, "thread_ts": ts, "text": "Hi Laura!"}).encode()
-        req = urllib.request.Request(os.environ["ANCHA_SLACK_URL"] + "/api/chat.postMessage", data=body,
+        base = "https://slack.com" if "--real-hostnames" in sys.argv else os.environ["ANCHA_SLACK_URL"]
+        req = urllib.request.Request(base + "/api/chat.postMessage", data=body,
             headers={"Authorization": "Bearer " + os.environ["ANCHA_SLACK_TOKEN"],
                      "Content-Type": "application/json; charset=utf-8"})
         assert json.load(urllib.request.urlopen(req))["ok"]
@@ -132,6 +133,24 @@ def test_endpoint_agent__started_per_trial_on_its_own_port_gets_signed_slack_eve
         posts = [e for e in traced if e["actor"] == "world" and e["path"].startswith("http://")]
         assert [e["status"] for e in posts] == [200, 200] and posts[0]["path"].endswith("/events/slack")
     assert len(ports) == 2
+
+
+def test_endpoint_agent__its_managed_server_reaches_slack_com_with_real_hostnames(tmp_path: Path) -> None:
+    """agent.start gets the proxy and the CA bundle: its reply to https://slack.com, with no base URL, lands."""
+    project = _project(tmp_path, f"""
+        agent:
+          url: "http://127.0.0.1:{{{{agent.port}}}}/events/{{{{service}}}}"
+          start: {sys.executable} server.py --real-hostnames
+          ready_url: "http://127.0.0.1:{{{{agent.port}}}}/ready"
+          idle: 5m
+          hostnames: real
+        trials: 1
+    """)
+    ran = _run(project)
+    assert ran.returncode == 0, ran.stdout + ran.stderr + (_trial(project, 1) / "agent.log").read_text()
+    traced = [json.loads(line) for line in (_trial(project, 1) / "trace.jsonl").read_text().splitlines()]
+    replies = [e for e in traced if e["actor"] == "agent" and e["path"] == "/api/chat.postMessage"]
+    assert [(e["status"], e.get("host")) for e in replies] == [(200, "slack.com")]
 
 
 def test_endpoint_agent__a_server_with_the_wrong_env_id_is_a_clear_error(tmp_path: Path) -> None:
