@@ -48,6 +48,11 @@ AGENT = textwrap.dedent("""
                  {"authorization": "Bearer sk-test"})
         post_hello()
         sys.exit(0)
+    if sys.argv[1] == "fixed":  # agent.hostnames: real: a provider's own URL, no base URL
+        call("https://api.openai.com/v1/chat/completions", {"model": "gpt-4o-mini", "messages": messages},
+             {"authorization": "Bearer sk-test"})
+        post_hello()
+        sys.exit(0)
     if sys.argv[1] == "spend":
         while True:
             try:
@@ -127,3 +132,15 @@ def test_budget__an_agent_that_exits_right_after_spending_past_it_is_over_budget
     checks = json.loads((result.run_dir / "hello" / "1" / "checks.json").read_text())
     assert checks["status"] == "over_budget" and checks["verdict"] == "failed", printed
     assert all(r["passed"] for r in checks["results"])  # its checks held: the budget fails it anyway
+
+
+def test_real_hostnames__a_call_to_a_providers_own_url_goes_through_the_gateway(
+        tmp_path: Path, standin: ModelStandIn) -> None:
+    """agent.hostnames: real: api.openai.com is intercepted and counted by the gateway, never sent out."""
+    result, printed = run(tmp_path, standin, "fixed", extra="  hostnames: real\n")
+    assert result.exit_code == 0, printed
+    folder = result.run_dir / "hello" / "1"
+    calls = [json.loads(line) for line in (folder / "models.jsonl").read_text().splitlines()]
+    assert [(c["provider"], c["model"]) for c in calls] == [("openai", "gpt-4o-mini")], (folder / "agent.log").read_text()
+    checks = json.loads((folder / "checks.json").read_text())
+    assert checks["cost"]["calls"] == 1
