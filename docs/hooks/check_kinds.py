@@ -3,7 +3,8 @@
 A page writes ``<!-- check-kinds: fields -->`` (the common fields of a check),
 ``<!-- check-kinds: process -->`` (each process check's value and when it passes) or
 ``<!-- check-kinds: where -->`` (where each kind works: scene files, hosted console tasks,
-playground task files) where a table goes. At build time this hook reads every
+playground task files) where a table goes, and ``generated_tables.py`` writes the table below
+it, into the Markdown. At build time this hook renders it again: it reads every
 ``CheckKind`` of the build (``ancha.checks.kinds.check_kinds()``) and renders the table
 from its form, so a kind added, or allowed in one more place, shows up without anyone
 copying it.
@@ -11,10 +12,10 @@ copying it.
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
-MARKER = re.compile(r"<!--\s*check-kinds:\s*([a-z]+)\s*-->")
+import generated_tables  # (beside this file: MkDocs puts the hooks' folder on sys.path to load them)
+
 ID_ROW = ["`id`", "string", "Unique name of the check. Results and `pass` refer to it."]
 
 
@@ -77,4 +78,4 @@ def render(table: str) -> str:
 
 
 def on_page_markdown(markdown: str, page: Any, config: Any, files: Any) -> str:
-    return MARKER.sub(lambda m: render(m.group(1)), markdown)
+    return generated_tables.expand(markdown, "check-kinds", render)

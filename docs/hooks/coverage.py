@@ -1,7 +1,8 @@
 """MkDocs hook: each tool page's coverage table, generated from the tool's coverage ledger.
 
 A page writes ``<!-- coverage: slack -->`` (or github, datadog, pagerduty, okta) where the
-table goes. At build time this hook imports the tool's generated ledger module (the one its
+table goes, and ``generated_tables.py`` writes the table below it, into the Markdown. At build
+time this hook renders it again: it imports the tool's generated ledger module (the one its
 ``coverage.py`` declares, e.g. ``coverage_ledger.py``) and puts in its place: the counts per
 status, a table of every operation the replica serves (implemented or partial, with what a
 partial one leaves out), and a collapsible list of the operations it does not serve. The
@@ -11,11 +12,10 @@ numbers are never copied by hand, so a page cannot fall behind its ledger.
 from __future__ import annotations
 
 import importlib
-import re
 from types import ModuleType
 from typing import Any
 
-MARKER = re.compile(r"<!--\s*coverage:\s*([a-z-]+)\s*-->")
+import generated_tables  # (beside this file: MkDocs puts the hooks' folder on sys.path to load them)
 
 STATUSES = ("implemented", "partial", "not_implemented")
 LABELS = {"implemented": "implemented", "partial": "partial", "not_implemented": "not implemented"}
@@ -96,6 +96,10 @@ def render_graphql() -> str:
     return "\n".join(out)
 
 
+def table(name: str) -> str:
+    """The Markdown of ``<!-- coverage: name -->``: a tool's ledger, or ``github-graphql``."""
+    return render_graphql() if name == "github-graphql" else render(name)
+
+
 def on_page_markdown(markdown: str, page: Any, config: Any, files: Any) -> str:
-    return MARKER.sub(lambda m: render_graphql() if m.group(1) == "github-graphql" else render(m.group(1)),
-                      markdown)
+    return generated_tables.expand(markdown, "coverage", table)

@@ -1,6 +1,7 @@
 """MkDocs hook: each tool page's table of scene-file fields, generated from the tool's file model.
 
-A page writes ``<!-- seed: github -->`` where the tables go. At build time this hook takes
+A page writes ``<!-- seed: github -->`` where the tables go, and ``generated_tables.py``
+writes them below it, into the Markdown. At build time this hook renders them again: it takes
 the ``world.<tool>`` section's file model from the tool registry (the model that validates
 scene files and that ``ancha schema scene`` prints) and renders one table per part of the
 section: every field with its type, its default (or "required") and the model's own
@@ -11,10 +12,9 @@ copying it.
 from __future__ import annotations
 
 import json
-import re
 from typing import Any
 
-MARKER = re.compile(r"<!--\s*seed:\s*([a-z]+)\s*-->")
+import generated_tables  # (beside this file: MkDocs puts the hooks' folder on sys.path to load them)
 
 
 def schema(tool: str) -> dict[str, Any]:
@@ -120,4 +120,4 @@ def render(tool: str) -> str:
 
 
 def on_page_markdown(markdown: str, page: Any, config: Any, files: Any) -> str:
-    return MARKER.sub(lambda m: render(m.group(1)), markdown)
+    return generated_tables.expand(markdown, "seed", render)
