@@ -237,4 +237,8 @@ def scene_file_model(catalog: Catalog) -> type[FileModel]:
         "world_rules": (rules, Field(default_factory=rules)),
         "checks": (list[check], Field(default_factory=list)),  # type: ignore[valid-type]
         "pass_": (list[str] | None, Field(default=None, alias="pass")),
+        "expect_unchanged": (list[str], Field(default_factory=list, description=(
+            "what the agent must not change (Ancha's own, not in the reference): refs such as $slack_general "
+            "or tool sections such as okta or github.repos; any agent change there fails the required check "
+            "expect_unchanged"))),
     }, doc="One scene.yaml.")

@@ -196,6 +196,9 @@ class WorldRules(_Model):
     faults: list[FaultRule] = Field(default_factory=list)
 
 
+EXPECT_UNCHANGED_CHECK = "expect_unchanged"
+"""The id of the check a scene's ``expect_unchanged`` adds (graded after the trial, always required)."""
+
 COMMON_CHECK_FIELDS = ("id", "line")
 """The fields of ``CheckSpec`` that are not a kind."""
 
@@ -251,6 +254,9 @@ class Scene(_Model):
     checks: list[CheckSpec] = Field(default_factory=list)
     pass_: list[str] = Field(default_factory=list, alias="pass")
     """Required check ids; the loader fills in every check id when the file omits it."""
+    expect_unchanged: list[str] = Field(default_factory=list)
+    """What the agent must not change, each ``$ref``, ``tool`` or ``tool.section`` (ours, not in
+    the reference): any agent change there fails the ``expect_unchanged`` check."""
     path: str = ""
     """The scene file's absolute path (for messages and results)."""
     source_hash: str = ""
