@@ -73,7 +73,7 @@ def explain_run(run_dir: Path) -> str:
     failed_checks = sum(len(t.failed) for t in shown)
     shown_ids = {id(t) for t in shown}
     cut_notes = [f"{t.scene} / trial {t.trial}: {note}" for t in trials if id(t) not in shown_ids
-                 for note in (log_cut(t.data), state_cut(t.data)) if note]
+                 for note in (log_cut(t.data), state_cut(t.data), also_changed_note(t.data)) if note]
     if not shown:
         return "\n".join([f"no failed checks in run {run_id} ({_count(len(trials), 'trial')} passed)",
                           *cut_notes])
@@ -121,6 +121,7 @@ def explain_trial(trial: TrialReport) -> list[str]:
             for seq in evidence:
                 entry = trace.get(int(seq))
                 lines.append(f"      {evidence_line(entry) if entry else f'#{seq} (not in trace.jsonl)'}")
+    lines.extend(also_changed_lines(data))
     run_id = TrialFolder(trial.folder).run_id
     lines.append(f"  console: {trial_url(run_id, trial.scene, trial.trial)}  (`ancha ui` serves it)")
     return lines
@@ -185,6 +186,31 @@ def log_cut(data: dict[str, Any]) -> str | None:
         return None
     return (f"agent.log: {dropped:,} of {written:,} bytes dropped between its head and its tail "
             f"(agent.log_limit: {limit:,} bytes)")
+
+
+def also_changed_lines(data: dict[str, Any]) -> list[str]:
+    """What the agent changed that no check mentions (``also_changed`` in checks.json), per tool."""
+    also = _also_changed(data)
+    if not also:
+        return []
+    lines = ["  also changed (no check mentions it):"]
+    for tool, changes in also.items():
+        lines.extend(f"    {tool}: {change}" for change in changes)
+    return lines
+
+
+def also_changed_note(data: dict[str, Any]) -> str | None:
+    """``also_changed`` on one line, for a trial that is not shown whole."""
+    also = _also_changed(data)
+    return "also changed: " + "; ".join(f"{tool}: {', '.join(changes)}" for tool, changes in also.items()) \
+        if also else None
+
+
+def _also_changed(data: dict[str, Any]) -> dict[str, list[str]]:
+    also = data.get("also_changed")
+    if not isinstance(also, dict):
+        return {}
+    return {str(tool): [str(c) for c in changes] for tool, changes in also.items() if isinstance(changes, list) and changes}
 
 
 def state_cut(data: dict[str, Any]) -> str | None:

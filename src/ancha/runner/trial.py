@@ -15,6 +15,7 @@ from typing import Any
 
 import httpx
 
+from ancha.checks.collateral import grade_collateral
 from ancha.checks.judge import (
     JudgeUnavailable,
     context_secrets,
@@ -72,6 +73,8 @@ class TrialOutcome:
     """What of a container agent's ``/state`` was left out past its cap; None when it is whole."""
     cost: dict[str, Any] | None = None
     """The trial's model calls through the model gateway (``GatewayTrial.cost()``); None without one."""
+    also_changed: dict[str, list[str]] = field(default_factory=dict)
+    """Tool -> what the agent changed there that no check mentions (``checks.collateral``)."""
 
 
 class TrialRunner:
@@ -365,6 +368,7 @@ class TrialRunner:
                 outcome.verdict, outcome.reason = "invalid", f"a judge check could not be graded: {exc}"
                 by_id = {r.id: r.to_dict() for r in exc.results}
                 results = [by_id.get(r["id"], r) for r in graded["results"]]
+            results = await self._collateral(scene, outcome, folder, results)
             if outcome.verdict != "invalid":
                 verdict = trial_verdict([CheckResult.from_dict(r) for r in results])
                 if outcome.reason and outcome.status != "timed_out":
@@ -402,11 +406,25 @@ class TrialRunner:
         by_id = {r.id: r.to_dict() for r in judged}
         return [by_id.get(r["id"], r) for r in results]
 
+    async def _collateral(self, scene: Scene, outcome: TrialOutcome, folder: TrialFolder,
+                          results: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """What else the agent changed (``also_changed``), and the scene's ``expect_unchanged``
+        check among the results: worked out here, off the world's files, as judge checks are."""
+        also, unchanged = await asyncio.to_thread(grade_collateral, scene, outcome.trial, folder.world_path,
+                                                  folder.read_trace().values(), self._agent_spec())
+        outcome.also_changed = also
+        if unchanged is None:
+            return results
+        if unchanged.status == "error" and outcome.verdict != "invalid":
+            outcome.verdict, outcome.reason = "invalid", f"expect_unchanged could not be graded: {unchanged.explanation}"
+        return [*results, unchanged.to_dict()]
+
     @staticmethod
     def _write_checks(trial_dir: Path, outcome: TrialOutcome, results: list[dict[str, Any]]) -> None:
         TrialFolder(trial_dir).write_checks(outcome.scene, outcome.trial, outcome.verdict, outcome.status,
                                             outcome.reason, results, outcome.agent_log, outcome.cost,
-                                            outcome.state, ended=outcome.ended)
+                                            outcome.state, ended=outcome.ended,
+                                            also_changed=outcome.also_changed or None)
 
 
 def world_clock_library(config: AnchaConfig) -> Path | None:

@@ -28,6 +28,7 @@ from ancha.scene.refs import RefTable
 from ancha.scene.rules import build_world_rules
 from ancha.scene.sections import Catalog, SectionContext
 from ancha.scene.sources import Source, parse_time
+from ancha.scene.unchanged import build_expect_unchanged
 from ancha.scene.walker import SceneWalker
 
 
@@ -143,6 +144,7 @@ def _resolve(clean: dict[str, Any], source: Source, present: set[str], path: Pat
     rules = build_world_rules(clean.get("world_rules", {}), resolver)
     checks, ids = build_checks(clean.get("checks", []), resolver)
     required = required_ids(clean.get("pass_"), ids, source)
+    unchanged = build_expect_unchanged(clean.get("expect_unchanged") or [], source, refs, catalog, list(world), ids)
     if source.problems:
         return None
     task = clean.get("task", "")
@@ -160,7 +162,7 @@ def _resolve(clean: dict[str, Any], source: Source, present: set[str], path: Pat
         scene = Scene.model_validate({
             "name": name, "description": clean.get("description", ""),
             "task": clean.get("task", ""), "clock": clock, "world": world, "people": people.people,
-            "world_rules": rules, "checks": checks, "pass": required,
+            "world_rules": rules, "checks": checks, "pass": required, "expect_unchanged": unchanged,
             "path": str(path), "source_hash": digest.hexdigest()})
     except ValidationError as exc:  # a bug if reached: the walker should have caught it
         source.add("", f"invalid scene: {exc.errors()[0]['msg']}")
