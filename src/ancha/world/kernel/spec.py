@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from ancha.world.kernel.port import WorldPort
     from ancha.world.kernel.predicate import CompiledPredicate
     from ancha.world.kernel.reach import Directory, Reach
+    from ancha.world.kernel.rendered import ObjectChange, Rendered
     from ancha.world.kernel.webhook import WebhookForm
 
 R = TypeVar("R")
@@ -140,6 +141,11 @@ class ToolSpec(Generic[R]):
     """What the judge sees of this tool's final state (from its snapshot), as text."""
     timeline: Callable[[dict[str, Any]], list[TimelineMark]] | None = None
     """What the console's timeline shows of this tool's final state (from its snapshot)."""
+    render: Callable[[ObjectChange], Rendered | None] | None = None
+    """How the console's world diff shows one object of this tool's snapshot that changed from
+    seed to end (``kernel.rendered``); None for an object it does not render at that level (a
+    pull request's comment: the console then asks about the pull request around it). None: the
+    console shows every change generically."""
     vendor_files: tuple[str, ...] = ()
     """The generated vendor data the tool ships (``vendor/<name>.json.gz`` in its folder, read
     through ``ancha.world.kernel.vendor_data``): ``ancha doctor`` reads each afresh."""

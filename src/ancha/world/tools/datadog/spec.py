@@ -14,6 +14,7 @@ from ancha.world.tools.datadog.coverage import COVERAGE
 from ancha.world.tools.datadog.delivery import WEBHOOK, start_delivery
 from ancha.world.tools.datadog.judge import judge_view
 from ancha.world.tools.datadog.real_hosts import real_hosts
+from ancha.world.tools.datadog.render import render
 from ancha.world.tools.datadog.replica import DatadogReplica
 from ancha.world.tools.datadog.scene_file import DatadogFile, build_world
 from ancha.world.tools.datadog.timeline import monitor_marks
@@ -63,6 +64,7 @@ TOOL: ToolSpec[DatadogReplica] = ToolSpec(
                          "log lines at a rate while the fault is active"), actions.log_effect),
     ),
     judge_view=judge_view,
+    render=render,
     secret_patterns=(r"\b[0-9a-f]{32}\b", r"\b[0-9a-f]{40}\b"),
     vendor_files=("rest",),
     coverage=COVERAGE,

@@ -14,6 +14,7 @@ from ancha.world.tools.github.graphql.data_check import schema_builds
 from ancha.world.tools.github.judge import judge_view
 from ancha.world.tools.github.reach import GitHubReach
 from ancha.world.tools.github.real_hosts import real_hosts
+from ancha.world.tools.github.render import render
 from ancha.world.tools.github.replica import GitHubReplica
 from ancha.world.tools.github.scene_file import GitHubFile, build_world
 from ancha.world.tools.github.smart_http import MAX_BODY, body_too_large, decode_request
@@ -67,6 +68,7 @@ TOOL: ToolSpec[GitHubReplica] = ToolSpec(
     ),
     real_hosts=real_hosts,
     judge_view=judge_view,
+    render=render,
     secret_patterns=(r"gh[pousr]_[A-Za-z0-9_]+", r"github_pat_[A-Za-z0-9_]+"),
     vendor_files=("rest", "webhooks", "graphql"),
     coverage=COVERAGE,

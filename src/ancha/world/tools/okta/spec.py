@@ -12,6 +12,7 @@ from ancha.world.tools.okta.coverage import COVERAGE
 from ancha.world.tools.okta.delivery import WEBHOOK, start_delivery
 from ancha.world.tools.okta.judge import judge_view
 from ancha.world.tools.okta.real_hosts import real_hosts
+from ancha.world.tools.okta.render import render
 from ancha.world.tools.okta.replica import OktaReplica
 from ancha.world.tools.okta.scene_file import OktaFile, build_world
 
@@ -47,6 +48,7 @@ TOOL: ToolSpec[OktaReplica] = ToolSpec(
     real_hosts=real_hosts,
     agent_env={"OKTA_TESTING_TESTINGDISABLEHTTPSCHECK": "true"},
     judge_view=judge_view,
+    render=render,
     secret_patterns=(r"\b00[A-Za-z0-9_-]{40}\b",),
     vendor_files=("rest",),
     coverage=COVERAGE,

@@ -15,6 +15,7 @@ from ancha.world.tools.pagerduty.delivery import WEBHOOK, start_delivery
 from ancha.world.tools.pagerduty.judge import judge_view
 from ancha.world.tools.pagerduty.reach import PagerDutyReach
 from ancha.world.tools.pagerduty.real_hosts import real_hosts
+from ancha.world.tools.pagerduty.render import render
 from ancha.world.tools.pagerduty.replica import PagerDutyReplica
 from ancha.world.tools.pagerduty.scene_file import PagerDutyFile, build_world
 from ancha.world.tools.pagerduty.timeline import incident_marks
@@ -64,6 +65,7 @@ TOOL: ToolSpec[PagerDutyReplica] = ToolSpec(
                            "trigger one incident when the fault starts"), actions.trigger_effect),
     ),
     judge_view=judge_view,
+    render=render,
     secret_patterns=(r"u\+[A-Za-z0-9_-]{18}", r"(?<![0-9a-f])[0-9a-f]{32}(?![0-9a-f])"),
     vendor_files=("rest",),
     coverage=COVERAGE,

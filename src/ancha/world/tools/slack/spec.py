@@ -15,6 +15,7 @@ from ancha.world.tools.slack.events_http import WEBHOOK
 from ancha.world.tools.slack.judge import judge_view
 from ancha.world.tools.slack.reach import SlackReach
 from ancha.world.tools.slack.real_hosts import real_hosts
+from ancha.world.tools.slack.render import render
 from ancha.world.tools.slack.replica import SlackReplica
 
 if TYPE_CHECKING:
@@ -60,6 +61,7 @@ TOOL: ToolSpec[SlackReplica] = ToolSpec(
                             action_bodies.resolve_reaction_action, "react to a message as a user"), actions.add_reaction),
     ),
     judge_view=judge_view,
+    render=render,
     secret_patterns=(r"xox[a-z]-[A-Za-z0-9-]+", r"xapp-[A-Za-z0-9-]+"),
     vendor_files=("web_api", "events", "rate_tiers"),
     coverage=COVERAGE,
