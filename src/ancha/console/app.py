@@ -34,7 +34,7 @@ from ancha.console.headers import SecurityHeaders, raw_file_headers
 from ancha.console.runs import ConsoleRuns, run_row
 from ancha.console.timeline import build_timeline, format_offset
 from ancha.console.trial_data import TrialCache, TrialData
-from ancha.console.world_diff import SeedUnavailable, diff_worlds, read_world, seed_world
+from ancha.console.world_view import WorldView, trial_world_view
 from ancha.results.run_folder import AGENT_LOG, TrialFolder, failed_checks
 from ancha.results.runs_folder import LATEST, is_dir, is_folder_name
 from ancha.server.keys import server_key
@@ -142,22 +142,16 @@ class Console:
         folder = self._trial(request)
         if folder is None:
             return self.not_found("trial")
-        values: dict[str, Any] = {"changes": [], "total": 0, "error": None}
         summary = self.runs.run(folder.run_id)
-        scene = _scene_summary(summary.read_summary() if summary else None, folder.scene)
-        try:
-            end = read_world(folder.read_world())
-            if scene is None:
-                raise SeedUnavailable("the run's summary.json does not name this scene's file (the run has not "
-                                      "finished, or was stopped)")
-            seed = seed_world(str(scene.get("path")), str(scene.get("source_hash") or ""), int(folder.trial))
-            values["changes"], values["total"] = diff_worlds(seed, end)
-        except OSError:
-            values["error"] = "this trial has no world.json (it never started, or has not been graded yet)"
-        except (SeedUnavailable, ValueError) as exc:
-            values["error"] = str(exc)
+        data = self.cache.load(folder)
+        view = data.derived.get("world_view")
+        if not isinstance(view, WorldView):
+            view = trial_world_view(folder, _scene_summary(summary.read_summary() if summary else None, folder.scene))
+            if view.error is None:
+                data.derived["world_view"] = view
         full = request.query_params.get("fragment") != "1"
-        return self.page("diff.html", full=full, folder=folder, run_id=folder.run_id, **values)
+        return self.page("diff.html", full=full, folder=folder, run_id=folder.run_id, view=view, changes=view.changes,
+                         total=view.total, error=view.error)
 
     def agent_log(self, request: Request) -> Response:
         folder = self._trial(request)
