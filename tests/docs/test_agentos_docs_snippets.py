@@ -31,6 +31,8 @@ the real CLI, so its options exist.
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import json
 import math
 import os
@@ -41,11 +43,14 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
+from urllib.parse import unquote
 
 import click
 import httpx
@@ -394,6 +399,96 @@ def test_agentos_docs__every_js_example_runs_against_a_real_server(server: Serve
     finally:
         shutil.rmtree(folder, ignore_errors=True)
     assert done.returncode == 0, f"{block.where} exited {done.returncode}:\n{done.stdout}\n{done.stderr}"
+
+
+class _Registry(BaseHTTPRequestHandler):
+    """An npm registry on loopback serving only the packages sdk/js's lock installs, packed from
+    its node_modules (`npm ci` there put them in), so installing it sends nothing to npmjs.org."""
+
+    packuments: dict[str, bytes] = {}
+    tarballs: dict[str, bytes] = {}
+
+    def do_GET(self) -> None:  # noqa: N802  (http.server's name)
+        path = unquote(self.path.split("?", 1)[0])
+        body = self.packuments.get(path.strip("/")) or self.tarballs.get(path)
+        self.send_response(200 if body else 404)
+        self.send_header("Content-Type", "application/json" if path.strip("/") in self.packuments
+                         else "application/octet-stream")
+        self.send_header("Content-Length", str(len(body or b"")))
+        self.end_headers()
+        self.wfile.write(body or b"")
+
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
+        pass
+
+
+@pytest.fixture
+def npm_registry(tmp_path: Path) -> Iterator[str]:
+    npm = shutil.which("npm")
+    if npm is None:
+        pytest.fail("npm is needed to install the JavaScript SDK as the docs say: install Node.js 20 or newer")
+    lock = json.loads((JS_PACKAGE / "package-lock.json").read_text())
+    names = [key.removeprefix("node_modules/") for key in lock["packages"] if key.startswith("node_modules/")]
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _Registry)
+    url = f"http://127.0.0.1:{server.server_address[1]}"
+    packs = tmp_path / "packs"
+    packs.mkdir()
+    for name in names:
+        folder = JS_PACKAGE / "node_modules" / name
+        if not folder.is_dir():
+            pytest.fail(f"the JavaScript SDK's dependencies are not installed: run `npm ci` in sdk/js "
+                        f"(python3 dev.py test does); no {folder}")
+        manifest = json.loads((folder / "package.json").read_text())
+        packed = subprocess.run([npm, "pack", str(folder), "--pack-destination", str(packs), "--json"],
+                                capture_output=True, text=True, timeout=120, check=True)
+        tarball = (packs / json.loads(packed.stdout)[0]["filename"]).read_bytes()
+        path = f"/{name}/-/{name.rsplit('/', 1)[-1]}-{manifest['version']}.tgz"
+        integrity = "sha512-" + base64.b64encode(hashlib.sha512(tarball).digest()).decode()
+        version = {key: manifest[key] for key in ("name", "version", "dependencies", "peerDependencies",
+                                                   "peerDependenciesMeta", "engines") if key in manifest}
+        version["dist"] = {"tarball": url + path, "integrity": integrity}
+        _Registry.tarballs[path] = tarball
+        _Registry.packuments[name] = json.dumps({"name": name, "dist-tags": {"latest": manifest["version"]},
+                                                 "versions": {manifest["version"]: version}}).encode()
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield url + "/"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_agentos_docs__the_documented_npm_install_gives_a_client_that_streams(
+    server: Server, npm_registry: str, tmp_path: Path
+) -> None:
+    """sdks.md's `npm install` line, run in a new project, installs the SDK with `ws`: the
+    page's streaming example then runs there (not inside sdk/js, whose own node_modules a
+    linked install would borrow)."""
+    page = fenced_blocks(DOCS / "agentos" / "sdks.md")
+    command = next(shlex.split(line) for b in page if b.lang == "sh" for line in b.text.splitlines()
+                   if line.startswith("npm install"))
+    command = [str(JS_PACKAGE) if word.endswith("/sdk/js") else word for word in command]
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "package.json").write_text(json.dumps({"name": "docs-install", "private": True}))
+    env = {**os.environ, "npm_config_registry": npm_registry, "npm_config_cache": str(tmp_path / "npm-cache"),
+           "npm_config_audit": "false", "npm_config_fund": "false", "npm_config_update_notifier": "false"}
+    installed = subprocess.run([shutil.which("npm") or "npm", *command[1:]], cwd=project, env=env,
+                               capture_output=True, text=True, timeout=300, check=False)
+    assert installed.returncode == 0, f"`{shlex.join(command)}`:\n{installed.stdout}\n{installed.stderr}"
+    sdk = project / "node_modules" / "@agentos" / "sdk"
+    assert sdk.is_dir() and not sdk.is_symlink(), "the SDK is installed as a copy, not a link to sdk/js"
+    assert (project / "node_modules" / "ws" / "package.json").is_file(), "ws is installed with it"
+
+    streaming = next(b for b in page if b.lang == "js" and "client.stream(" in b.text)
+    key = _workspace_with_seed(server, "npm")
+    script = project / "example.mjs"
+    script.write_text(_fill(streaming.text, server, key), encoding="utf-8")
+    done = subprocess.run([shutil.which("node") or "node", str(script)], cwd=project, env=_script_env(server, key),
+                          capture_output=True, text=True, timeout=120, check=False)
+    assert done.returncode == 0, f"{streaming.where} exited {done.returncode}:\n{done.stdout}\n{done.stderr}"
+    assert "run_started" in done.stdout and "run_evaluated" in done.stdout, done.stdout
 
 
 def _agentos_command_lines(block: Block) -> Iterator[list[str]]:
