@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from urllib.parse import quote
+from urllib.parse import quote, urlencode
 
 DEFAULT_PORT = 7700
 """Where ``ancha ui`` listens unless told otherwise."""
@@ -30,3 +30,18 @@ def scene_path(scene: str) -> str:
 
 def trial_url(run_id: str, scene: str, trial: int | str) -> str:
     return console_base() + trial_path(run_id, scene, trial)
+
+
+def trial_ref(run_id: str, scene: str, trial: int | str) -> str:
+    """A trial as the compare page's ``?a=``/``?b=`` name it: ``RUN/SCENE/TRIAL``."""
+    return f"{run_id}/{scene}/{trial}"
+
+
+def compare_path(a: str, b: str | None = None) -> str:
+    """Two trials (``trial_ref``) side by side; without ``b``, the trials ``a`` can be compared with."""
+    return f"{PREFIX}/compare?" + urlencode({"a": a} if b is None else {"a": a, "b": b}, safe="/")
+
+
+def scene_compare_path(scene: str) -> str:
+    """The scene's newest failed trial beside a passed one (the compare page picks them)."""
+    return f"{PREFIX}/compare?" + urlencode({"scene": scene})

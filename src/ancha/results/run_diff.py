@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from ancha.results.run_folder import RunFolder, failed_checks
 
@@ -86,14 +87,19 @@ def tally_checks(run_dir: Path) -> dict[tuple[str, str], CheckTally]:
         if checks.get("verdict") in _UNJUDGED:
             continue
         scene = str(checks.get("scene") or folder.scene)
-        failing = {id(r) for r in failed_checks(checks)}
-        for result in checks.get("results") or []:
-            if not isinstance(result, dict) or (result.get("status") == "skipped" and id(result) not in failing):
-                continue
-            tally = tallies.setdefault((scene, str(result.get("id"))), CheckTally())
+        for check, passed in check_outcomes(checks):
+            tally = tallies.setdefault((scene, check), CheckTally())
             tally.graded += 1
-            tally.passed += id(result) not in failing
+            tally.passed += passed
     return tallies
+
+
+def check_outcomes(checks: dict[str, Any]) -> list[tuple[str, bool]]:
+    """One trial's ``checks.json``: each check id, in order, and whether the trial passed it.
+    A check skipped without being required is left out (it was not graded)."""
+    failing = {id(r) for r in failed_checks(checks)}
+    return [(str(result.get("id")), id(result) not in failing) for result in checks.get("results") or []
+            if isinstance(result, dict) and not (result.get("status") == "skipped" and id(result) not in failing)]
 
 
 def diff_runs(run_a: Path, run_b: Path) -> RunDiff:
