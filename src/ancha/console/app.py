@@ -34,6 +34,7 @@ from ancha.console.headers import SecurityHeaders, raw_file_headers
 from ancha.console.runs import ConsoleRuns, run_row
 from ancha.console.timeline import build_timeline, format_offset
 from ancha.console.trial_data import TrialCache, TrialData
+from ancha.console.verdict import is_world_call, matching_scene, read_verdict
 from ancha.console.world_view import WorldView, trial_world_view
 from ancha.results.run_folder import AGENT_LOG, TrialFolder, failed_checks
 from ancha.results.runs_folder import LATEST, is_dir, is_folder_name
@@ -116,12 +117,17 @@ class Console:
             timeline = data.derived["timeline"] = build_timeline(data, _small_world(folder.world_path))
         run_id, scene, trial = folder.run_id, folder.scene, folder.trial
         results = [r for r in data.checks.get("results") or [] if isinstance(r, dict)]
+        verdict = data.derived.get("verdict")
+        if verdict is None:
+            summary = self.runs.run(run_id)
+            scene_file = matching_scene(summary.read_summary() if summary else None, scene)
+            verdict = data.derived["verdict"] = read_verdict(data, scene_file, registry().tools)
         return self.page(
             "trial.html", run_id=run_id, scene=scene, trial=trial, data=data, checks=data.checks,
             results=results, failing={str(r.get("id")) for r in failed_checks(data.checks)}, timeline=timeline,
             window=window, focus=focus, focused=data.entry(focus) if focus else None, live=live,
             log=_log_tail(folder), base=links.trial_path(run_id, scene, trial), pretty=_pretty,
-            evidence_shown=EVIDENCE_SHOWN)
+            evidence_shown=EVIDENCE_SHOWN, trial_verdict=verdict, world_call=is_world_call)
 
     def call_fragment(self, request: Request) -> Response:
         folder = self._trial(request)
