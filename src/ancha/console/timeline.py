@@ -1,8 +1,10 @@
 """A trial's timeline in simulated time: one lane per tool the agent called, per person and
 for the world (faults, milestones, and what tools show of their state).
 
-Lanes are data (``Lane`` of ``Mark``); the page lays them out. A lane with more marks than
-fit is binned: one mark per bin, with its count, linked to the bin's first call.
+Lanes are data (``Lane`` of ``Mark``); the page lays them out on an ``Axis`` that compresses
+idle stretches into breaks (timeline_axis.py). A lane with more marks than fit is binned: one
+mark per bin, with its count, linked to the bin's first call. Every mark's colour says one
+thing across all lanes (``COLOURS``), and the legend lists the colours the timeline uses.
 """
 
 from __future__ import annotations
@@ -12,11 +14,43 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from ancha.console.timeline_axis import Axis, Tick, fit_axis
 from ancha.console.trial_data import Call, TrialData, epoch
 from ancha.world.registry import registry
 
 MAX_MARKS = 400
 """Marks per lane before it is binned (about one per 2 px of a wide screen)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Colour:
+    """One colour of the timeline and what it means, wherever it appears."""
+
+    name: str
+    """CSS class ``c-NAME`` (static/timeline.css holds the colour itself)."""
+    meaning: str
+    kinds: tuple[str, ...]
+    """The mark kinds drawn in it."""
+
+
+COLOURS = (
+    Colour("failed", "a failed call, or an alert state (incident triggered, monitor alerting)", ("err", "alert")),
+    Colour("warn", "a warning state (incident acknowledged, monitor warning or without data)", ("warn",)),
+    Colour("ok", "a call that worked, or a state back to OK (incident or fault resolved)", ("ok",)),
+    Colour("info", "other tool state", ("info",)),
+    Colour("person", "a person learned, revealed or was told a fact (dot), or decided (diamond)",
+           ("fact", "decision")),
+    Colour("milestone", "a milestone first held", ("milestone",)),
+    Colour("fault", "a fault active (the scene breaks the world on purpose)", ("fault",)),
+)
+"""The timeline's colour language: red only for failures and alerts, one colour per meaning."""
+_COLOUR_OF = {kind: colour for colour in COLOURS for kind in colour.kinds}
+TOOL_STATES = {"alert": "alert", "warn": "warn", "ok": "ok", "info": "info"}
+"""``TimelineMark.state`` → mark kind; any other word is drawn as ``info``."""
+
+
+def colour_of(kind: str) -> Colour:
+    return _COLOUR_OF.get(kind, _COLOUR_OF["info"])
 
 
 @dataclass
@@ -33,6 +67,10 @@ class Mark:
     left: float = 0.0
     width: float = 0.0
 
+    @property
+    def colour(self) -> str:
+        return colour_of(self.kind).name
+
 
 @dataclass
 class Lane:
@@ -47,11 +85,26 @@ class Timeline:
     start: float
     end: float
     lanes: list[Lane]
-    ticks: list[tuple[float, str]]
+    axis: Axis
 
     @property
     def span(self) -> float:
         return self.end - self.start
+
+    @property
+    def ticks(self) -> list[Tick]:
+        return self.axis.ticks()
+
+    @property
+    def legend(self) -> list[Colour]:
+        """The colours the marks use, in ``COLOURS``' order."""
+        used = {mark.colour for lane in self.lanes for mark in lane.marks}
+        return [colour for colour in COLOURS if colour.name in used]
+
+    @property
+    def colours(self) -> list[Colour]:
+        """Every colour (a running trial's legend: its marks arrive after the page)."""
+        return list(COLOURS)
 
 
 def build_timeline(trial: TrialData, world: dict[str, Any] | None) -> Timeline:
@@ -70,20 +123,18 @@ def build_timeline(trial: TrialData, world: dict[str, Any] | None) -> Timeline:
         _tool_state_marks(world, lane)
     times = [m.at for ln in lanes.values() for m in ln.marks] + [
         m.until for ln in lanes.values() for m in ln.marks if m.until is not None]
-    start = min(times, default=0.0)
-    end = max(times, default=start)
-    if end - start < 1e-6:
-        end = start + 1.0
+    axis = fit_axis(times)
+    start, end = axis.origin, axis.stretches[-1].end
     ordered = sorted(lanes.values(), key=lambda ln: (_GROUP_ORDER.get(ln.group, 9), ln.title))
-    timeline = Timeline(start, end, ordered, _ticks(start, end))
+    timeline = Timeline(start, end, ordered, axis)
     for ln in ordered:
         ln.marks.sort(key=lambda m: m.at)
-        if len(ln.marks) > MAX_MARKS:
-            ln.marks = _binned(ln.marks, start, end)
         for mark in ln.marks:
-            mark.left = round(100 * (mark.at - start) / (end - start), 3)
+            mark.left = axis.position(mark.at)
             if mark.until is not None:
-                mark.width = max(round(100 * (mark.until - mark.at) / (end - start), 3), 0.3)
+                mark.width = max(round(axis.position(mark.until) - mark.left, 4), 0.3)
+        if len(ln.marks) > MAX_MARKS:
+            ln.marks = _binned(ln.marks)
     return timeline
 
 
@@ -146,56 +197,37 @@ def _tool_state_marks(world: dict[str, Any], lane: Any) -> None:
         for mark in marks:
             at = epoch(mark.at)
             if at is not None:
-                lane(f"state:{name}", f"{name} state", "state").marks.append(Mark(at, mark.label, mark.state))
+                lane(f"state:{name}", f"{name} state", "state").marks.append(
+                    Mark(at, mark.label, TOOL_STATES.get(mark.state, "info")))
 
 
 def _predicate_label(key: Any) -> str:
-    """A predicate key (its JSON) as short text: ``message to=laura from_user=slack_bot``,
-    ``decided mike severity p1``, ``state github.production repo=github_orders commit=github_good``."""
+    """A predicate key (its JSON) as short text: ``message to laura from slack_bot``."""
     try:
         data = json.loads(key) if isinstance(key, str) else key
     except ValueError:
-        return str(key)[:160]
-    return _readable(data, top=True)[:160]
+        return str(key)
+    if isinstance(data, dict) and len(data) == 1:
+        kind, body = next(iter(data.items()))
+        if isinstance(body, dict):
+            parts = [f"{k}={v}" for k, v in body.items() if v not in (None, [], {}, "")]
+            return f"{kind} " + " ".join(parts)
+    return str(key)[:120]
 
 
-def _readable(value: Any, top: bool = False) -> str:
-    """A predicate's JSON as words, never a Python repr: a map's one key (or the predicate's
-    kind) followed by its body, other keys as ``key=value``, lists space separated."""
-    if isinstance(value, dict):
-        parts = []
-        for key, item in value.items():
-            if item in (None, [], {}, ""):
-                continue
-            if top or (len(value) == 1 and isinstance(item, (dict, list))):
-                parts.append(f"{key} {item if isinstance(item, str) else _readable(item)}")
-            else:
-                parts.append(f"{key}=({_readable(item)})" if isinstance(item, dict) else f"{key}={_readable(item)}")
-        return " ".join(parts)
-    if isinstance(value, list):
-        return " ".join(_readable(item) for item in value)
-    if isinstance(value, str):
-        return json.dumps(value, ensure_ascii=False) if not value or any(c.isspace() for c in value) else value
-    return json.dumps(value)
-
-
-def _binned(marks: list[Mark], start: float, end: float) -> list[Mark]:
-    width = (end - start) / MAX_MARKS
+def _binned(marks: list[Mark]) -> list[Mark]:
+    """Bins of equal width on the axis (placed marks: breaks hold none)."""
     bins: dict[int, list[Mark]] = {}
     for mark in marks:
-        bins.setdefault(min(int((mark.at - start) / width), MAX_MARKS - 1), []).append(mark)
+        bins.setdefault(min(int(mark.left * MAX_MARKS / 100), MAX_MARKS - 1), []).append(mark)
     out = []
     for group in bins.values():
         first = group[0]
         failed = sum(1 for m in group if m.kind == "err")
         label = f"{len(group)} calls from #{first.seq}" + (f", {failed} failed" if failed else "")
         out.append(Mark(first.at, label if len(group) > 1 else first.label, "err" if failed else first.kind,
-                        first.seq, len(group)))
+                        first.seq, len(group), left=first.left))
     return out
-
-
-def _ticks(start: float, end: float, count: int = 6) -> list[tuple[float, str]]:
-    return [(round(100 * i / count, 3), "+" + format_offset((end - start) * i / count)) for i in range(count + 1)]
 
 
 def format_offset(seconds: float) -> str:
