@@ -30,6 +30,7 @@ from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from ancha.console import links
+from ancha.console.compare_page import ComparePages
 from ancha.console.headers import SecurityHeaders, raw_file_headers
 from ancha.console.runs import ConsoleRuns, run_row
 from ancha.console.timeline import build_timeline, format_offset
@@ -267,6 +268,7 @@ def console_app(runs_dir: Path, server_key: str | None = None, page_key: str | N
         Route("/", console.runs_page),
         Route("/runs/{run_id}", console.run_page),
         Route("/scenes/{scene}", console.scene_page),
+        Route("/compare", ComparePages(console.runs, console.cache, console.page).compare),
         Route(trial, console.trial_page),
         Route(trial + "/calls/{seq}", console.call_fragment),
         Route(trial + "/state", console.trial_state),
