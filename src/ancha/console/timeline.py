@@ -202,17 +202,33 @@ def _tool_state_marks(world: dict[str, Any], lane: Any) -> None:
 
 
 def _predicate_label(key: Any) -> str:
-    """A predicate key (its JSON) as short text: ``message to laura from slack_bot``."""
+    """A predicate key (its JSON) as short text: ``message to=laura from_user=slack_bot``,
+    ``decided mike severity p1``, ``state github.production repo=github_orders commit=github_good``."""
     try:
         data = json.loads(key) if isinstance(key, str) else key
     except ValueError:
-        return str(key)
-    if isinstance(data, dict) and len(data) == 1:
-        kind, body = next(iter(data.items()))
-        if isinstance(body, dict):
-            parts = [f"{k}={v}" for k, v in body.items() if v not in (None, [], {}, "")]
-            return f"{kind} " + " ".join(parts)
-    return str(key)[:120]
+        return str(key)[:160]
+    return _readable(data, top=True)[:160]
+
+
+def _readable(value: Any, top: bool = False) -> str:
+    """A predicate's JSON as words, never a Python repr: a map's one key (or the predicate's
+    kind) followed by its body, other keys as ``key=value``, lists space separated."""
+    if isinstance(value, dict):
+        parts = []
+        for key, item in value.items():
+            if item in (None, [], {}, ""):
+                continue
+            if top or (len(value) == 1 and isinstance(item, (dict, list))):
+                parts.append(f"{key} {item if isinstance(item, str) else _readable(item)}")
+            else:
+                parts.append(f"{key}=({_readable(item)})" if isinstance(item, dict) else f"{key}={_readable(item)}")
+        return " ".join(parts)
+    if isinstance(value, list):
+        return " ".join(_readable(item) for item in value)
+    if isinstance(value, str):
+        return json.dumps(value, ensure_ascii=False) if not value or any(c.isspace() for c in value) else value
+    return json.dumps(value)
 
 
 def _binned(marks: list[Mark]) -> list[Mark]:
