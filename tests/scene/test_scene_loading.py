@@ -131,7 +131,7 @@ def test_unknown_keys__did_you_mean_and_known_fields(tmp_path: Path) -> None:
         ("nmae", "did you mean name?"),
         ("clock.sped", "did you mean clock.speed?"),
         ("slack", "did you mean world.slack? Put it under world:"),
-        ("bogus", "known fields: name, description, task, clock, world, people, world_rules, checks, pass"),
+        ("bogus", "known fields: name, description, task, clock, world, people, world_rules, checks, pass, expect_unchanged"),
     ]
 
 
