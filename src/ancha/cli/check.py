@@ -25,6 +25,12 @@ from ancha.scene.model import CheckSpec
 from ancha.server.keys import server_key
 
 
+class CouldNotCheck(click.ClickException):
+    """The checks could not be run at all: exit 3, as ``ancha run`` says "could not run"."""
+
+    exit_code = 3
+
+
 @click.command()
 @click.option("--env", "env_id", required=True, help="Environment id (ANCHA_ENV_ID of the trial).")
 @click.option("--server", "server_url", envvar="ANCHA_SERVER_URL", default="http://127.0.0.1:7600",
@@ -39,7 +45,8 @@ def check(env_id: str, server_url: str, task_path: Path | None, as_json: bool) -
     Judge checks are graded here, with OPENROUTER_API_KEY from your environment (never sent
     to the server); without it they are skipped.
 
-    Exit 0 when every required check passed, 1 when one failed, 2 when the task file is invalid."""
+    Exit 0 when every required check passed, 1 when one failed, 2 when the task file is invalid,
+    3 when the checks could not be run (no server answers, or it has no such environment)."""
     task: Any = None
     if task_path is not None:
         task, lines = read_task(task_path)
@@ -52,12 +59,14 @@ def check(env_id: str, server_url: str, task_path: Path | None, as_json: bool) -
         answer = httpx.post(f"{server_url.rstrip('/')}/envs/{env_id}/checks", headers=headers, timeout=30,
                             **({"json": task} if task_path is not None else {}))
     except httpx.HTTPError as exc:
-        raise click.ClickException(f"no Ancha server answers at {server_url}: {exc}") from exc
+        raise CouldNotCheck(f"no Ancha server answers at {server_url}: {exc}\nhint: start one with `ancha serve`, "
+                            "or pass --server (ANCHA_SERVER_URL) with the address of the one running the "
+                            "trial") from exc
     if answer.status_code == 400 and task_path is not None:  # refs the scene does not declare, and the like
         raise TaskInvalid([Problem("", answer.json().get("error", answer.text), None, None, str(task_path))],
                           task_path)
     if answer.status_code != 200:
-        raise click.ClickException(f"{server_url} answered {answer.status_code}: {answer.text}")
+        raise CouldNotCheck(f"{server_url} answered {answer.status_code}: {answer.text}")
     body = answer.json()
     results = body["results"]
     if body.get("judge"):  # graded here with the user's key; without one, skipped as ancha run says

@@ -8,7 +8,7 @@ from typing import Any
 
 import click
 
-from agentos_sdk import AgentOS, AgentOSError
+from agentos_sdk import AgentOS, AgentOSError, APIConnectionError
 from ancha.cli.explain import find_run
 from ancha.results.run_folder import RunFolder
 from ancha.results.runs_folder import LATEST
@@ -47,6 +47,11 @@ def report(run: str, workflow: str, url: str, api_key: str, name: str | None) ->
     try:
         with AgentOS(url, api_key=api_key) as agentos:
             evaluation = agentos.evaluate(workflow, name=name or f"ancha run {run_dir.name}", results=items)
+    except APIConnectionError as exc:
+        raise click.ClickException(
+            f"AgentOS is not running at {url} (nothing answered: {exc})\n"
+            "hint: start it with `agentos serve` (see the AgentOS docs), or pass --url (AGENTOS_BASE_URL) "
+            "with the address of yours") from exc
     except AgentOSError as exc:
         raise click.ClickException(f"AgentOS refused the evaluation: {exc}") from exc
     rate = evaluation.get("check_pass_rate")

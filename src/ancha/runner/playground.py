@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
+import shlex
 import signal
 from collections.abc import Callable
 from pathlib import Path
@@ -12,6 +14,7 @@ from typing import Any
 
 from ancha.config.model import AnchaConfig
 from ancha.errors import RunFailed
+from ancha.runner.agents.environment import ancha_variables, trust_variables
 from ancha.runner.control import ServerError, connect
 from ancha.scene.model import Scene
 
@@ -31,6 +34,16 @@ def context_lines(context: dict[str, Any], task: Path) -> list[str]:
     lines.append("context: " + json.dumps(context, separators=(",", ":")))
     lines.append("Ctrl-C tears the environment down.")
     return lines
+
+
+def environment_lines(context: dict[str, Any], state_dir: Path) -> list[str]:
+    """The variables a command agent of this world would get (``ANCHA_*``, and the CA bundle that
+    makes the server's TLS listener trusted: ``SSL_CERT_FILE`` and friends), as ``export`` lines
+    to paste into another shell, for an agent or SDK started by hand."""
+    env = ancha_variables(context, str(state_dir))
+    env.update(trust_variables(context, None, os.environ))
+    env.setdefault("PYTHONUNBUFFERED", "1")
+    return [f"export {name}={shlex.quote(value)}" for name, value in env.items()]
 
 
 async def _interrupted() -> None:

@@ -54,8 +54,10 @@ def load_scenes(globs: list[str], root: Path, catalog: Catalog) -> list[Scene]:
         found = sorted(Path(p).resolve() for p in glob.glob(os.path.join(root, pattern), recursive=True)
                        if Path(p).is_file())
         if not found:
-            problems.append(Problem(f"scenes[{i}]", f"no file matches {pattern}",
-                                    f"scenes globs are relative to {root}"))
+            hint = f"scenes globs are relative to {root}"
+            if not _any_scene_file(root):  # a first run in a folder with no scene at all
+                hint += "; to start here, `ancha init` writes ancha.yaml, a scene and an agent that passes it"
+            problems.append(Problem(f"scenes[{i}]", f"no file matches {pattern}", hint))
         paths.extend(p for p in found if p not in paths)
     scenes: list[Scene] = []
     files: dict[str, Path] = {}
@@ -78,6 +80,25 @@ def load_scenes(globs: list[str], root: Path, catalog: Catalog) -> list[Scene]:
     if problems:
         raise SceneInvalid(problems, files)
     return scenes
+
+
+def _any_scene_file(root: Path, limit: int = 5000) -> bool:
+    """Whether ``root`` holds a scene file (``scene.yaml``) below it, looking at ``limit``
+    entries at most (hidden folders and ``node_modules`` skipped); True when it gave up."""
+    folders, seen = [root], 0
+    while folders:
+        try:
+            entries = list(os.scandir(folders.pop()))
+        except OSError:
+            continue
+        for entry in entries:
+            seen += 1
+            if seen > limit or entry.name in ("scene.yaml", "scene.yml"):
+                return True
+            if entry.is_dir(follow_symlinks=False) and not entry.name.startswith(".") \
+                    and entry.name != "node_modules":
+                folders.append(Path(entry.path))
+    return False
 
 
 def _in_file_order(problems: list[Problem]) -> list[Problem]:
