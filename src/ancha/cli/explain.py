@@ -11,6 +11,7 @@ import click
 
 from ancha.checks.calls import dict_line
 from ancha.console.links import trial_url
+from ancha.results import coverage_gaps
 from ancha.results.run_folder import RunFolder, TrialFolder, failed_checks
 from ancha.results.runs_folder import LATEST, RUNS_DIR, RunsFolder
 
@@ -73,7 +74,8 @@ def explain_run(run_dir: Path) -> str:
     failed_checks = sum(len(t.failed) for t in shown)
     shown_ids = {id(t) for t in shown}
     cut_notes = [f"{t.scene} / trial {t.trial}: {note}" for t in trials if id(t) not in shown_ids
-                 for note in (log_cut(t.data), state_cut(t.data), also_changed_note(t.data)) if note]
+                 for note in (log_cut(t.data), state_cut(t.data), coverage_note(t.data), also_changed_note(t.data))
+                 if note]
     if not shown:
         return "\n".join([f"no failed checks in run {run_id} ({_count(len(trials), 'trial')} passed)",
                           *cut_notes])
@@ -101,8 +103,12 @@ def explain_trial(trial: TrialReport) -> list[str]:
     status = data.get("status")
     head = f"{trial.scene} / trial {trial.trial}: {data.get('verdict', '?')}"
     lines = [head + (f" (world {status})" if status else "")]
-    for reason in _agent_reasons(trial):
+    reasons = _agent_reasons(trial)
+    for reason in reasons:
         lines.append(f"  agent: {reason}")
+    gaps = coverage_note(data)
+    if gaps and not any(gaps.removeprefix("coverage: ") in reason for reason in reasons):  # --strict-coverage's
+        lines.append(f"  {gaps}")
     trace: dict[int, dict[str, Any]] | None = None
     for result in trial.failed:
         required = "required" if result.get("required") else "not required"
@@ -186,6 +192,12 @@ def log_cut(data: dict[str, Any]) -> str | None:
         return None
     return (f"agent.log: {dropped:,} of {written:,} bytes dropped between its head and its tail "
             f"(agent.log_limit: {limit:,} bytes)")
+
+
+def coverage_note(data: dict[str, Any]) -> str | None:
+    """The calls to operations the replica does not implement (``coverage_gaps`` in checks.json)."""
+    gaps = coverage_gaps.of_checks(data)
+    return f"coverage: {coverage_gaps.describe(gaps)}" if gaps else None
 
 
 def also_changed_lines(data: dict[str, Any]) -> list[str]:

@@ -33,16 +33,19 @@ from ancha.world.registry import catalog, config_catalog
                    "alone: ray.address of ancha.yaml, else a local Ray. Needs pip install 'ancha[ray]'.")
 @click.option("--retry-invalid", is_flag=True,
               help="Run each invalid trial (agent never started, world or worker lost) once more.")
+@click.option("--strict-coverage", is_flag=True,
+              help="Mark a trial invalid (not failed) when its agent called an operation the replica does not "
+                   "implement (a coverage gap, answered 501).")
 def run(config_path: Path | None, agent_command: str | None, trials: int | None, parallel: int | None,
         min_pass_rate: float | None, pass_env: tuple[str, ...], inherit_env: bool, no_progress: bool,
         junit_path: Path | None, json_path: Path | None, ray_address: str | None,
-        retry_invalid: bool) -> None:
+        retry_invalid: bool, strict_coverage: bool) -> None:
     """Run each scene's trials against fresh worlds; exit 1 when a scene misses min_pass_rate.
 
     With GITHUB_STEP_SUMMARY set (GitHub Actions), the summary is appended to it as Markdown."""
     overrides = ConfigOverrides(agent_command=agent_command, trials=trials, parallel=parallel,
                                 min_pass_rate=min_pass_rate, pass_env=list(pass_env), inherit_env=inherit_env,
-                                ray=ray_address)
+                                ray=ray_address, strict_coverage=strict_coverage)
     config = load_config(config_path, Path.cwd(), overrides, catalog=config_catalog())
     if config.ray is not None:
         import_ray()  # before anything is written: Ray is an optional extra (exit 3 with how to install it)

@@ -30,6 +30,7 @@ class ConfigOverrides:
     min_pass_rate: float | None = None
     pass_env: list[str] = field(default_factory=list)
     inherit_env: bool = False
+    strict_coverage: bool = False
     ray: str | None = None
     """``--ray [ADDRESS]``: the cluster's address, or ``""`` for a bare ``--ray`` (``ray.address``
     of the file if it has one, else a local Ray)."""
@@ -137,6 +138,7 @@ def _apply(config: AnchaConfig, overrides: ConfigOverrides, parallel_in_file: bo
         endpoint = config.agent is not None and config.agent.kind == "endpoint"
         config.parallel = 1 if endpoint else 2
     config.inherit_env = overrides.inherit_env
+    config.strict_coverage = overrides.strict_coverage
     return problems
 
 

@@ -162,6 +162,9 @@ class AnchaConfig(_Section):
     """Whether ``parallel`` came from the file or ``--parallel`` rather than its default
     (on Ray the default is what the cluster holds, not 2)."""
     """--inherit-env: the agent gets the whole shell environment, not only the base set."""
+    strict_coverage: SkipJsonSchema[bool] = Field(default=False, exclude=True)
+    """--strict-coverage: a trial whose agent called an operation the replica does not
+    implement (a coverage gap) is invalid, not passed or failed."""
 
     @model_validator(mode="after")
     def _default_parallel(self) -> AnchaConfig:

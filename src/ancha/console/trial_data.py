@@ -17,6 +17,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from ancha.results import coverage_gaps
 from ancha.results.run_folder import TrialFolder
 
 CACHE_SIZE = 16
@@ -51,6 +52,12 @@ class TrialData:
     """Each record with ``_at``, its time as epoch seconds."""
     derived: dict[str, Any] = field(default_factory=dict)
     """What pages compute from the trial once (its timeline), kept as long as it is cached."""
+
+    @property
+    def coverage_gaps(self) -> str:
+        """``3 calls hit unimplemented operations: …`` when the agent called operations the
+        replica does not implement; '' otherwise."""
+        return coverage_gaps.describe(coverage_gaps.of_checks(self.checks))
 
     @property
     def graded(self) -> bool:

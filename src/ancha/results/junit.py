@@ -4,7 +4,9 @@ per scene, one ``<testcase classname=SCENE name="trial N">`` per trial.
 A failed trial carries a ``<failure>`` whose message lists its failed checks' explanations;
 an invalid trial carries an ``<error>`` with the reason it could not be judged, so reporters
 keep the two apart as Ancha does. ``<system-out>`` holds the trial's folder, where
-``checks.json``, ``trace.jsonl`` and ``agent.log`` are.
+``checks.json``, ``trace.jsonl`` and ``agent.log`` are. A trial whose agent called operations
+the replica does not implement has a line under its folder saying which (``3 calls hit
+unimplemented operations: ...``).
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
 
+from ancha.results import coverage_gaps
 from ancha.results.run_folder import RunFolder, failed_checks
 
 _INVALID = ("invalid", "unreadable")
@@ -89,7 +92,9 @@ def _testcase(run: RunFolder, scene: str, trial: dict[str, Any]) -> tuple[ET.Ele
             lines = [str(checks.get("reason") or f"the trial's verdict is {verdict}")]
         ET.SubElement(case, "failure", message="; ".join(lines), type="failed").text = "\n".join(lines)
         kind = "failures"
-    ET.SubElement(case, "system-out").text = str(folder.path.resolve())
+    gaps = coverage_gaps.of_checks(checks)  # a line, not <properties>: Jenkins' schema has none in testcase
+    out = str(folder.path.resolve())
+    ET.SubElement(case, "system-out").text = f"{out}\n{coverage_gaps.describe(gaps)}" if gaps else out
     return case, kind, seconds
 
 

@@ -126,12 +126,14 @@ class TrialFolder:
     def write_checks(self, scene: str, trial: int, verdict: str | None, status: str | None, reason: str | None,
                      results: list[dict[str, Any]], agent_log: dict[str, Any] | None = None,
                      cost: dict[str, Any] | None = None, state: dict[str, Any] | None = None,
-                     ended: str | None = None, also_changed: dict[str, list[str]] | None = None) -> None:
+                     ended: str | None = None, coverage_gaps: dict[str, Any] | None = None,
+                     also_changed: dict[str, list[str]] | None = None) -> None:
         """``agent_log``: what was dropped of agent.log (``AgentLog.cut``), when it was cut;
         ``cost``: the trial's model calls through the gateway (usd, calls, tokens), when it had one;
         ``state``: what of a container agent's ``/state`` did not fit its cap, when it was cut;
-        ``also_changed``: tool -> what the agent changed there that no check mentions
-        (``checks.collateral``), when it changed any such thing."""
+        ``coverage_gaps``: the calls to operations the replica does not implement, when there
+        were any (``coverage_gaps.checks_field``); ``also_changed``: tool -> what the agent changed
+        there that no check mentions (``checks.collateral``), when it changed any such thing."""
         body = {"scene": scene, "trial": trial, "verdict": verdict, "status": status, "reason": reason,
                 "results": results}
         if agent_log:
@@ -142,6 +144,8 @@ class TrialFolder:
             body["state"] = state
         if ended:  # how the trial ended, in words (the agent exited, the clock limit, ...)
             body["ended"] = ended
+        if coverage_gaps:
+            body["coverage_gaps"] = coverage_gaps
         if also_changed:
             body["also_changed"] = also_changed
         (self.path / CHECKS).write_text(json.dumps(body, indent=2) + "\n")

@@ -8,6 +8,7 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
+from ancha.results import coverage_gaps
 from ancha.runner.trial import TrialOutcome
 
 
@@ -73,6 +74,15 @@ class SceneSummary:
         total["over_budget"] = sum(1 for o in self.outcomes if o.status == "over_budget")
         return total
 
+    @property
+    def coverage_gaps(self) -> dict[str, Any] | None:
+        """The scene's calls to operations the replica does not implement, over its trials
+        (``calls``, ``trials`` that hit one, ``operations``); None when there were none."""
+        hit = [o.coverage_gaps for o in self.outcomes if o.coverage_gaps]
+        if not hit:
+            return None
+        return {**coverage_gaps.checks_field(coverage_gaps.merged(hit)), "trials": len(hit)}
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "scene": self.scene,
@@ -90,6 +100,7 @@ class SceneSummary:
             "min_pass_rate": self.min_pass_rate,
             "gate_met": self.gate_met,
             **({"cost": self.cost} if self.cost is not None else {}),
+            **({"coverage_gaps": self.coverage_gaps} if self.coverage_gaps is not None else {}),
             "trial_results": [_trial_result(o) for o in sorted(self.outcomes, key=lambda o: o.trial)],
         }
 
@@ -99,6 +110,8 @@ def _trial_result(o: TrialOutcome) -> dict[str, Any]:
                               "timings": {k: round(v, 4) for k, v in o.timings.items()}}
     if o.retried is not None:  # --retry-invalid ran it twice: the first attempt's reason
         result["retried"] = o.retried
+    if o.coverage_gaps:
+        result["coverage_gaps"] = coverage_gaps.checks_field(o.coverage_gaps)
     return result
 
 
@@ -133,8 +146,21 @@ def yes_no(value: bool | None, k: int) -> str:
     return "—" if value is None else f"{'yes' if value else 'no'} (k={k})"
 
 
+def coverage_notes(scenes: list[SceneSummary]) -> list[str]:
+    """A line per scene whose agent hit operations the replica does not implement."""
+    notes = []
+    for s in scenes:
+        gaps = s.coverage_gaps
+        if gaps is not None:
+            trials = f"{gaps['trials']} of {len(s.outcomes)} trial{'' if len(s.outcomes) == 1 else 's'}"
+            notes.append(f"coverage gap: {s.scene} ({trials}): {coverage_gaps.describe(gaps['operations'])}")
+    return notes
+
+
 def print_summary(console: Console, scenes: list[SceneSummary], interrupted: bool, run_dir: str) -> None:
     console.print(summary_table(scenes, interrupted))
+    for note in coverage_notes(scenes):  # under the table, which stays as it is without gaps
+        console.print(note, markup=False, highlight=False, soft_wrap=True)
     if interrupted:
         console.print("[yellow]The run was interrupted:[/] agents were stopped; results written so far are kept.")
     failed = any(s.count("failed") or s.count("invalid") for s in scenes)

@@ -26,6 +26,7 @@ from ancha.checks.judge import (
 from ancha.checks.results import CheckResult, trial_verdict
 from ancha.config.model import AnchaConfig
 from ancha.config.templates import render
+from ancha.results import coverage_gaps
 from ancha.results.run_folder import RunFolder, TrialFolder
 from ancha.runner.agents.command import NOT_STARTED_CODES, AgentNotStarted, CommandAgent, LogSink
 from ancha.runner.agents.container import ContainerAgent, ContainerExecution
@@ -73,6 +74,8 @@ class TrialOutcome:
     """What of a container agent's ``/state`` was left out past its cap; None when it is whole."""
     cost: dict[str, Any] | None = None
     """The trial's model calls through the model gateway (``GatewayTrial.cost()``); None without one."""
+    coverage_gaps: list[dict[str, Any]] = field(default_factory=list)
+    """Operations the replica does not implement that were called, each with its calls (``results.coverage_gaps``)."""
     also_changed: dict[str, list[str]] = field(default_factory=dict)
     """Tool -> what the agent changed there that no check mentions (``checks.collateral``)."""
 
@@ -374,6 +377,10 @@ class TrialRunner:
                 if outcome.reason and outcome.status != "timed_out":
                     verdict = "failed"  # the agent crashed: its checks cannot make it pass
                 outcome.verdict = verdict
+            if self.config.strict_coverage and outcome.coverage_gaps and outcome.verdict != "invalid":
+                # the user cannot know whether the agent or the replica is at fault
+                outcome.verdict, outcome.reason = "invalid", coverage_gaps.strict_reason(outcome.coverage_gaps)
+                folder.log(f"ancha: {outcome.reason}")
             self._write_checks(trial_dir, outcome, results)
         finally:
             await deleting
@@ -389,6 +396,7 @@ class TrialRunner:
         else:
             outcome.ended = world_reason
         outcome.timings["simulated_s"] = float(graded["status"]["clock"]["elapsed_s"])
+        outcome.coverage_gaps = coverage_gaps.operations(graded["status"].get("coverage_gaps"))
         if outcome.status == "timed_out" and not outcome.reason:
             outcome.reason = "the trial outlived clock.limit; the agent was stopped"
 
@@ -424,7 +432,9 @@ class TrialRunner:
         TrialFolder(trial_dir).write_checks(outcome.scene, outcome.trial, outcome.verdict, outcome.status,
                                             outcome.reason, results, outcome.agent_log, outcome.cost,
                                             outcome.state, ended=outcome.ended,
-                                            also_changed=outcome.also_changed or None)
+                                            also_changed=outcome.also_changed or None,
+                                            coverage_gaps=coverage_gaps.checks_field(outcome.coverage_gaps)
+                                            if outcome.coverage_gaps else None)
 
 
 def world_clock_library(config: AnchaConfig) -> Path | None:

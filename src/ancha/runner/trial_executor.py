@@ -72,10 +72,13 @@ async def open_trials(config: AnchaConfig, run_dir: Path, scenes: list[Scene], *
 
 async def run_with_retry(executor: TrialExecutor, run_dir: Path, scene: Scene, trial: int,
                          retry_invalid: bool) -> TrialOutcome:
-    """A trial, and with ``--retry-invalid`` once more when it comes back invalid. The retry
-    starts from an empty trial folder; its outcome keeps the first attempt's reason."""
+    """A trial, and with ``--retry-invalid`` once more when it comes back invalid (not when it
+    hit a coverage gap). The retry starts from an empty trial folder; its outcome keeps the
+    first attempt's reason."""
     outcome = await executor.run(scene, trial)
-    if not retry_invalid or outcome.verdict != "invalid":
+    # Not a trial invalid for --strict-coverage: retrying until the agent avoids the gap would
+    # keep only the trials that did, and hide how often it does not.
+    if not retry_invalid or outcome.verdict != "invalid" or outcome.coverage_gaps:
         return outcome
     first = outcome.reason or "invalid"
     shutil.rmtree(RunFolder(run_dir).trial(scene.name, trial).path, ignore_errors=True)
