@@ -115,9 +115,14 @@ def _trial_result(o: TrialOutcome) -> dict[str, Any]:
     return result
 
 
+def summary_title(interrupted: bool) -> str:
+    return "ancha run — interrupted, partial results" if interrupted else "ancha run"
+
+
 def summary_table(scenes: list[SceneSummary], interrupted: bool) -> Table:
-    title = "ancha run — interrupted, partial results" if interrupted else "ancha run"
-    table = Table(title=title, title_justify="left")
+    """The pass table; its title (``summary_title``) is printed on its own line above it, since
+    rich pads a table's title to the table's width."""
+    table = Table()
     costs = any(s.cost is not None for s in scenes)  # a cost column only when a model gateway ran
     columns = ("scene", "trials", "passed", "failed", "invalid", "pass rate", "pass^k", "pass@k", "gate")
     for column in (*columns, "cost") if costs else columns:
@@ -158,6 +163,7 @@ def coverage_notes(scenes: list[SceneSummary]) -> list[str]:
 
 
 def print_summary(console: Console, scenes: list[SceneSummary], interrupted: bool, run_dir: str) -> None:
+    console.print(summary_title(interrupted), markup=False, highlight=False, style="italic")
     console.print(summary_table(scenes, interrupted))
     for note in coverage_notes(scenes):  # under the table, which stays as it is without gaps
         console.print(note, markup=False, highlight=False, soft_wrap=True)

@@ -74,10 +74,10 @@ class TrialOutcome:
     """What of a container agent's ``/state`` was left out past its cap; None when it is whole."""
     cost: dict[str, Any] | None = None
     """The trial's model calls through the model gateway (``GatewayTrial.cost()``); None without one."""
-    coverage_gaps: list[dict[str, Any]] = field(default_factory=list)
-    """Operations the replica does not implement that were called, each with its calls (``results.coverage_gaps``)."""
     also_changed: dict[str, list[str]] = field(default_factory=dict)
     """Tool -> what the agent changed there that no check mentions (``checks.collateral``)."""
+    coverage_gaps: list[dict[str, Any]] = field(default_factory=list)
+    """Operations the replica does not implement that were called, each with its calls (``results.coverage_gaps``)."""
 
 
 class TrialRunner:
@@ -190,6 +190,8 @@ class TrialRunner:
             env.update(model_trial.environment(env, None if box is None else rewrite_url(model_trial.url, box.plan)))
         if agent_cfg.kind == "endpoint" and agent_cfg.start:  # its own server on its own port
             values["agent.port"] = env["ANCHA_AGENT_PORT"] = str(free_port())
+        # Python agents write agent.log as they go, not in blocks a trial's end can lose (yours wins)
+        env.setdefault("PYTHONUNBUFFERED", "1")
         env.update({name: render(value, values) for name, value in agent_cfg.env.items()})
         if box is None and library is not None and clock_file is not None:
             env.update(clock_variables(str(library), clock_file, env.get("LD_PRELOAD")))
