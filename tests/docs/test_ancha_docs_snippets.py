@@ -132,7 +132,7 @@ DATA_TITLES = ("history.jsonl", "logs.jsonl")
 CI_TITLE_PREFIX = ".github/workflows/"
 JSON_TITLES = (
     "checks.json", "summary.json", "trace.jsonl", "records.jsonl", "models.jsonl", "feed answer", "feed event",
-    "context", "POST /envs", "POST /envs/{id}/checks", "GET /envs/{id}", "ANCHA_EVENT_JSON",
+    "context", "POST /envs", "POST /envs (400)", "POST /envs/{id}/checks", "GET /envs/{id}", "ANCHA_EVENT_JSON",
 )
 
 

@@ -125,6 +125,27 @@ def _read(path: Path, display: str, catalog: Catalog) -> tuple[Scene | None, lis
         return None, [Problem("", message, "check the scenes globs in ancha.yaml", None, display)], files
     except UnicodeDecodeError as exc:
         return None, [Problem("", f"cannot read it: {exc}", "save the scene file as UTF-8", None, display)], files
+    return _parse(text, data, absolute, display, files, catalog)
+
+
+def parse_scene_text(text: str, display: str, folder: Path, catalog: Catalog) -> Scene:
+    """A scene given as the text of a scene file (``POST /envs`` with ``scene`` as YAML), read as
+    that file would be, as if it were ``display`` in ``folder`` (where its relative paths, such
+    as ``files_dir``, are looked up); every problem is raised at once as ``SceneInvalid``."""
+    data = text.encode("utf-8")
+    if len(data) > MAX_SCENE_BYTES:
+        raise SceneInvalid([Problem("", f"the scene is {len(data):,} bytes; a scene file is at most "
+                                    f"{MAX_SCENE_BYTES:,}", "split it, or put long material in files", None,
+                                    display)], {})
+    absolute = (folder / display).resolve()
+    scene, problems, files = _parse(text, data, absolute, display, {display: absolute}, catalog)
+    if problems or scene is None:
+        raise SceneInvalid(_in_file_order(problems), files)
+    return scene
+
+
+def _parse(text: str, data: bytes, absolute: Path, display: str, files: dict[str, Path],
+           catalog: Catalog) -> tuple[Scene | None, list[Problem], dict[str, Path]]:
     tree, problems = read_yaml(text, display)
     if problems:
         return None, problems, files

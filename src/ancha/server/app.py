@@ -18,6 +18,7 @@ from starlette.routing import Mount, Route
 from starlette.types import ASGIApp
 
 from ancha.durations import parse_duration
+from ancha.scene.errors import SceneInvalid
 from ancha.server.collector import tune_collector
 from ancha.server.gateway import ToolGateway
 from ancha.server.interceptor import HostnameSettings, HostnameSettingsError, Interceptor
@@ -38,6 +39,20 @@ def _error(status: int, message: str, hint: str | None = None) -> JSONResponse:
     if hint:
         body["hint"] = hint
     return JSONResponse(body, status_code=status)
+
+
+SCENE_HINT = ('send {"scene": "<the text of a scene file>"} (YAML, as in scene.yaml), or the file parsed into a '
+              'JSON object as written ({"name": ..., "clock": {"limit": "2h"}, "world": ..., "checks": ...}), '
+              'and optionally "trial" and "agent"')
+
+
+def _scene_invalid(exc: SceneInvalid) -> JSONResponse:
+    """400 with every problem of an inline scene, in the scene file's terms."""
+    problems = [{"where": f"{p.file or 'scene.yaml'}{f':{p.line}' if p.line else ''}: {p.path}".rstrip(": "),
+                 "message": p.message, **({"hint": p.hint} if p.hint else {})} for p in exc.problems]
+    text = "; ".join(f"{item['where']}: {item['message']}" for item in problems)
+    return JSONResponse({"error": f"invalid scene: {text}", "problems": problems, "hint": SCENE_HINT},
+                        status_code=400)
 
 
 def _same_secret(supplied: str, secret: str) -> bool:
@@ -149,8 +164,10 @@ class ControlAPI:
                 raise ValueError(f"'trial' must be a positive integer, got {trial!r}")
         except SceneNotCached:
             return _error(404, "scene not cached", "send the scene itself in 'scene'")
+        except SceneInvalid as exc:  # an inline scene, told as its file would be
+            return _scene_invalid(exc)
         except ValueError as exc:
-            return _error(400, f"invalid environment request: {exc}")
+            return _error(400, f"invalid environment request: {exc}", SCENE_HINT)
         agent = body.get("agent")
         if agent is not None and not isinstance(agent, dict):
             return _error(400, "invalid environment request: 'agent' must be an object",

@@ -5,10 +5,15 @@ from __future__ import annotations
 import secrets
 import threading
 from collections import OrderedDict
+from pathlib import Path
 from typing import Any
 
+import yaml
+
+from ancha.scene.loading import parse_scene_text
 from ancha.scene.model import Scene
 from ancha.world.environment import Environment
+from ancha.world.registry import catalog
 
 
 class SceneNotCached(KeyError):
@@ -27,9 +32,14 @@ class Registry:
         """The scene cache is also written from outside the server's thread (``share``)."""
 
     def scene(self, body: dict[str, Any]) -> Scene:
-        """The scene a ``POST /envs`` body names: inline (``scene``) or by hash (``scene_hash``)."""
+        """The scene a ``POST /envs`` body names: inline (``scene``) or by hash (``scene_hash``).
+
+        Inline, ``scene`` is either the text of a scene file (YAML), or that file parsed into
+        JSON as written (durations such as ``2h``, refs such as ``$slack_ana``); both are read as
+        the file would be, and a problem is told as for the file (``SceneInvalid``). A resolved
+        scene, as ``ancha run`` sends it (``Scene`` as JSON, with its ``source_hash``), is taken as it is."""
         if "scene" in body:
-            scene = Scene.model_validate(body["scene"])
+            scene = _inline_scene(body["scene"])
             self._keep(scene.source_hash or secrets.token_hex(8), scene)
             return scene
         key = str(body.get("scene_hash", ""))
@@ -71,3 +81,22 @@ class Registry:
         env.finish("deleted", "the environment was torn down")
         env.close()
         return True
+
+
+INLINE_NAME = "scene.yaml"
+"""How a problem of an inline scene names the file it would be."""
+
+
+def _inline_scene(value: Any) -> Scene:
+    if isinstance(value, str):
+        if "\n" not in value.strip() and value.strip().endswith((".yaml", ".yml")):
+            raise ValueError(f"'scene' is the text of a scene file, not a path ({value.strip()!r}): "
+                             "read the file and send its text")
+        return parse_scene_text(value, INLINE_NAME, Path.cwd(), catalog())
+    if not isinstance(value, dict):
+        raise ValueError("'scene' must be the text of a scene file, or a scene file's content as a JSON object, "
+                         f"got {type(value).__name__}")
+    if "source_hash" in value:  # resolved already (ancha run's own)
+        return Scene.model_validate(value)
+    return parse_scene_text(yaml.safe_dump(value, sort_keys=False, allow_unicode=True), INLINE_NAME, Path.cwd(),
+                            catalog())
