@@ -12,6 +12,7 @@ PYTHON = Path(sys.executable).name
 
 
 def test_find_agent_program__resolves_a_name_on_the_agents_path(tmp_path: Path) -> None:
+    (tmp_path / "agent.py").write_text("print('hi')\n")
     program = find_agent_program(f"{PYTHON} agent.py --fast", tmp_path, PATH)
     assert program.found == Path(PATH) / PYTHON and program.problem is None
 
@@ -45,3 +46,18 @@ def test_find_agent_program__unbalanced_quotes_are_a_problem(tmp_path: Path) -> 
     program = find_agent_program("python 'agent.py", tmp_path, PATH)
     assert program.problem is not None and program.problem.startswith("the shell cannot split it into words")
     assert program.fix == "fix the quoting in agent.command"
+
+
+def test_find_agent_program__an_interpreters_missing_script_is_a_problem(tmp_path: Path) -> None:
+    missing = find_agent_program(f"{PYTHON} -u agent.py", tmp_path, PATH)
+    assert missing.found is None
+    assert missing.problem == f"{PYTHON} would run agent.py, and there is no such file: {tmp_path / 'agent.py'}"
+    assert missing.fix is not None and "agent.cwd" in missing.fix
+
+
+def test_find_agent_program__modules_inline_code_and_option_values_are_no_script(tmp_path: Path) -> None:
+    for command in (f"{PYTHON} -m agent", f"{PYTHON} -c 'print(1)'", f"{PYTHON} -X dev -m agent",
+                    f"{PYTHON} $AGENT"):
+        assert find_agent_program(command, tmp_path, PATH).problem is None, command
+    (tmp_path / "agent.py").write_text("")
+    assert find_agent_program(f"{PYTHON} -X dev -W ignore agent.py", tmp_path, PATH).problem is None

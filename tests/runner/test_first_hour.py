@@ -132,3 +132,31 @@ def test_playground_print_env_makes_pagerdutys_https_trusted_outside_ancha_run(t
             time.sleep(0.05)
         if process.poll() is None:
             process.kill()
+
+
+CRASHES = """
+import sys
+print("loading the model")
+print("Traceback (most recent call last):", file=sys.stderr)
+print("KeyError: 'OPENAI_API_KEY'", file=sys.stderr)
+sys.exit(2)
+"""
+
+
+def test_ancha_explain_shows_the_last_lines_of_agent_log_when_the_agent_exits_non_zero(tmp_path: Path) -> None:
+    root = project(tmp_path, CRASHES, trials=1)
+    ancha("run", cwd=root)
+    explained = ancha("explain", cwd=root)
+    assert "exited with code 2" in explained.stdout
+    assert "agent.log, its last 3 lines:" in explained.stdout
+    assert "    | KeyError: 'OPENAI_API_KEY'" in explained.stdout
+    assert "    | loading the model" in explained.stdout
+
+
+def test_ancha_doctor_fails_an_agent_whose_script_is_missing(tmp_path: Path) -> None:
+    root = project(tmp_path, "print('hi')\n", trials=1)
+    (root / "agent.py").unlink()
+    doctor = ancha("doctor", cwd=root)
+    line = next(line for line in doctor.stdout.splitlines() if " agent " in f" {line} ")
+    assert line.startswith("FAIL") and "there is no such file" in line and "agent.py" in line, doctor.stdout
+    assert doctor.returncode != 0

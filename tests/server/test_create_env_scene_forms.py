@@ -100,3 +100,12 @@ def test_the_documented_request_makes_a_world_and_the_documented_refusal_is_what
     refused = _documented("POST /envs (400)")
     bad = {"scene": good["scene"].replace("limit: 2h", "limit: soon")}
     assert _post(server, bad).json() == refused
+
+
+def test_a_resolved_scene_without_its_hash_still_makes_a_world(server: EmbeddedServer, tmp_path: Path) -> None:
+    """Scripts (and tests) send the validated model's JSON without path and hash: as before."""
+    (tmp_path / "scene.yaml").write_text(SCENE)
+    resolved = load_scene(tmp_path / "scene.yaml", catalog()).model_dump(mode="json", by_alias=True)
+    for key in ("path", "source_hash"):
+        resolved.pop(key)
+    assert _post(server, {"scene": resolved}).status_code == 201

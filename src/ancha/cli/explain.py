@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -106,6 +107,11 @@ def explain_trial(trial: TrialReport) -> list[str]:
     reasons = _agent_reasons(trial)
     for reason in reasons:
         lines.append(f"  agent: {reason}")
+    if _exited_badly(reasons):  # what it said last, as the console shows it
+        tail = _log_tail(TrialFolder(trial.folder), LOG_TAIL_LINES)
+        if tail:
+            lines.append(f"  agent.log, its last {len(tail)} line{'s' if len(tail) != 1 else ''}:")
+            lines.extend(f"    | {line}" for line in tail)
     gaps = coverage_note(data)
     if gaps and not any(gaps.removeprefix("coverage: ") in reason for reason in reasons):  # --strict-coverage's
         lines.append(f"  {gaps}")
@@ -237,6 +243,22 @@ def state_cut(data: dict[str, Any]) -> str | None:
         return None
     return (f"/state: {cut.get('cut')}: only the first {files:,} files and folders ({size:,} bytes) were copied "
             f"to state/ (the limit is {max_files:,} files and {max_bytes // 1024 // 1024} MiB)")
+
+
+LOG_TAIL_LINES = 12
+_BAD_EXIT = re.compile(r"exited (?:with code |\(code )(-?\d+)")
+
+
+def _exited_badly(reasons: list[str]) -> bool:
+    """Whether the agent exited with a code other than 0 (its reason, or agent.log's last note, says so)."""
+    return any(match.group(1) != "0" for reason in reasons for match in _BAD_EXIT.finditer(reason))
+
+
+def _log_tail(folder: TrialFolder, count: int) -> list[str]:
+    """agent.log's last ``count`` lines the agent wrote (Ancha's own ``ancha:`` notes left out)."""
+    tail, _ = folder.read_log_tail(16384)
+    lines = [line.rstrip() for line in tail.splitlines() if line.strip() and not line.startswith("ancha: ")]
+    return lines[-count:]
 
 
 def _last_note(folder: TrialFolder) -> str | None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import secrets
 import threading
 from collections import OrderedDict
@@ -9,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import yaml
+from pydantic import ValidationError
 
 from ancha.scene.loading import parse_scene_text
 from ancha.scene.model import Scene
@@ -98,5 +100,27 @@ def _inline_scene(value: Any) -> Scene:
                          f"got {type(value).__name__}")
     if "source_hash" in value:  # resolved already (ancha run's own)
         return Scene.model_validate(value)
+    if not _has_ref(value):  # the resolved form without its hash (scripts and tests send it): as before
+        try:
+            return Scene.model_validate(value)
+        except ValidationError:
+            pass  # not resolved: read it as a scene file, whose problems are the ones to tell
     return parse_scene_text(yaml.safe_dump(value, sort_keys=False, allow_unicode=True), INLINE_NAME, Path.cwd(),
                             catalog())
+
+
+_REF = re.compile(r"^\$[A-Za-z_][A-Za-z0-9_]*$")
+
+
+def _has_ref(value: Any, depth: int = 0) -> bool:
+    """Whether ``value`` holds a ref as a scene file writes one (``$slack_ana``): then it is a file
+    as written, which a resolved scene never is."""
+    if depth > 64:
+        return False
+    if isinstance(value, str):
+        return bool(_REF.match(value))
+    if isinstance(value, dict):
+        return any(_has_ref(v, depth + 1) for v in value.values())
+    if isinstance(value, list):
+        return any(_has_ref(v, depth + 1) for v in value)
+    return False

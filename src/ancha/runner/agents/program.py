@@ -57,13 +57,53 @@ def find_agent_program(command: str, cwd: Path, path_variable: str | None) -> Ag
     if word.startswith("~"):
         word = os.path.expanduser(word)
     if "/" in word:
-        return _at_path(word, cwd)
+        program = _at_path(word, cwd)
+        return (_missing_script(word, words[1:], cwd) or program) if program.found else program
     found = shutil.which(word, path=path_variable or "")
     if found is None:
         return AgentProgram(word, problem=f"{word} is not on the agent's PATH",
                             fix=f"install {word}, or change agent.command (or pass --agent) to a program on PATH "
                                 "or a path to one")
+    missing = _missing_script(word, words[1:], cwd)
+    if missing is not None:
+        return missing
     return AgentProgram(word, found=Path(found))
+
+
+def _missing_script(interpreter: str, arguments: list[str], cwd: Path) -> AgentProgram | None:
+    """``python agent.py`` with no ``agent.py`` in ``cwd``: the interpreter is found, yet every trial
+    would end at once with its "can't open file". None when the script is there, or none is named."""
+    if not _INTERPRETER.match(os.path.basename(interpreter)):
+        return None
+    remaining = iter(arguments)
+    for argument in remaining:
+        if argument in _NO_SCRIPT:  # python -m module, node -e code: nothing to look for
+            return None
+        if argument in _TAKES_VALUE:
+            next(remaining, None)
+            continue
+        if argument.startswith("-") or argument in _SUBCOMMANDS:
+            continue
+        if any(c in argument for c in "$`*?~"):
+            return None
+        path = Path(argument) if os.path.isabs(argument) else cwd / argument
+        if path.exists():
+            return None
+        return AgentProgram(interpreter, problem=f"{interpreter} would run {argument}, and there is no such file: "
+                                                 f"{path}",
+                            fix=f"create it, or fix agent.command; a relative path starts from agent.cwd ({cwd})")
+    return None
+
+
+_INTERPRETER = re.compile(r"^(python[0-9.]*|pypy[0-9.]*|node|nodejs|bun|deno|ruby|perl|php|bash|sh|dash|zsh|"
+                          r"tsx|ts-node)$")
+"""Programs whose first plain argument is the script they run."""
+_NO_SCRIPT = frozenset({"-m", "-c", "-e", "--eval", "-p", "--print", "-"})
+"""Arguments after which no script file follows (a module, inline code, stdin)."""
+_SUBCOMMANDS = frozenset({"run"})
+"""``deno run agent.ts``, ``bun run agent.ts``: the script comes after."""
+_TAKES_VALUE = frozenset({"-X", "-W", "-Q", "-r", "--require", "--import", "--loader"})
+"""Options whose value is the next argument, not a script."""
 
 
 def _after_assignments(words: list[str]) -> list[str]:
