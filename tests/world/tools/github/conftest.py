@@ -55,6 +55,19 @@ SEED: dict[str, Any] = {
 }
 
 
+_CLIENT: list[httpx.Client] = []
+
+
+def _http() -> httpx.Client:
+    """One kept-alive client for the tests' own calls (a new one per call loaded the CA bundle each
+    time: 30 ms); it keeps no cookies between calls, as a fresh client would not."""
+    if not _CLIENT:
+        _CLIENT.append(httpx.Client(timeout=10))
+    client = _CLIENT[0]
+    client.cookies.clear()
+    return client
+
+
 @dataclass
 class GH:
     context: dict[str, Any]
@@ -67,16 +80,16 @@ class GH:
         headers = dict(kwargs.pop("headers", {}))
         if token is not None:
             headers.setdefault("Authorization", f"token {token or self.token}")
-        return httpx.request(method, f"{self.url}{path}", headers=headers, timeout=10, **kwargs)
+        return _http().request(method, f"{self.url}{path}", headers=headers, timeout=10, **kwargs)
 
     def trace(self) -> list[dict[str, Any]]:
         base = self.url.rsplit("/github", 1)[0]
-        text = httpx.get(f"{base}/trace", timeout=10).text
+        text = _http().get(f"{base}/trace", timeout=10).text
         return [json.loads(line) for line in text.splitlines() if line.strip()]
 
     def state(self) -> dict[str, Any]:
         base = self.url.rsplit("/github", 1)[0]
-        return dict(httpx.get(f"{base}/state", timeout=10).json()["github"])
+        return dict(_http().get(f"{base}/state", timeout=10).json()["github"])
 
     replica: Any
     """The environment's GitHubReplica (in this process): for tokens of seeded users."""
