@@ -362,6 +362,7 @@ def test_doctor__endpoint_agent_checks_the_program_that_starts_it(initialised: P
           start: python3 server.py
           ready_url: "http://127.0.0.1:{{agent.port}}/ready"
         """)
+    (root / "server.py").write_text("print('serving')\n")
     result = invoke("doctor", cwd=root)
     status, detail = only(result, "agent")
     assert status == "ok" and detail.startswith("python3 server.py: python3 is ")

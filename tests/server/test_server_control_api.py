@@ -23,7 +23,7 @@ json_values = st.recursive(
     (b"[1, 2]", "expected a JSON object"),
     (b'{"scene": {"name": "x"}, "trial": "two"}', "'trial' must be a positive integer"),
     (b'{"scene": {"name": "x"}, "trial": 0}', "'trial' must be a positive integer"),
-    (b'{"scene": {"name": "x", "bogus": 1}}', "invalid environment request"),
+    (b'{"scene": {"name": "x", "bogus": 1}}', "invalid scene: scene.yaml:2: bogus: unknown field"),
     (b'{"scene": {"name": "x"}, "agent": "fast"}', "'agent' must be an object"),
 ])
 def test_create_env__bad_bodies_get_400_with_a_reason(ancha_server: str, body: bytes, message: str) -> None:
