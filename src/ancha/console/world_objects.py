@@ -81,6 +81,9 @@ class _Grouper:
         self.under: dict[tuple[Step, ...], list[Change]] = {}
         self.placed: dict[tuple[Step, ...], list[Change]] = {}
         self.pending: list[tuple[Change, list[tuple[Step, ...]]]] = []
+        self.keyed: dict[tuple[int, str], dict[str, Mapping[str, Any]]] = {}
+        """Each keyed list's items by key, built once: a world of thousands of messages is
+        not scanned again for every object (``_find``)."""
 
     def place(self, change: Change) -> None:
         steps = change.steps
@@ -122,8 +125,8 @@ class _Grouper:
         return renderer(obj) if renderer is not None else None
 
     def object_change(self, steps: tuple[Step, ...]) -> ObjectChange:
-        before, before_parents = _find(self.seed, steps)
-        after, after_parents = _find(self.end, steps)
+        before, before_parents = _find(self.seed, steps, self.keyed)
+        after, after_parents = _find(self.end, steps, self.keyed)
         kind = "added" if before is None else "removed" if after is None else "changed"
         leaves = tuple(FieldChange(path_text(c.steps[len(steps):]).lstrip("."), c.kind, _load(c.before),
                                    _load(c.after)) for c in self.under.get(steps, ()))
@@ -135,8 +138,11 @@ class _Grouper:
                             snapshot if isinstance(snapshot, Mapping) else None, self.zone)
 
 
-def _find(world: Any, steps: tuple[Step, ...]) -> tuple[Any, list[Mapping[str, Any]]]:
-    """The value at ``steps`` and the keyed objects holding it, outermost first."""
+def _find(world: Any, steps: tuple[Step, ...],
+          keyed: dict[tuple[int, str], dict[str, Mapping[str, Any]]] | None = None,
+          ) -> tuple[Any, list[Mapping[str, Any]]]:
+    """The value at ``steps`` and the keyed objects holding it, outermost first. ``keyed``
+    keeps the lists it indexed (by ``id``, as the worlds do not change while it is used)."""
     node: Any = world
     parents: list[Mapping[str, Any]] = []
     for i, step in enumerate(steps):
@@ -146,13 +152,28 @@ def _find(world: Any, steps: tuple[Step, ...]) -> tuple[Any, list[Mapping[str, A
             index = int(step.name)
             node = node[index] if isinstance(node, list) and index < len(node) else None
         else:
-            node = next((item for item in node if isinstance(item, Mapping) and str(item.get(step.key)) == step.name),
-                        None) if isinstance(node, list) else None
+            node = _keyed_item(node, step, keyed) if isinstance(node, list) else None
             if isinstance(node, Mapping) and i < len(steps) - 1:
                 parents.append(node)
         if node is None:
             return None, parents
     return node, parents
+
+
+def _keyed_item(items: list[Any], step: Step,
+                keyed: dict[tuple[int, str], dict[str, Mapping[str, Any]]] | None) -> Mapping[str, Any] | None:
+    """The first item of ``items`` whose ``step.key`` is ``step.name``."""
+    assert step.key is not None
+    if keyed is None:
+        return next((item for item in items if isinstance(item, Mapping) and str(item.get(step.key)) == step.name),
+                    None)
+    index = keyed.get((id(items), step.key))
+    if index is None:
+        index = keyed[(id(items), step.key)] = {}
+        for item in items:
+            if isinstance(item, Mapping):
+                index.setdefault(str(item.get(step.key)), item)
+    return index.get(step.name)
 
 
 def _load(text: str | None) -> Any:
