@@ -18,7 +18,6 @@ import base64
 import binascii
 import hashlib
 import json
-import secrets
 import string
 from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qs
@@ -83,7 +82,7 @@ class GitHubReplica:
         self.base_url = f"http://127.0.0.1/envs/{world.id}/github"
         """The replica's public base URL, as last seen on an incoming request."""
         self.token = self.issue_token(self.agent.login, "agent")
-        self.signing_secret = secrets.token_urlsafe(30)
+        self.signing_secret = world.secrets.token_urlsafe(30)
         """The secret of the repository webhooks delivered to an endpoint agent (``X-Hub-Signature-256``)."""
         self._requests = 0
         self.world_actor = GitHubActor(self, world)
@@ -146,8 +145,9 @@ class GitHubReplica:
             user = self.state.user(ref.id) if ref is not None and ref.kind == "user" else None
         if user is None:
             raise KeyError(f"no GitHub user {login!r}")
-        # Random, not from the trial's RNG: a token must never work in another environment.
-        token = "ghp_" + "".join(secrets.choice(_TOKEN_CHARS) for _ in range(36))
+        # The world's secrets, not the trial's RNG: a token must never work in another environment,
+        # and a replay (the same seed) hands out the tokens the agent called with.
+        token = "ghp_" + self.world.secrets.choice(_TOKEN_CHARS, 36)
         self.tokens[token] = Caller(user, actor)
         return token
 
@@ -157,7 +157,7 @@ class GitHubReplica:
         for token, owner in self.link_tokens.items():
             if owner == caller:
                 return token
-        token = "".join(secrets.choice(_TOKEN_CHARS) for _ in range(29))
+        token = self.world.secrets.choice(_TOKEN_CHARS, 29)
         self.link_tokens[token] = caller
         return token
 

@@ -13,7 +13,7 @@ Refs: seeded users and the bot register as ``user`` (id ``U...``), channels as
 from __future__ import annotations
 
 import json
-import secrets
+import string
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
@@ -40,6 +40,7 @@ from ancha.world.tools.slack.third_party_calls import ThirdPartyCall
 
 if TYPE_CHECKING:
     from ancha.world.kernel.port import WorldPort
+    from ancha.world.kernel.world_secrets import WorldSecrets
 
 JSON = "application/json; charset=utf-8"
 _dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
@@ -64,8 +65,9 @@ class SlackReplica:
         self.canvases: dict[str, Canvas] = {}
         """Canvases (``canvases.create``, ``conversations.canvases.create``), by id."""
         self.bot_token = self._mint("xoxb", Caller(self.bot.id, "agent", is_bot=True))
-        self.signing_secret = secrets.token_hex(16)
-        self.app_token = f"xapp-1-{self.bot.app_id}-{_digits(13)}-{secrets.token_hex(32)}"
+        keys = world.secrets
+        self.signing_secret = keys.token_hex(16)
+        self.app_token = f"xapp-1-{self.bot.app_id}-{_digits(keys, 13)}-{keys.token_hex(32)}"
         self.base_url = f"http://127.0.0.1/envs/{world.id}/slack"
         """Where callers reach this replica (from the last request's Host, or Slack's own
         ``https://slack.com`` through real hostnames): the links it hands out follow (``urls``)."""
@@ -226,8 +228,10 @@ class SlackReplica:
         return channel, ts
 
     def _mint(self, kind: str, caller: Caller) -> str:
-        # Random, not from the trial's RNG: a token must never work in another environment.
-        token = f"{kind}-{_digits(12)}-{_digits(13)}-{secrets.token_urlsafe(18)[:24]}"
+        # The world's secrets, not the trial's RNG: a token must never work in another environment,
+        # and a replay (the same seed) hands out the tokens the agent called with.
+        keys = self.world.secrets
+        token = f"{kind}-{_digits(keys, 12)}-{_digits(keys, 13)}-{keys.token_urlsafe(18)[:24]}"
         self.tokens[token] = caller
         return token
 
@@ -397,5 +401,6 @@ def _encode_body(body: dict[str, Any]) -> bytes:
     return text.encode()
 
 
-def _digits(n: int) -> str:
-    return str(secrets.randbelow(9 * 10 ** (n - 1)) + 10 ** (n - 1))
+def _digits(keys: WorldSecrets, n: int) -> str:
+    """``n`` decimal digits, the first not 0 (a number of ``n`` digits, evenly drawn)."""
+    return keys.choice(string.digits[1:], 1) + keys.choice(string.digits, n - 1)

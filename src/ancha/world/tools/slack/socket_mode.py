@@ -112,7 +112,7 @@ class SocketMode:
 
     def open_url(self) -> str:
         """A new one-use URL for ``apps.connections.open``."""
-        ticket = str(uuid.uuid4())
+        ticket = self._uuid()
         self.tickets.add(ticket)
         return f"{self.replica.urls.socket_mode}{LINK_PATH}?ticket={ticket}&app_id={self.replica.bot.app_id}"
 
@@ -120,7 +120,7 @@ class SocketMode:
 
     def push(self, payload: dict[str, Any]) -> Envelope:
         """Send an ``event_callback`` body to the app (now if it is connected, else once it is)."""
-        envelope = Envelope(str(uuid.uuid4()), payload, due=self._now())
+        envelope = Envelope(self._uuid(), payload, due=self._now())
         self.envelopes[envelope.envelope_id] = envelope
         self._poke()
         self.world.agent_changed()
@@ -247,6 +247,11 @@ class SocketMode:
     def _poke(self) -> None:
         if self._wake is not None:
             self._wake.set()
+
+    def _uuid(self) -> str:
+        """A ticket or envelope id: from the world's secrets (a ticket opens a connection), so
+        that a replay hands out the same ones."""
+        return str(uuid.UUID(bytes=self.world.secrets.token_bytes(16), version=4))
 
     def _now(self) -> float:
         return self._loop.time() if self._loop is not None else 0.0

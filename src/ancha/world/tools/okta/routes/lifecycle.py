@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import secrets
 from typing import Any
 
 from ancha.world.tools.okta import lifecycle
@@ -16,14 +15,14 @@ def _run(call: Call, operation: str) -> tuple[Any, str]:
     return user, user.id
 
 
-def _secret() -> str:
-    """An activation or reset token: a credential, so random per environment (never from the
-    trial's RNG, which two environments of one scene and trial share)."""
-    return secrets.token_hex(10)
+def _secret(call: Call) -> str:
+    """An activation or reset token: a credential, so from the world's secrets (never from the
+    trial's RNG, which two environments of one scene and trial share; the same in a replay)."""
+    return call.replica.world.secrets.token_hex(10)
 
 
 def _token(call: Call, user_id: str) -> dict[str, str]:
-    token = _secret()
+    token = _secret(call)
     return {"activationUrl": f"{call.replica.base_url}/welcome/{token}", "activationToken": token}
 
 
@@ -71,7 +70,7 @@ def reset_password(call: Call) -> Answer:
     send_email = call.flag("sendEmail", True)
     call.flag("revokeSessions", False)
     _run(call, "reset_password")
-    token = _secret()
+    token = _secret(call)
     return Answer(200, {} if send_email else {"resetPasswordUrl": f"{call.replica.base_url}/reset_password/{token}"})
 
 

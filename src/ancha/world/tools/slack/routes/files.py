@@ -11,7 +11,6 @@ for all).
 
 from __future__ import annotations
 
-import secrets
 from collections.abc import Mapping
 from typing import Any
 
@@ -46,7 +45,7 @@ def files_get_upload_url_external(call: Call) -> dict[str, Any]:
         raise errors.FileUploadSizeRestricted()
     replica = call.replica
     # The upload URL is a capability (no token goes with the bytes): random, like a token.
-    file = SlackFile(new_id(replica.world, "F"), secrets.token_urlsafe(24), call.caller.user_id,
+    file = SlackFile(new_id(replica.world, "F"), replica.world.secrets.token_urlsafe(24), call.caller.user_id,
                      call.state.team["id"], filename, length, int(replica.world.clock.peek()),
                      actor=call.caller.actor, alt_txt=alt_txt, snippet_type=snippet_type)
     call.state.files.add(file)
