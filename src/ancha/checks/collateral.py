@@ -93,11 +93,12 @@ class Collateral:
 
 
 def collateral_changes(scene: Scene, trial: int, end_world: bytes | Path, trace: Iterable[dict[str, Any]],
-                       agent: dict[str, Any] | None = None, seed: Seed | None = None) -> Collateral:
+                       agent: dict[str, Any] | None = None, seed: Seed | None = None,
+                       run_seed: int | None = None) -> Collateral:
     """The collateral changes of trial ``trial`` of ``scene``: its seed is rebuilt (with the
     ``agent`` settings its world had), ``end_world`` is its ``world.json`` and ``trace`` its
     ``trace.jsonl`` entries."""
-    seed = seed or scene_seed(scene, trial, agent)
+    seed = seed or scene_seed(scene, trial, agent, run_seed)
     raw = end_world.read_bytes() if isinstance(end_world, Path) else end_world
     end = read_world(raw)
     changes, _total = diff_worlds(seed.world, end, limit=1_000_000)
@@ -329,12 +330,13 @@ def _covers(entry: str, obj: ObjectChange, refs: dict[str, RecordRef]) -> bool:
 
 
 def grade_collateral(scene: Scene, trial: int, end_world: Path, trace: Iterable[dict[str, Any]],
-                     agent: dict[str, Any] | None = None) -> tuple[dict[str, list[str]], CheckResult | None]:
+                     agent: dict[str, Any] | None = None,
+                     run_seed: int | None = None) -> tuple[dict[str, list[str]], CheckResult | None]:
     """``also_changed`` and the ``expect_unchanged`` result of a finished trial, for the runner.
     When they cannot be worked out (the seed cannot be rebuilt), nothing is listed, and a
     scene's ``expect_unchanged`` check is an error (its trial invalid, never passed)."""
     try:
-        found = collateral_changes(scene, trial, end_world, trace, agent)
+        found = collateral_changes(scene, trial, end_world, trace, agent, run_seed=run_seed)
     except Exception as exc:  # any failure here is ours, not the agent's: say so, never crash the run
         if not scene.expect_unchanged:
             return {}, None

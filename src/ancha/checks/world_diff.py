@@ -93,10 +93,10 @@ def seed_world(scene_path: str, source_hash: str, trial: int) -> dict[str, Any]:
     return scene_seed(scene, trial).world
 
 
-def scene_seed(scene: Scene, trial: int, agent: dict[str, Any] | None = None) -> Seed:
+def scene_seed(scene: Scene, trial: int, agent: dict[str, Any] | None = None, seed: int | None = None) -> Seed:
     """Trial ``trial`` of ``scene`` as it starts (``agent``: the agent settings the world was
-    built with, which decide the tools' URLs), with its refs."""
-    env = Environment("env_seed_" + secrets.token_hex(4), scene, trial, agent)
+    built with, which decide the tools' URLs; ``seed``: the run's), with its refs."""
+    env = Environment("env_seed_" + secrets.token_hex(4), scene, trial, agent, seed=seed)
     try:
         return Seed(read_world(b"".join(env.snapshot_json())), dict(env.refs))
     finally:

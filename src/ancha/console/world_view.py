@@ -60,7 +60,8 @@ def trial_world_view(folder: TrialFolder, scene_summary: dict[str, Any] | None) 
         scene = load_scene(Path(path), catalog())
         if source_hash and scene.source_hash != source_hash:
             raise SeedUnavailable(f"the scene file {path} changed since this run, so its seed cannot be rebuilt")
-        seed = scene_seed(scene, int(folder.trial))
+        line = folder.read_world_line() or {}  # the world's own trial and seed (a replay's trial 1 is its original's)
+        seed = scene_seed(scene, int(line.get("trial") or folder.trial), seed=line.get("seed"))
         end = read_world(raw)
     except (OSError, SceneInvalid) as exc:
         return WorldView(error=f"the scene file {path} could not be loaded: {exc}")

@@ -4,7 +4,10 @@
 ``checks.json`` (the verdict and every check result), ``trace.jsonl`` (every API call),
 ``records.jsonl`` (the people/process records), ``world.json`` (the final state of every
 tool), ``agent.log`` (capped: ``agent_log.py``), ``models.jsonl`` (every model call through the
-model gateway, with its tokens and cost) and the agent's ``state/`` folder. ``ancha run`` writes them;
+model gateway, with its tokens and cost), the agent's ``state/`` folder, ``calls.jsonl`` (the
+agent's calls as a replay makes them again: instant, headers, body) and ``replay.json`` (what
+rebuilds the trial's world: its id, seed and trial, and where and how it ended); a forked trial
+also keeps the ``checkpoint`` it started from. ``ancha run`` writes them;
 ``explain``, ``report``, ``diff``, the console and the CI reports read them through here, so
 the format lives in one module (the runs folder around them, ``latest`` included, is
 ``runs_folder.py``'s).
@@ -27,6 +30,9 @@ AGENT_LOG = "agent.log"
 MODELS = "models.jsonl"
 LIVE = "live.json"
 STATE_DIR = "state"
+CALLS = "calls.jsonl"
+WORLD_LINE = "replay.json"
+CHECKPOINT = "checkpoint"
 
 
 class TrialFolder:
@@ -68,6 +74,45 @@ class TrialFolder:
     def world_path(self) -> Path:
         """``world.json``, which the runner streams in from the server."""
         return self.path / WORLD
+
+    @property
+    def calls_path(self) -> Path:
+        """``calls.jsonl``: the agent's calls, as ``ancha replay --calls`` and ``ancha fork`` make them again."""
+        return self.path / CALLS
+
+    @property
+    def checkpoint_path(self) -> Path:
+        """``checkpoint``: the world a forked trial started from (``ancha fork``)."""
+        return self.path / CHECKPOINT
+
+    def write_world_line(self, line: dict[str, Any]) -> None:
+        """``replay.json``: what rebuilds the trial's world (``env_id``, ``seed``, ``trial``,
+        ``source_hash``, ``ended``: ``{at, status, reason}``; a replay's or fork's ``origin``)."""
+        (self.path / WORLD_LINE).write_text(json.dumps(line, indent=2) + "\n")
+
+    def read_world_line(self) -> dict[str, Any] | None:
+        try:
+            data = json.loads((self.path / WORLD_LINE).read_text())
+        except (OSError, ValueError):
+            return None
+        return data if isinstance(data, dict) else None
+
+    def read_calls(self) -> list[dict[str, Any]]:
+        """``calls.jsonl``'s lines ([] when the trial has none); ``ValueError`` on a broken line."""
+        try:
+            text = self.calls_path.read_text(encoding="utf-8")
+        except OSError:
+            return []
+        calls = []
+        for number, raw in enumerate(text.splitlines(), 1):
+            if not raw.strip():
+                continue
+            try:
+                line = json.loads(raw)
+            except ValueError as exc:
+                raise ValueError(f"{self.calls_path}:{number}: not JSON: {exc}") from exc
+            calls.append(line)
+        return calls
 
     def is_graded(self) -> bool:
         """Whether the trial has its ``checks.json``."""

@@ -45,18 +45,21 @@ class ControlClient:
         except httpx.HTTPError as exc:
             raise ServerError(f"the Ancha server at {self.base_url} did not answer {method} {path}: {exc}") from exc
 
-    async def create_env(self, scene: Scene, trial: int, agent: dict[str, Any]) -> dict[str, Any]:
+    async def create_env(self, scene: Scene, trial: int, agent: dict[str, Any], **world: Any) -> dict[str, Any]:
         """Build a trial's world. The scene is sent once per server (or handed over, in this
-        process); later trials name its hash, and it is sent again if the server forgot it."""
+        process); later trials name its hash, and it is sent again if the server forgot it.
+        ``world``: more of ``POST /envs``'s fields (``seed``, ``env_id``, ``replay``,
+        ``from_checkpoint``), those that are not None."""
+        extra = {name: value for name, value in world.items() if value is not None}
         if self._share is not None and scene.source_hash and scene.source_hash not in self._sent_scenes:
             self._share(scene)
             self._sent_scenes.add(scene.source_hash)
         if scene.source_hash in self._sent_scenes:
             answer = await self._call("POST", "/envs", json={"scene_hash": scene.source_hash, "trial": trial,
-                                                             "agent": agent})
+                                                             "agent": agent, **extra})
             if answer.status_code != 404:
                 return self._created(answer)
-        body = {"scene": scene.model_dump(mode="json", by_alias=True), "trial": trial, "agent": agent}
+        body = {"scene": scene.model_dump(mode="json", by_alias=True), "trial": trial, "agent": agent, **extra}
         answer = await self._call("POST", "/envs", json=body)
         result = self._created(answer)
         self._sent_scenes.add(scene.source_hash)
@@ -138,6 +141,54 @@ class ControlClient:
                         out.write(chunk)
             except httpx.HTTPError as exc:
                 raise ServerError(f"the Ancha server at {self.base_url} did not answer GET {url}: {exc}") from exc
+
+    async def save_calls(self, env_id: str, path: Path, page: int = TRACE_PAGE) -> None:
+        """Write the agent's calls (``calls.jsonl``: what a replay makes again), a page at a time."""
+        after = 0
+        with path.open("wb") as out:
+            while True:
+                answer = await self._call("GET", f"/envs/{env_id}/calls", params={"after": after, "limit": page})
+                if answer.status_code != 200:
+                    raise ServerError(f"the calls could not be read: {answer.status_code} {answer.text}")
+                out.write(answer.content)
+                following = answer.headers.get("ancha-trace-next")
+                if following is None or int(following) <= after:
+                    return
+                after = int(following)
+
+    async def make_calls(self, env_id: str, calls: list[dict[str, Any]], end: dict[str, Any] | None = None,
+                         until: str | None = None) -> dict[str, Any]:
+        """Make recorded calls in a world built with ``replay``; ``until``: then let the world go on
+        to that instant; ``end``: then end it as the original ended."""
+        body: dict[str, Any] = {"calls": calls}
+        if end is not None:
+            body["end"] = end
+        if until is not None:
+            body["until"] = until
+        answer = await self._call("POST", f"/envs/{env_id}/calls", json=body, timeout=600)
+        if answer.status_code != 200:
+            raise ServerError(f"the recorded calls could not be made: {answer.status_code} {answer.text}")
+        data: dict[str, Any] = answer.json()
+        return data
+
+    async def bring_checkpoint(self, data: bytes) -> str:
+        """Hand a checkpoint (signed on this machine) to the server; its id there."""
+        answer = await self._call("POST", "/checkpoints", content=data, timeout=600,
+                                  headers={"content-type": "application/octet-stream"})
+        if answer.status_code != 201:
+            raise ServerError(f"the checkpoint could not be brought to the server: {answer.status_code} {answer.text}")
+        return str(answer.json()["checkpoint"])
+
+    async def checkpoint(self, env_id: str) -> tuple[dict[str, Any], bytes]:
+        """Checkpoint a world: the server's answer (``checkpoint`` id, ``at``, ``seq``, ...) and its bytes."""
+        answer = await self._call("POST", f"/envs/{env_id}/checkpoint", timeout=600)
+        if answer.status_code != 201:
+            raise ServerError(f"the world could not be checkpointed: {answer.status_code} {answer.text}")
+        made: dict[str, Any] = answer.json()
+        data = await self._call("GET", f"/checkpoints/{made['checkpoint']}", timeout=600)
+        if data.status_code != 200:
+            raise ServerError(f"the checkpoint could not be read: {data.status_code} {data.text}")
+        return made, data.content
 
     async def start_endpoint(self, env_id: str, url: str, startup_timeout: float) -> None:
         """Tell the world where its endpoint agent listens; it makes the handshakes (a vendor's

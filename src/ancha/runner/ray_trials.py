@@ -61,6 +61,8 @@ class RunPlan:
     """``agent.pass_env`` and judge variables from the driver's shell: a worker's shell is not the user's."""
     scene_files: tuple[str, ...] = ()
     """Every scene file of the run, relative to the project folder (a container agent never sees them)."""
+    seed: int | None = None
+    """The run's seed (``summary.json``): every trial's world is drawn from it."""
 
 
 class RayTrials:
@@ -79,7 +81,8 @@ class RayTrials:
         self.trials_at_once = trials_at_once
 
     @classmethod
-    async def open(cls, config: AnchaConfig, run_dir: Path, scenes: list[Scene], *, inherit_env: bool) -> RayTrials:
+    async def open(cls, config: AnchaConfig, run_dir: Path, scenes: list[Scene], *, inherit_env: bool,
+                   seed: int | None = None) -> RayTrials:
         assert config.ray is not None
         ray = import_ray()
         scene_files = dict(zip((s.name for s in scenes), check_scenes_inside(config.root, (s.path for s in scenes)),
@@ -98,7 +101,7 @@ class RayTrials:
         agent = config.agent
         names = [*(agent.pass_env if agent else ()), *JUDGE_VARIABLES]
         plan = RunPlan(config, inherit_env, {n: os.environ[n] for n in names if n in os.environ},
-                       tuple(scene_files.values()))
+                       tuple(scene_files.values()), seed)
         return cls(ray, run_dir, ray.put(plan), scene_files, f"ray:{address or 'local'}", at_once, staged, cpus)
 
     async def run(self, scene: Scene, trial: int) -> TrialOutcome:
@@ -265,7 +268,7 @@ async def _remote_trial(plan: RunPlan, scene_name: str, scene_file: str, source_
         server = _world_server()
         control = ControlClient(server.url, server.key, share=server.share, transport=server.transport())
         try:
-            runner = TrialRunner(control, config, run_dir, inherit_env=plan.inherit_env, **options)
+            runner = TrialRunner(control, config, run_dir, inherit_env=plan.inherit_env, seed=plan.seed, **options)
             outcome = await run_trial(runner, scene, trial)
         finally:
             await control.close()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import secrets
 import signal
 import time
@@ -24,12 +25,26 @@ from ancha.runner.agents.container_leftovers import clean_after_dead_runs, forge
 from ancha.runner.agents.world_clock import MISSING, find_library, wants_world_clock
 from ancha.runner.gateway import ModelGateway
 from ancha.runner.report import SceneSummary, print_summary
-from ancha.runner.trial import TrialOutcome, TrialRunner
+from ancha.runner.trial import CallsReplay, Fork, TrialOutcome, TrialRunner
 from ancha.runner.trial_executor import TrialExecutor, open_trials, run_with_retry
 from ancha.scene.model import Scene
 from ancha.world.registry import registry
 
 EXIT_PASSED, EXIT_GATE_FAILED, EXIT_NOT_CARRIED_OUT, EXIT_INTERRUPTED = 0, 1, 3, 130
+
+
+@dataclass
+class Branch:
+    """A run that branches off an earlier trial (``ancha replay``, ``ancha fork``)."""
+
+    origin: dict[str, Any]
+    """``summary.json``'s ``origin``: ``{kind, run, scene, trial, ...}``."""
+    trial_numbers: dict[tuple[str, int], int] = dataclasses.field(default_factory=dict)
+    """(scene, trial of this run) -> the original's trial number, which its world is drawn with."""
+    fork: Fork | None = None
+    calls: CallsReplay | None = None
+    trials: list[int] | None = None
+    """The trial numbers to run (a replay of trial 3 is trial 3 of its run); None: 1 to ``trials``."""
 
 
 @dataclass
@@ -83,9 +98,13 @@ def new_run_id() -> str:
 
 async def run_scenes(config: AnchaConfig, scenes: list[Scene], *, inherit_env: bool = False,
                      console: Console | None = None, progress: bool = True, retry_invalid: bool = False,
-                     model_upstreams: Mapping[str, str] | None = None) -> RunResult:
+                     model_upstreams: Mapping[str, str] | None = None, seed: int | None = None,
+                     branch: Branch | None = None) -> RunResult:
     """``model_upstreams``: where the model gateway reaches a domain instead of ``https://DOMAIN``
-    (tests point it at local stand-ins; not a setting)."""
+    (tests point it at local stand-ins; not a setting). ``seed``: the run's seed (``--seed``;
+    drawn at random when not given, and kept in ``summary.json``): with a scene and a trial
+    number it decides the world. ``branch``: a replay or fork (``ancha replay``, ``ancha fork``):
+    its origin, trial numbers and checkpoint."""
     if console is None:
         console = Console()
         if not console.is_terminal:  # CI logs: wide enough that scene names are never cut
@@ -108,17 +127,26 @@ async def run_scenes(config: AnchaConfig, scenes: list[Scene], *, inherit_env: b
                  for s in scenes]
     hosts = config.agent.execution.model_hosts if config.agent else []
     gateway = ModelGateway(hosts, upstreams=model_upstreams).start() if hosts else None
+    seed = secrets.randbits(63) if seed is None else seed
+    options: dict[str, Any] = {"seed": seed}
+    if branch is not None:
+        options.update(fork=branch.fork, calls=branch.calls)
     try:  # a server or cluster that cannot be reached stops the run before its folder is made
         executor = await open_trials(config, run_dir, scenes, inherit_env=inherit_env or config.inherit_env,
-                                     gateway=gateway, containers=containers)
+                                     gateway=gateway, containers=containers, **options)
     except BaseException:
         if gateway is not None:
             gateway.stop()
         raise
     runs.new_run(run_id)
     interrupted = False
+    if branch is not None:  # the world's trial number where the folder's differs (trial 3, replayed as 1)
+        runner = getattr(executor, "_runner", None)
+        if runner is not None:
+            runner.trial_numbers.update(branch.trial_numbers)
     try:
-        interrupted = await _run_all(executor, run_dir, scenes, summaries, console, progress, retry_invalid)
+        interrupted = await _run_all(executor, run_dir, scenes, summaries, console, progress, retry_invalid,
+                                     branch.trials if branch is not None else None)
     finally:
         if gateway is not None:
             gateway.stop()
@@ -133,6 +161,8 @@ async def run_scenes(config: AnchaConfig, scenes: list[Scene], *, inherit_env: b
         "duration_s": round(time.perf_counter() - t0, 3),
         "interrupted": interrupted,
         "exit_code": exit_code,
+        "seed": seed,
+        **({"origin": branch.origin} if branch is not None else {}),
         "server": executor.server_label,
         "config": _config_record(config),
         "scenes": [s.to_dict() for s in summaries],
@@ -143,8 +173,9 @@ async def run_scenes(config: AnchaConfig, scenes: list[Scene], *, inherit_env: b
 
 
 async def _run_all(executor: TrialExecutor, run_dir: Path, scenes: list[Scene], summaries: list[SceneSummary],
-                   console: Console, show_progress: bool, retry_invalid: bool) -> bool:
-    jobs = [(i, scene, trial) for i, scene in enumerate(scenes) for trial in range(1, summaries[i].trials + 1)]
+                   console: Console, show_progress: bool, retry_invalid: bool, numbers: list[int] | None = None) -> bool:
+    jobs = [(i, scene, trial) for i, scene in enumerate(scenes)
+            for trial in (numbers or range(1, summaries[i].trials + 1))]
     limiter = asyncio.Semaphore(executor.trials_at_once)
     bar = Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                    console=Console(stderr=True), disable=not show_progress, transient=True)

@@ -80,9 +80,45 @@ class TrialOutcome:
     """Operations the replica does not implement that were called, each with its calls (``results.coverage_gaps``)."""
 
 
+@dataclass
+class Fork:
+    """Where a forked run's trials start: a checkpoint, and the trial it came from."""
+
+    data: bytes
+    """The checkpoint's (signed) bytes, brought to the run's server and kept in each trial's folder."""
+    forked_at: str
+    """The simulated instant it stands at (``ANCHA_FORKED_AT``)."""
+    state: Path | None = None
+    """The agent's state folder as it was then, copied into each trial's ``state/``."""
+    world_line: dict[str, Any] = field(default_factory=dict)
+    """``origin`` and more for each trial's ``replay.json``."""
+    original: Scene | None = None
+    """The scene the checkpoint was made from, when the trials go on under a changed one (``--set``)."""
+    checkpoint: str | None = None
+    """The run's server's id for it, once brought there."""
+
+
+@dataclass(frozen=True)
+class CallsReplay:
+    """``ancha replay --calls``: no agent; the original trial's calls are made again."""
+
+    folder: TrialFolder
+    """The original trial's folder (its ``calls.jsonl``, ``replay.json``, ``checks.json``)."""
+
+
 class TrialRunner:
     def __init__(self, control: ControlClient, config: AnchaConfig, run_dir: Path, inherit_env: bool = False,
-                 gateway: ModelGateway | None = None, containers: ContainerExecution | None = None) -> None:
+                 gateway: ModelGateway | None = None, containers: ContainerExecution | None = None,
+                 seed: int | None = None, fork: Fork | None = None, calls: CallsReplay | None = None) -> None:
+        self.seed = seed
+        self.calls = calls
+        """Set for ``ancha replay --calls``: the recorded calls stand in for the agent."""
+        self._fork_lock = asyncio.Lock()
+        """The run's seed: with the scene and the trial it decides each world (``replay.json``)."""
+        self.fork = fork
+        """Set for ``ancha fork``: every trial starts from this checkpoint."""
+        self.trial_numbers: dict[tuple[str, int], int] = {}
+        """The world's trial number where it differs from the folder's (a replay of trial 3 is trial 1 of its run)."""
         self.control = control
         self.config = config
         self.run_dir = run_dir
@@ -109,8 +145,9 @@ class TrialRunner:
         agent = self.config.agent
         # The trial's place on the model gateway comes first: real hostnames send its model hosts there.
         model_trial = self.gateway.open_trial(folder, agent.budget_usd if agent else None) if self.gateway else None
+        world_trial = self.trial_numbers.get((scene.name, trial), trial)
         try:
-            context = await self.control.create_env(scene, trial, self._agent_spec(model_trial))
+            context = await self._create_env(scene, world_trial, self._agent_spec(model_trial))
         except ServerError as exc:
             if model_trial is not None and self.gateway is not None:
                 self.gateway.close_trial(model_trial)
@@ -120,10 +157,15 @@ class TrialRunner:
             return outcome
         timings["world_s"] = time.perf_counter() - started
         env_id = context["env_id"]
+        if self.fork is not None:  # the world it started from, and what the agent remembered then
+            self._start_fork(folder)
         folder.write_live(self.control.base_url, env_id)
         graded = False
         try:
-            outcome = await self._run_agent(scene, trial, context, trial_dir, timings, model_trial)
+            if self.calls is not None:
+                outcome = await self._make_calls(scene, trial, context)
+            else:
+                outcome = await self._run_agent(scene, trial, context, trial_dir, timings, model_trial)
             try:
                 await self._grade(scene, context, trial_dir, outcome)
                 graded = True
@@ -139,6 +181,58 @@ class TrialRunner:
         timings["total_s"] = time.perf_counter() - started
         outcome.timings = {**timings, **outcome.timings}
         return outcome
+
+    async def _create_env(self, scene: Scene, trial: int, agent: dict[str, Any]) -> dict[str, Any]:
+        """The trial's world: new, from the fork's checkpoint, or built for the recorded calls."""
+        if self.calls is not None:
+            line = self.calls.folder.read_world_line() or {}
+            try:
+                return await self.control.create_env(scene, trial, agent, seed=self.seed, replay=True,
+                                                      env_id=line.get("env_id"))
+            except ServerError as exc:  # its id is taken on this server: the world's URLs then differ
+                if "exists on this server" not in str(exc):
+                    raise
+                return await self.control.create_env(scene, trial, agent, seed=self.seed, replay=True)
+        if self.fork is None:
+            return await self.control.create_env(scene, trial, agent, seed=self.seed)
+        fork = self.fork
+        async with self._fork_lock:  # brought to this server once, for every trial
+            if fork.checkpoint is None:
+                fork.checkpoint = await self.control.bring_checkpoint(fork.data)
+        original = fork.original or scene
+        patched = scene.model_dump(mode="json", by_alias=True) if fork.original is not None else None
+        return await self.control.create_env(original, trial, agent, from_checkpoint=fork.checkpoint,
+                                             patched_scene=patched)
+
+    async def _make_calls(self, scene: Scene, trial: int, context: dict[str, Any]) -> TrialOutcome:
+        """``ancha replay --calls``: the original's calls at their instants, then its ending; what
+        the agent did beside the world (its exit, its log) is the original's."""
+        assert self.calls is not None
+        original = self.calls.folder
+        line = original.read_world_line() or {}
+        checks = original.read_checks()
+        calls = original.read_calls()
+        ended = line.get("ended") or {}
+        env_id = str(context["env_id"])
+        for start in range(0, len(calls), 2000):
+            await self.control.make_calls(env_id, calls[start:start + 2000])
+        if ended.get("at"):
+            await self.control.make_calls(env_id, [], end={"at": ended["at"], "status": ended.get("status"),
+                                                            "reason": ended.get("reason")})
+        told = str(checks.get("ended") or "")
+        if told.startswith("the agent exited (code ") and told.endswith(")"):
+            self.exits[env_id] = int(told.removeprefix("the agent exited (code ").removesuffix(")"))
+        outcome = TrialOutcome(scene.name, trial, "failed", reason=checks.get("reason"), status=checks.get("status"))
+        outcome.agent_log, outcome.state, outcome.cost = checks.get("agent_log"), checks.get("state"), checks.get("cost")
+        return outcome
+
+    def _start_fork(self, folder: TrialFolder) -> None:
+        import shutil
+
+        assert self.fork is not None
+        folder.checkpoint_path.write_bytes(self.fork.data)
+        if self.fork.state is not None and self.fork.state.is_dir():
+            shutil.copytree(self.fork.state, folder.state_dir, dirs_exist_ok=True, symlinks=True)
 
     async def _discard(self, env_id: str, folder: TrialFolder) -> None:
         """Delete a world the trial is done with; a server that cannot must not hide why the trial ended."""
@@ -185,6 +279,8 @@ class TrialRunner:
                 env.update(host_variables(context, Path(trust["SSL_CERT_FILE"]), env))
         else:  # nothing of the host's own: the container's variables, with the URLs it reaches
             env = box.environment()
+        if self.fork is not None:  # the world goes on from a checkpoint: the agent is told when it stood
+            env["ANCHA_FORKED_AT"] = self.fork.forked_at
         if model_trial is not None:  # model calls through the gateway, at the address the agent reaches
             self.model_trials[str(context["env_id"])] = model_trial
             env.update(model_trial.environment(env, None if box is None else rewrite_url(model_trial.url, box.plan)))
@@ -357,7 +453,9 @@ class TrialRunner:
         trace_path = folder.trace_path
         saved = await asyncio.gather(self.control.save_trace(context["env_id"], trace_path),
                                      self.control.save_state(context["env_id"], folder.world_path),
-                                     return_exceptions=True)  # both finish before the world can go
+                                     self.control.save_calls(context["env_id"], folder.calls_path),
+                                     return_exceptions=True)  # all finish before the world can go
+        folder.write_world_line(self._world_line(scene, graded["status"]))
         for failure in saved:
             if isinstance(failure, BaseException):
                 raise failure
@@ -386,6 +484,16 @@ class TrialRunner:
             self._write_checks(trial_dir, outcome, results)
         finally:
             await deleting
+
+    def _world_line(self, scene: Scene, status: dict[str, Any]) -> dict[str, Any]:
+        """``replay.json``: what rebuilds this trial's world (``ancha replay``, ``ancha fork``)."""
+        line = {"env_id": status.get("id"), "seed": status.get("seed"), "trial": status.get("trial"),
+                "scene": scene.name, "source_hash": scene.source_hash,
+                "ended": {"at": status["clock"].get("ended_at"), "status": status.get("status"),
+                          "reason": status.get("ended_reason")}}
+        if self.fork is not None:
+            line.update(self.fork.world_line)
+        return line
 
     def _ending(self, graded: dict[str, Any], outcome: TrialOutcome) -> None:
         """How the trial ended, as the world's grade says (unless the runner ended it)."""
@@ -420,8 +528,10 @@ class TrialRunner:
                           results: list[dict[str, Any]]) -> list[dict[str, Any]]:
         """What else the agent changed (``also_changed``), and the scene's ``expect_unchanged``
         check among the results: worked out here, off the world's files, as judge checks are."""
-        also, unchanged = await asyncio.to_thread(grade_collateral, scene, outcome.trial, folder.world_path,
-                                                  folder.read_trace().values(), self._agent_spec())
+        line = folder.read_world_line() or {}
+        also, unchanged = await asyncio.to_thread(grade_collateral, scene, int(line.get("trial") or outcome.trial),
+                                                  folder.world_path, folder.read_trace().values(), self._agent_spec(),
+                                                  line.get("seed", self.seed))
         outcome.also_changed = also
         if unchanged is None:
             return results

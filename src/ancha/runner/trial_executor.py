@@ -66,7 +66,7 @@ async def open_trials(config: AnchaConfig, run_dir: Path, scenes: list[Scene], *
     if config.ray is not None:
         from ancha.runner.ray_trials import RayTrials  # Ray is an optional extra: imported only here
 
-        return await RayTrials.open(config, run_dir, scenes, inherit_env=inherit_env)
+        return await RayTrials.open(config, run_dir, scenes, inherit_env=inherit_env, seed=runner_options.get("seed"))
     return await LocalTrials.open(config, run_dir, inherit_env, **runner_options)
 
 

@@ -7,6 +7,7 @@ the runner talks to both the same way, over HTTP.
 from __future__ import annotations
 
 import hmac
+import re
 from collections.abc import AsyncIterator, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -19,16 +20,20 @@ from starlette.types import ASGIApp
 
 from ancha.durations import parse_duration
 from ancha.scene.errors import SceneInvalid
+from ancha.scene.model import Scene
+from ancha.server.branching import Branching
 from ancha.server.collector import tune_collector
 from ancha.server.gateway import ToolGateway
 from ancha.server.interceptor import HostnameSettings, HostnameSettingsError, Interceptor
 from ancha.server.minting import minter
 from ancha.server.registry import Registry, SceneNotCached
+from ancha.world.checkpoint import CheckpointError
 from ancha.world.environment import Environment
 from ancha.world.kernel import bounded_json
 from ancha.world.settings import InvalidSettings, check_settings
 
 FEED_MAX_WAIT = 60.0
+ENV_ID = re.compile(r"^env_[0-9a-f]{12}$")
 TRACE_PAGE_MAX = 10_000
 """The most entries one ``GET /trace?limit=N`` page holds."""
 TRACE_PAGING_HINT = f"page with ?after=SEQ&limit=N (SEQ >= 0, 1 <= N <= {TRACE_PAGE_MAX})"
@@ -91,6 +96,8 @@ class ControlAPI:
         self.gateway: ToolGateway | None = None
         """The app that answers tool calls (set by ``create_app``): intercepted calls go to it too."""
         self.interceptors: dict[str, Interceptor] = {}
+        self.branching = Branching(self)
+        """Replayed calls and checkpoints (``branching.py``)."""
         """Each environment's vendor hostnames (``agent.hostnames: real``), by env id."""
 
     # --- helpers ----------------------------------------------------------------------
@@ -154,14 +161,33 @@ class ControlAPI:
     async def create_env(self, request: Request) -> Response:
         if not self._authorized(request):
             return _error(401, "this server needs a key", "send Authorization: Bearer <server key>")
+        kept = None
         try:
             body = bounded_json.loads(await request.body() or b"{}")
             if not isinstance(body, dict):
                 raise ValueError("expected a JSON object")
+            if "from_checkpoint" in body:
+                kept = self.branching.checkpoints.get(str(body["from_checkpoint"]))
+                if kept is None:
+                    return _error(404, f"no checkpoint {body['from_checkpoint']!r} on this server",
+                                  "make one with POST /envs/{id}/checkpoint, or bring one with POST /checkpoints")
+                if "scene" not in body and "scene_hash" not in body:
+                    body["scene_hash"] = kept.header.source_hash
             scene = self.registry.scene(body)
-            trial = body.get("trial", 1)
+            trial = body.get("trial", 1) if kept is None else kept.header.trial
             if not isinstance(trial, int) or isinstance(trial, bool) or trial < 1:
                 raise ValueError(f"'trial' must be a positive integer, got {trial!r}")
+            seed = body.get("seed")
+            if seed is not None and (not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed < 2**63):
+                raise ValueError(f"'seed' must be a whole number from 0 to 2**63-1, got {seed!r}")
+            env_id = body.get("env_id")
+            if env_id is not None and (not isinstance(env_id, str) or not ENV_ID.match(env_id)):
+                raise ValueError(f"'env_id' must be env_ and 12 hex digits, got {env_id!r}")
+            if env_id is not None and self.registry.get(env_id) is not None:
+                return _error(409, f"the environment {env_id} exists on this server", "leave env_id out for a new one")
+            replaying = body.get("replay", False)
+            if not isinstance(replaying, bool):
+                raise ValueError("'replay' must be true or false")
         except SceneNotCached:
             return _error(404, "scene not cached", "send the scene itself in 'scene'")
         except SceneInvalid as exc:  # an inline scene, told as its file would be
@@ -178,7 +204,13 @@ class ControlAPI:
         except (InvalidSettings, HostnameSettingsError) as exc:
             return _error(400, f"invalid environment request: {exc}")
         try:
-            env = self.registry.create(scene, trial, agent)
+            if kept is not None:
+                patched = Scene.model_validate(body["patched_scene"]) if body.get("patched_scene") else None
+                env = self.registry.restore(kept.data, scene, agent, env_id, patched=patched)
+            else:
+                env = self.registry.create(scene, trial, agent, seed=seed, env_id=env_id, replay=replaying)
+        except CheckpointError as exc:
+            return _error(422, f"the world could not be restored: {exc}")
         except Exception as exc:  # the world could not be built: the trial is invalid
             return _error(422, f"the world could not be built: {exc}")
         try:
@@ -190,7 +222,12 @@ class ControlAPI:
                 interceptor = Interceptor(env, self.gateway, minter(), hostnames, addresses=self.tunnel_addresses)
                 self.interceptors[env.id] = interceptor
                 context["hostnames"] = (await interceptor.open(request.url.hostname or "127.0.0.1")).context()
-            env.start_ticker()
+            if not replaying:  # a replay's clock moves only to each recorded call (POST /envs/{id}/calls)
+                env.start_ticker()
+            context["seed"] = env.seed
+            if kept is not None:
+                context["forked_at"] = env.clock.isoformat(kept.header.at)
+                context["forked_seq"] = kept.header.seq
         except Exception as exc:  # never leave a half-made environment registered
             await self._forget(env.id)
             return _error(422, f"the world could not be started: {exc}")
@@ -307,7 +344,7 @@ class ControlAPI:
         env = self._env(request)
         if isinstance(env, JSONResponse):
             return env
-        env.finish("done", "the agent finished")
+        env.end("done", "the agent finished")
         results = evaluate_checks(env, env.scene.checks)
         body: dict[str, Any] = {
             "status": env.status_dict(),
@@ -342,7 +379,7 @@ class ControlAPI:
             return env
         if not _same_secret(self._bearer(request), env.trial_token):
             return _error(401, "invalid trial token", "send Authorization: Bearer $ANCHA_TRIAL_TOKEN")
-        env.finish("done", "the done URL was called")
+        env.end("done", "the done URL was called")
         return JSONResponse({"ok": True, "status": env.status})
 
     def _runner_env(self, request: Request) -> Environment | JSONResponse:
@@ -450,6 +487,10 @@ def create_app(key: str | None = None, registry: Registry | None = None,
         Route("/envs/{env_id}/waiting", api.waiting, methods=["POST"]),
         Route("/envs/{env_id}/context", api.env_context, methods=["GET"]),
         Route("/envs/{env_id}/endpoint", api.endpoint, methods=["POST"]),
+        Route("/envs/{env_id}/calls", api.branching.calls, methods=["GET", "POST"]),
+        Route("/envs/{env_id}/checkpoint", api.branching.checkpoint, methods=["POST"]),
+        Route("/checkpoints", api.branching.upload, methods=["POST"]),
+        Route("/checkpoints/{checkpoint}", api.branching.checkpoint_bytes, methods=["GET"]),
         Route("/envs/{env_id}/{tool}/{path:path}", api.tool,
               methods=["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"]),
         *(Mount(prefix, app) for prefix, app in (mounts or {}).items()),

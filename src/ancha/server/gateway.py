@@ -81,7 +81,7 @@ class ToolGateway:
             else:
                 request = ToolRequest(scope["method"], path, scope["query_string"].decode("latin-1"), headers, body)
                 decoded = await _decoded(spec.decode_body, request, spec.max_body)
-                answer = env.dispatch(tool, decoded) if isinstance(decoded, ToolRequest) else decoded
+                answer = env.dispatch(tool, decoded, from_agent=True) if isinstance(decoded, ToolRequest) else decoded
         finally:
             env.request_finished()
         await send({"type": "http.response.start", "status": answer.status, "headers": response_headers(answer)})

@@ -67,9 +67,24 @@ class Registry:
             while len(self._scenes) > self._cache_size:
                 self._scenes.popitem(last=False)
 
-    def create(self, scene: Scene, trial: int, agent: dict[str, Any] | None) -> Environment:
-        env_id = "env_" + secrets.token_hex(6)
-        env = Environment(env_id, scene, trial, agent)
+    def create(self, scene: Scene, trial: int, agent: dict[str, Any] | None, *, seed: int | None = None,
+               env_id: str | None = None, replay: bool = False) -> Environment:
+        """A new world; ``seed`` (the run's; without one, tokens are random) with the scene and
+        trial decides it; ``env_id`` names it (a replay takes its original's id: the world
+        writes it into its URLs)."""
+        env_id = env_id or "env_" + secrets.token_hex(6)
+        env = Environment(env_id, scene, trial, agent, seed=seed, replay=replay)
+        self.envs[env_id] = env
+        return env
+
+    def restore(self, data: bytes, scene: Scene, agent: dict[str, Any] | None, env_id: str | None = None, *,
+                patched: Scene | None = None) -> Environment:
+        """A world from a checkpoint this server holds: ``scene`` is the one it was made from,
+        which lends its shared parts; ``patched``, the world's scene from here on (``ancha fork --set``)."""
+        from ancha.world.checkpoint import restore
+
+        env_id = env_id or "env_" + secrets.token_hex(6)
+        env = restore(data, scene, env_id, agent, patched=patched)
         self.envs[env_id] = env
         return env
 

@@ -162,7 +162,7 @@ class ToolCallProtocol(DeadlineProtocol):
         request = ToolRequest(call.method, call.path, call.query, headers, b"".join(call.body))
         env = call.env
         try:
-            answer = env.answer(call.tool, request)
+            answer = env.answer(call.tool, request, from_agent=True)
         except Exception as exc:  # as uvicorn does for an app's exception: log it, answer 500, close
             env.request_finished()
             _log.error("Exception in ASGI application\n", exc_info=exc)

@@ -22,6 +22,7 @@ from ancha.world.kernel.records import Record, Records
 from ancha.world.kernel.scheduler import Due, Scheduler
 from ancha.world.kernel.tool import RecordRef, StreamsSnapshot, Tool, ToolRequest, ToolResponse
 from ancha.world.kernel.trace import Trace
+from ancha.world.kernel.world_secrets import WorldSecrets
 from ancha.world.people import People
 from ancha.world.predicates import PredicateWatcher, register_scene_predicates
 from ancha.world.registry import registry
@@ -54,12 +55,20 @@ class Environment:
     """
 
     def __init__(self, env_id: str, scene: Scene, trial: int, agent: dict[str, Any] | None = None, *,
-                 people: bool = True) -> None:
+                 people: bool = True, seed: int | None = None, replay: bool = False) -> None:
         """``people=False`` builds the world without its people engine (no ``message``,
-        ``knows``, ... records, no replies): for tests that write those records by hand."""
+        ``knows``, ... records, no replies): for tests that write those records by hand.
+        ``seed``: the run's seed; with the scene and the trial it decides every id, token and
+        delay, so that the same calls at the same simulated times give the same world. Without
+        one, ids and delays come from the scene and trial alone and tokens are drawn at random.
+        ``replay``: a world for recorded calls, not an agent: its clock stands at the start and
+        moves only to each call's instant (``world/replay.py``)."""
         self.id = env_id
         self.scene = scene
         self.trial = trial
+        self.seed = seed
+        self.replaying = replay
+        """A world for recorded calls: its clock never flows, it moves only to each call's instant."""
         self.agent = agent or {}
         self.idle = _seconds(self.agent.get("idle"), DEFAULT_IDLE_S)
         """``agent.idle``: simulated seconds of quiet (while the agent waits) that end the trial."""
@@ -67,8 +76,12 @@ class Environment:
         self.wakes_on_wait = self.agent.get("mode") == "command" and self.agent_input == "command"
         """A command agent's feed wait with a duration is a wake-up in simulated time
         (``wait_feed``), and it is never ended for being quiet while it can still be woken."""
-        self.rng = random.Random(trial_seed(scene.source_hash, trial))
+        self.rng = random.Random(trial_seed(scene.source_hash, trial, seed or 0))
+        self.secrets = WorldSecrets(scene.source_hash or "", trial, secrets.randbits(63) if seed is None else seed,
+                                    salt="" if seed is not None else secrets.token_hex(16))
+        """Tokens, keys and passwords the tools hand out: unguessable without the seed."""
         self.clock = SimClock(scene.clock.start, scene.clock.speed)
+        self.clock.hold(self.clock.start)  # the world is built at its start, however long that takes
         self.bus = Bus()
         self.trace = Trace()
         self._gaps: dict[tuple[str, str, str], int] = {}
@@ -85,9 +98,15 @@ class Environment:
         self.status = "running"
         self.ended_reason: str | None = None
         self.verdict: str | None = None
+        self.ended_at: float | None = None
+        """The simulated instant the trial ended (``finish``): a replay ends it there too."""
         self.scheduler = Scheduler()
         self.timekeeper = Timekeeper(self)
         self.ticker: Ticker | None = None
+        self._arrived: float | None = None
+        """The instant the agent's call being handled arrived at (the clock holds there)."""
+        self._agent_request: ToolRequest | None = None
+        """That call's request (the world's own calls it causes are traced without an instant)."""
         self.in_flight = 0
         """Agent requests to tools in progress (the server counts them)."""
         self.dispatching = 0
@@ -128,6 +147,10 @@ class Environment:
         self.faults.start()
         self.scheduler.on_change = self._wake
         self.feed.on_change = self._agent_changed
+        if replay:
+            self.clock.pause(at=self.clock.start)
+        self.clock.release()
+        self.clock.resume_from_here()
         if self.agent_clock is not None:
             self.agent_clock.follow(self.clock.peek())
 
@@ -153,38 +176,69 @@ class Environment:
 
     # --- requests ---------------------------------------------------------------------
 
-    def dispatch(self, tool_name: str, request: ToolRequest) -> ToolResponse:
-        """Hand one request to a tool and trace it, whoever made it."""
-        response = self.answer(tool_name, request)
+    def dispatch(self, tool_name: str, request: ToolRequest, *, from_agent: bool = False,
+                 arrived: float | None = None) -> ToolResponse:
+        """Hand one request to a tool and trace it, whoever made it (see ``answer``)."""
+        response = self.answer(tool_name, request, from_agent=from_agent, arrived=arrived)
         self.account(tool_name, request, response)
         return response
 
-    def answer(self, tool_name: str, request: ToolRequest) -> ToolResponse:
+    def answer(self, tool_name: str, request: ToolRequest, *, from_agent: bool = False,
+               arrived: float | None = None) -> ToolResponse:
         """The first half of ``dispatch``: the tool's answer, with what it changed in the world.
         ``account`` must follow before anything else reaches this environment: the server
-        sends the answer in between, so that the caller need not wait for the bookkeeping."""
+        sends the answer in between, so that the caller need not wait for the bookkeeping.
+
+        ``from_agent``: a call from outside the world (the agent's, through the server), which
+        arrives at one simulated instant (``arrived``, or now): what was due by then happens
+        first, and the clock holds at that instant until ``account`` is done, so the call's
+        effects are stamped alike however long it takes. A replay sends the same calls at the
+        same instants and gets the same world."""
         tool = self.tools.get(tool_name)
         if tool is None:
             raise UnknownTool(tool_name)
+        if from_agent and not self.clock.held:
+            at = _microseconds(self.clock.peek()) if arrived is None else arrived
+            self.timekeeper.run_due(upto=at)
+            self._arrived = self.clock.hold(at)
+            self._agent_request = request
         self.dispatching += 1
         try:
             return tool.handle(request)
+        except BaseException:
+            if request is self._agent_request:
+                self._let_go()
+            raise
         finally:
             self.dispatching -= 1
 
     def account(self, tool_name: str, request: ToolRequest, response: ToolResponse) -> None:
         """The second half of ``dispatch``: trace the call, and let the world react to it
         (people hear what it said; the clock limit)."""
-        entry = self.trace.add_call(
-            self.clock.now(), response.actor, tool_name, request.method, request.path, request.query,
-            response.status, request.body, response.body, response.worked, response.coverage_gap,
-            request.headers.get("content-type", ""), request.headers.get(REAL_HOST, ""),
-        )
-        if response.coverage_gap:
-            key = (tool_name, request.method, request.path)
-            self._gaps[key] = self._gaps.get(key, 0) + 1
-        self.bus.publish(DomainEvent("call_traced", tool_name, entry.at, {"entry": entry}))
-        self.check_limit()
+        arrived, head = None, b""
+        if self._arrived is not None and request is self._agent_request:  # (not a call the world made meanwhile)
+            arrived, head = self._arrived, _head(request.headers)  # what a replay needs to make it again
+        try:
+            entry = self.trace.add_call(
+                self.clock.now(), response.actor, tool_name, request.method, request.path, request.query,
+                response.status, request.body, response.body, response.worked, response.coverage_gap,
+                request.headers.get("content-type", ""), request.headers.get(REAL_HOST, ""),
+                arrived or 0.0, head,
+            )
+            if response.coverage_gap:
+                key = (tool_name, request.method, request.path)
+                self._gaps[key] = self._gaps.get(key, 0) + 1
+            self.bus.publish(DomainEvent("call_traced", tool_name, entry.at, {"entry": entry}))
+            self.check_limit()
+        finally:
+            if arrived is not None:
+                self._let_go()
+
+    def _let_go(self) -> None:
+        """End an agent call's hold on the clock."""
+        if self._arrived is not None:
+            self._arrived = self._agent_request = None
+            self.clock.release()
 
     def record(self, kind: str, at: float | None = None, **data: Any) -> Record:
         """Add a people/process record (at the current simulated time unless given) and
@@ -281,6 +335,8 @@ class Environment:
         delivery, which sends what the feed got)."""
         if self.endpoint is not None and not from_endpoint:
             self.endpoint.wake()
+        if self.replaying:
+            return
         if self.agent_waiting:
             self.clock.pause()
             self._wake()
@@ -350,10 +406,27 @@ class Environment:
             self.finish("timed_out", "the clock passed clock.limit")
         return self.status == "timed_out"
 
+    def end(self, status: str, reason: str, at: float | None = None) -> None:
+        """End the trial from outside (the done URL, grading, a replay): at ``at`` (or now),
+        after whatever was due by then has happened."""
+        if self.status != "running" or self.clock.held:
+            self.finish(status, reason)
+            return
+        instant = _microseconds(self.clock.peek()) if at is None else at
+        self.clock.advance_to(instant)
+        self.timekeeper.run_due(upto=instant)
+        self.clock.hold(instant)
+        try:
+            self.finish(status, reason)
+        finally:
+            self.clock.release()
+
     def finish(self, status: str, reason: str) -> None:
         if self.status == "running":
             self.status = status
             self.ended_reason = reason
+            self.ended_at = _microseconds(self.clock.peek())
+            self.clock.stop(self.ended_at)
             self.feed.close()
             self._wake()
 
@@ -366,6 +439,54 @@ class Environment:
             self.agent_clock.close()
         self.trace.close()
 
+    # --- checkpoints ------------------------------------------------------------------
+
+    _RUNTIME = ("ticker", "endpoint", "agent_clock", "_waiters", "trial_token", "events_token")
+    """What belongs to the live world, not to a checkpoint: its event loop task, its agent's
+    connections and files, its tokens for the agent."""
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = {k: v for k, v in self.__dict__.items() if k not in self._RUNTIME}
+        state.update(in_flight=0, dispatching=0, _held_until=0.0, _waiting_external=False, _arrived=None,
+                     _agent_request=None)
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self.ticker = None
+        self.endpoint = None
+        self.agent_clock = None
+        self._waiters = []
+        self.trial_token = "anc_trial_" + secrets.token_hex(16)
+        self.events_token = "anc_events_" + secrets.token_hex(16)
+
+    def checkpoint(self) -> bytes:
+        """The world as it stands, as bytes ``ancha.world.checkpoint.restore`` makes a live world of."""
+        from ancha.world.checkpoint import checkpoint
+
+        return checkpoint(self)
+
+    def restored(self, env_id: str, agent: dict[str, Any] | None) -> None:
+        """Made live again from a checkpoint, as ``env_id``, for ``agent`` (its settings may differ
+        from the checkpointed world's: a fork runs another agent)."""
+        self.id = env_id
+        self.agent = agent or {}
+        self.idle = _seconds(self.agent.get("idle"), DEFAULT_IDLE_S)
+        self.agent_input = str(self.agent.get("input") or "command")
+        self.wakes_on_wait = self.agent.get("mode") == "command" and self.agent_input == "command"
+        self.agent_clock = AgentClockFile() if self.agent.get("clock") == "world" else None
+        self.agent_active_at = time.monotonic()
+        self.replaying = False
+        if self.agent_clock is not None:
+            self.agent_clock.follow(self.clock.peek())
+
+    def rescene(self, scene: Scene) -> None:
+        """Go on under ``scene`` (the same world, something changed in its people or faults:
+        ``ancha fork --set``): what is decided from here on follows it."""
+        self.scene = scene
+        self.people.rescene(scene)
+        self.faults.rescene(scene)
+
     def coverage_gaps(self) -> list[dict[str, Any]]:
         return [{"tool": t, "method": m, "path": p, "calls": n} for (t, m, p), n in self._gaps.items()]
 
@@ -375,6 +496,7 @@ class Environment:
             "id": self.id,
             "scene": self.scene.name,
             "trial": self.trial,
+            "seed": self.seed,
             "status": self.status,
             "ended_reason": self.ended_reason,
             "verdict": self.verdict,
@@ -384,6 +506,7 @@ class Environment:
                 "elapsed_s": round(self.clock.elapsed(), 3),
                 "limit_s": self.scene.clock.limit,
                 "speed": self.clock.speed,
+                "ended_at": None if self.ended_at is None else self.clock.isoformat(self.ended_at),
             },
             "pending": self.pending(),
             "waiting": self.agent_waiting,
@@ -432,6 +555,23 @@ def _seconds(value: Any, default: float) -> float:
     return parse_duration(str(value))
 
 
-def trial_seed(source_hash: str, trial: int) -> int:
-    digest = hashlib.sha256(f"{source_hash}:{trial}".encode()).digest()
+def trial_seed(source_hash: str, trial: int, seed: int = 0) -> int:
+    """The trial's RNG seed: from the scene's hash, the trial and the run's seed (0: none given)."""
+    text = f"{source_hash}:{trial}" if seed == 0 else f"{source_hash}:{trial}:{seed}"
+    digest = hashlib.sha256(text.encode()).digest()
     return int.from_bytes(digest[:8], "big")
+
+
+def _microseconds(t: float) -> float:
+    """``t`` on the microsecond: the instants a replay is told are the ones recorded."""
+    return round(t * 1_000_000) / 1_000_000
+
+
+CALL_HEADERS_SKIPPED = frozenset({"content-length", "connection", "keep-alive", "transfer-encoding",
+                                  "accept-encoding", "te", "upgrade", "proxy-authorization"})
+"""Request headers a replay does not need: how the bytes travelled, never what the call said."""
+
+
+def _head(headers: dict[str, str]) -> bytes:
+    return json.dumps({k: v for k, v in headers.items() if k.lower() not in CALL_HEADERS_SKIPPED},
+                      separators=(",", ":"), ensure_ascii=False).encode()

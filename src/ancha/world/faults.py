@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import TYPE_CHECKING
 
-from ancha.scene.model import Effect, FaultRule
+from ancha.scene.model import Effect, FaultRule, Scene
 from ancha.world.kernel.spec import Release
 
 if TYPE_CHECKING:
@@ -87,7 +87,34 @@ class Faults:
         if errors:
             started["errors"] = errors
         env.record("fault_started", at=fault.started_at, **started)
-        env.predicates.when_holds(fault.rule.resolved_when, partial(self._resolve, fault))
+        env.predicates.when_holds(fault.rule.resolved_when, partial(self._resolve_under, fault, fault.rule))
+
+    def rescene(self, scene: Scene) -> None:
+        """Follow a changed scene from now on (``ancha fork --set``): a fault whose rule changed
+        takes the new one. Active, it swaps its effects for the new ones now, and waits for
+        the new ``resolved_when``; not started yet, it starts as the new rule says when it
+        starts (its start time stays as scheduled)."""
+        rules = {rule.ref: rule for rule in scene.world_rules.faults}
+        for fault in self.faults:
+            rule = rules.get(fault.ref)
+            if rule is None or rule == fault.rule:
+                continue
+            old, fault.rule = fault.rule, rule
+            if not fault.active:
+                continue
+            if rule.effects != old.effects:
+                for release in reversed(fault.releases):
+                    release()
+                fault.releases.clear()
+                for effect in rule.effects:
+                    self._apply(fault, effect)
+            self.env.predicates.watch(rule.resolved_when)
+            self.env.predicates.when_holds(rule.resolved_when, partial(self._resolve_under, fault, rule))
+
+    def _resolve_under(self, fault: Fault, rule: FaultRule, held: float) -> None:
+        """``resolved_when`` of ``rule`` held: it resolves the fault while that is still its rule."""
+        if fault.rule is rule:
+            self._resolve(fault, held)
 
     def _apply(self, fault: Fault, effect: Effect) -> str | None:
         """Start one effect; what went wrong, or None."""

@@ -33,10 +33,11 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
-from ancha.scene.model import Person
+from ancha.scene.model import Person, Scene
 from ancha.scene.patterns import TextPattern, compile_text_pattern
 from ancha.world.kernel.bus import DomainEvent
 from ancha.world.kernel.reach import Directory, Place, Reach, Utterance
+from ancha.world.kernel.scheduler import Due
 
 if TYPE_CHECKING:
     from ancha.world.environment import Environment
@@ -51,6 +52,8 @@ class PendingReply:
     place: Place
     adapter: Reach
     items: list[Item] = field(default_factory=list)
+    asked_at: float = 0.0
+    due: Due | None = None
 
 
 @dataclass(slots=True)
@@ -91,6 +94,31 @@ class People:
             for event_type in adapter.events:
                 env.bus.subscribe(event_type, partial(self._on_written, adapter))
         env.bus.subscribe("call_traced", self._on_traced)
+
+    def rescene(self, scene: Scene) -> None:
+        """Follow a changed scene from now on (``ancha fork --set``): each person's facts,
+        decisions, away windows and reply delay as it says. A reply already due is retimed to
+        the new delay after its question (never before now); what people know stays known."""
+        if not self.people:
+            return
+        before = self.people
+        self.people = {key: scene.people[key] for key in before if key in scene.people}
+        self._matches = []
+        for name, person in self.people.items():
+            for fact_id, fact in person.facts.items():
+                self._matches.append((f"{name}.{fact_id}", _compile(fact.match or [fact.text])))
+            self._asked_facts[name] = [(f, _compile(fact.asked_by)) for f, fact in person.facts.items()]
+            self._asked_decisions[name] = [(d, _compile(dec.asked_by)) for d, dec in person.decisions.items()]
+        now = self.env.clock.peek()
+        for place, pending in self._replies.items():
+            who = pending.person
+            if who not in self.people or pending.due is None:
+                continue
+            if before[who].replies_after == self.people[who].replies_after:
+                continue
+            self.env.cancel(pending.due)
+            due = max(now, self._reply_time(who, pending.asked_at))
+            pending.due = self.env.schedule(due, partial(self._reply, place), f"{who} replies")
 
     def start(self) -> None:
         """The trial begins: owners know their own facts."""
@@ -191,9 +219,10 @@ class People:
         pending = self._replies.get(key)
         if pending is None:
             adapter = next(a for a in self.adapters if a.tool == place.tool)
-            pending = self._replies[key] = PendingReply(person, place, adapter)
-            due = self._reply_time(person, self.env.clock.peek())
-            self.env.schedule(due, lambda: self._reply(key), f"{person} replies")
+            asked_at = self.env.clock.peek()
+            pending = self._replies[key] = PendingReply(person, place, adapter, asked_at=asked_at)
+            due = self._reply_time(person, asked_at)
+            pending.due = self.env.schedule(due, partial(self._reply, key), f"{person} replies")
         for item in items:
             if item not in pending.items:
                 pending.items.append(item)

@@ -43,21 +43,26 @@ class Timekeeper:
         self.jumps = 0
         """How many times the clock jumped (for tests and benchmarks)."""
 
-    def run_due(self) -> int:
-        """End the trial if the clock passed the limit, else run every item due by now, in
-        order; return how many ran."""
+    def run_due(self, upto: float | None = None) -> int:
+        """End the trial if the clock passed the limit, else run every item due by now (or by
+        ``upto``), in order; return how many ran. Each runs with the clock held at its own
+        time, however late it is run: what it does is stamped the same in a replay."""
         env = self.env
+        clock = env.clock
         ran = 0
         while env.status == "running" and not env.check_limit():
-            item = env.scheduler.pop_due(env.clock.peek())
+            item = env.scheduler.pop_due(clock.peek() if upto is None else upto)
             if item is None:
                 break
             ran += 1
+            clock.hold(item.at)
             try:
                 item.callback()
             except Exception as exc:  # one broken item must not stop the world's clock
                 log.exception("scheduled item %r failed", item.label)
                 env.record("engine_error", label=item.label, error=f"{type(exc).__name__}: {exc}")
+            finally:
+                clock.release()
         return ran
 
     def jump(self) -> bool:

@@ -28,6 +28,16 @@ class EventFeed:
         """Called when a reader starts or stops waiting, an event is pushed or the feed closes
         (whether the agent waits may have changed)."""
 
+    def __getstate__(self) -> dict[str, Any]:
+        """A checkpoint keeps the events; the long-polls in progress belong to the live world."""
+        state = dict(self.__dict__)
+        state.update(_changed=None, _readers={}, _released=set(), _reader_ids=None)
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._reader_ids = itertools.count(1)
+
     @property
     def waiting(self) -> int:
         """How many long-polls are in progress."""

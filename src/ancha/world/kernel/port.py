@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from ancha.world.kernel.scheduler import Due
     from ancha.world.kernel.tool import RecordRef, ToolRequest, ToolResponse
     from ancha.world.kernel.trace import Trace
+    from ancha.world.kernel.world_secrets import WorldSecrets
 
 
 class WorldPort(Protocol):
@@ -108,6 +109,12 @@ class WorldPort(Protocol):
         ...
 
     def random_hex(self, n: int) -> str: ...
+
+    @property
+    def secrets(self) -> WorldSecrets:
+        """Tokens, keys and passwords to hand out: unguessable without the run's seed, the same
+        for the same seed (a replayed trial's agent calls with the tokens it had)."""
+        ...
 
     @property
     def refs(self) -> Mapping[str, RecordRef]: ...

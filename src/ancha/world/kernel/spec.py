@@ -131,6 +131,11 @@ class ToolSpec(Generic[R]):
     effects: tuple[EffectKind[R], ...] = ()
     """What this tool's part of a fault can be (``<tool>.<effect>``)."""
     real_hosts: Callable[[R], Mapping[str, HostRoute]] | None = None
+    shared: Callable[[R], Mapping[str, object]] | None = None
+    """What the replica shares with every other trial of its scene and never changes (a seeded
+    history, a repository's seeded objects), by a name that is the same in every trial: a
+    checkpoint (``ancha fork``) names these instead of copying them, and a restored world
+    takes them from a world freshly built from the same scene."""
     """The vendor's hostnames this trial's replica answers on with ``agent.hostnames: real``,
     and where each leads (``hostnames.HostRoute``); given the replica, since some depend on the
     scene (Okta's org subdomain). None: the tool has none."""

@@ -104,10 +104,23 @@ class _Spool:
     def size(self) -> int:
         return self._end
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        """A checkpoint keeps the bodies themselves; a restored spool is a new file holding them."""
+        with self._lock:
+            self._flush()
+        return _spool_of, (self.read(0, self._written) if self._written else b"",)
+
     def close(self) -> None:
         with self._lock:
             self._waiting = []
             self._file.close()
+
+
+def _spool_of(data: bytes) -> _Spool:
+    spool = _Spool()
+    if data:
+        spool.write(data)
+    return spool
 
 
 @dataclass(slots=True)
@@ -132,6 +145,11 @@ class TraceEntry:
     _response_len: int
     host: str = ""
     """The vendor hostname the agent called (``agent.hostnames: real``); empty for a base-URL call."""
+    arrived: float = 0.0
+    """The simulated instant an agent's call arrived at (0: a call from inside the world, a
+    person's or a world rule's, which a replay makes again by itself)."""
+    _head_len: int = 0
+    """The agent's call's request headers, as JSON, follow the response in the spool."""
 
     @property
     def request(self) -> bytes:
@@ -140,6 +158,11 @@ class TraceEntry:
     @property
     def response(self) -> bytes:
         return self._spool.read(self._offset + self._request_len, self._response_len)
+
+    @property
+    def head(self) -> bytes:
+        """The request's headers as JSON (an agent's call only; ``b""`` otherwise)."""
+        return self._spool.read(self._offset + self._request_len + self._response_len, self._head_len)
 
     @property
     def response_size(self) -> int:
@@ -166,6 +189,7 @@ class TraceEntry:
             "worked": self.worked,
             "coverage_gap": self.coverage_gap,
             **({"host": self.host} if self.host else {}),
+            **({"arrived": _iso(self.arrived)} if self.arrived else {}),
         }
 
     def to_line(self) -> str:
@@ -178,6 +202,10 @@ class TraceEntry:
             record["request"] = _text(self.request)
             record["response"] = _text(self.response)
             return json.dumps(record) + "\n"
+
+
+def _iso(t: float) -> str:
+    return datetime.fromtimestamp(t, UTC).isoformat().replace("+00:00", "Z")
 
 
 def _text(body: bytes) -> str | None:
@@ -217,16 +245,17 @@ class Trace:
 
     def add_call(self, at: float, actor: str, tool: str, method: str, path: str, query: str, status: int,
                  request: bytes, response: bytes, worked: bool, coverage_gap: bool,
-                 request_type: str, host: str = "") -> TraceEntry:
+                 request_type: str, host: str = "", arrived: float = 0.0, head: bytes = b"") -> TraceEntry:
         """``append``, its fields given in order (the dispatch path: no keyword packing)."""
         spool = self._spool
         if spool.closed:
-            request = response = b""
+            request = response = head = b""
             offset = 0
         else:
-            offset = spool.write(request, response)
+            offset = spool.write(request, response, head)
         entry = TraceEntry(len(self.entries) + 1, at, actor, tool, method, path, query, status, worked,
-                           coverage_gap, request_type, spool, offset, len(request), len(response), host)
+                           coverage_gap, request_type, spool, offset, len(request), len(response), host,
+                           arrived, len(head))
         self.entries.append(entry)
         return entry
 

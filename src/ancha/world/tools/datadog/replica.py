@@ -20,7 +20,6 @@ events as ``event``, seeded logs as ``log`` (their log id).
 from __future__ import annotations
 
 import json
-import secrets
 from typing import Any
 
 from ancha.world.kernel import hostnames
@@ -74,13 +73,14 @@ class DatadogReplica:
             seed = shared("datadog", DatadogFile)
         self.seed = DatadogFile.parse(seed)
         self.state = DatadogState(world, self.seed)
-        # Random, not from the trial's RNG: a key must never work in another environment.
-        self.api_key = secrets.token_hex(16)
-        self.app_key = secrets.token_hex(20)
-        self.world_api_key = secrets.token_hex(16)
-        self.world_app_key = secrets.token_hex(20)
-        self.webhook_token = secrets.token_hex(16)
-        self.signing_secret = secrets.token_hex(16)
+        # The world's secrets, not the trial's RNG: a key must never work in another environment.
+        keys = world.secrets
+        self.api_key = keys.token_hex(16)
+        self.app_key = keys.token_hex(20)
+        self.world_api_key = keys.token_hex(16)
+        self.world_app_key = keys.token_hex(20)
+        self.webhook_token = keys.token_hex(16)
+        self.signing_secret = keys.token_hex(16)
         self.base_url = f"http://127.0.0.1/envs/{world.id}/datadog"
 
     # --- Tool ---------------------------------------------------------------------------

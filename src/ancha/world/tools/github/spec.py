@@ -6,7 +6,7 @@ from typing import Any
 
 from ancha.scene.sections import BodyKind, WorldSection
 from ancha.world.kernel.spec import ActionKind, PredicateKind, StateKind, ToolSpec
-from ancha.world.tools.github import action_bodies, actions, checks
+from ancha.world.tools.github import action_bodies, actions, checkpoint, checks
 from ancha.world.tools.github import check_bodies as bodies
 from ancha.world.tools.github.coverage import COVERAGE
 from ancha.world.tools.github.delivery import WEBHOOK, start_delivery
@@ -67,6 +67,7 @@ TOOL: ToolSpec[GitHubReplica] = ToolSpec(
                             "open an issue as a user"), actions.issue),
     ),
     real_hosts=real_hosts,
+    shared=checkpoint.shared,
     judge_view=judge_view,
     render=render,
     secret_patterns=(r"gh[pousr]_[A-Za-z0-9_]+", r"github_pat_[A-Za-z0-9_]+"),

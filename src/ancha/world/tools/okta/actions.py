@@ -18,7 +18,6 @@ Answers what went wrong (``okta.user: 403 E0000038 ...``) or None.
 from __future__ import annotations
 
 import json
-import secrets
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
@@ -62,7 +61,7 @@ def _create(spec: UserAction, replica: OktaReplica, world: WorldPort) -> tuple[s
                                         "firstName": spec.first_name or local.split(".")[0].title() or "User",
                                         "lastName": spec.last_name or (local.split(".")[1:] or ["Okta"])[0].title()}}
     if spec.status not in ("STAGED", "PROVISIONED"):
-        body["credentials"] = {"password": {"value": secrets.token_urlsafe(18)}}
+        body["credentials"] = {"password": {"value": world.secrets.token_urlsafe(18)}}
     status, data = _call(replica, world, "POST", "/api/v1/users", body, "activate=false")
     if status != 200 or not isinstance(data, dict):
         return None, _failed(status, data)
@@ -95,7 +94,7 @@ def perform(body: dict[str, Any], replica: OktaReplica, world: WorldPort) -> str
             continue
         if step == "set_password":
             status, data = _call(replica, world, "POST", f"/api/v1/users/{user.id}",
-                                 {"credentials": {"password": {"value": secrets.token_urlsafe(18)}}})
+                                 {"credentials": {"password": {"value": world.secrets.token_urlsafe(18)}}})
         else:
             status, data = _call(replica, world, "POST", f"/api/v1/users/{user.id}/lifecycle/{step}",
                                  query="sendEmail=false")

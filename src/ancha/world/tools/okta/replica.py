@@ -14,7 +14,6 @@ Refs: seeded users register as ``user`` (id ``00u...``), groups as ``group`` (``
 from __future__ import annotations
 
 import json
-import secrets
 import string
 from typing import TYPE_CHECKING, Any
 
@@ -46,10 +45,10 @@ PASSWORD_STATUSES = frozenset({"ACTIVE", "RECOVERY", "LOCKED_OUT", "PASSWORD_EXP
 """Seeded users in these statuses once set a password."""
 
 
-def new_token() -> str:
-    """An Okta API token's shape: ``00`` and 40 URL-safe characters (random: a token must
-    never work in another environment)."""
-    return "00" + "".join(secrets.choice(_TOKEN_CHARS) for _ in range(40))
+def new_token(world: WorldPort) -> str:
+    """An Okta API token's shape: ``00`` and 40 URL-safe characters (the world's secrets: a
+    token must never work in another environment)."""
+    return "00" + world.secrets.choice(_TOKEN_CHARS, 40)
 
 
 class OktaReplica:
@@ -62,9 +61,9 @@ class OktaReplica:
         self.ids = IdMaker(world.rng)
         self.state = OktaState()
         self.base_url = f"http://127.0.0.1/envs/{world.id}/okta"
-        self.token = new_token()
-        self.world_token = new_token()
-        self.signing_secret = secrets.token_hex(16)
+        self.token = new_token(world)
+        self.world_token = new_token(world)
+        self.signing_secret = world.secrets.token_hex(16)
         self.tokens = {self.token: "agent", self.world_token: "world"}
         self.log = SystemLog(f"{world.scene.name}:{world.trial}:okta-log")
         self.hooks: dict[str, EventHook] = {}
@@ -197,7 +196,7 @@ class OktaReplica:
 
     def _error(self, exc: errors.OktaError, actor: str, headers: dict[str, str], *,
                coverage_gap: bool = False) -> ToolResponse:
-        error_id = "oae" + "".join(secrets.choice(string.ascii_letters + string.digits) for _ in range(22))
+        error_id = "oae" + self.world.secrets.choice(string.ascii_letters + string.digits, 22)
         body = exc.body(error_id)
         if isinstance(exc, errors.InvalidToken):
             headers["www-authenticate"] = 'SSWS realm="Okta"'

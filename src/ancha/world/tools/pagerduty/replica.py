@@ -10,7 +10,6 @@ else answers PagerDuty's 404.
 from __future__ import annotations
 
 import json
-import secrets
 import string
 from typing import Any
 
@@ -68,7 +67,7 @@ class PagerDutyReplica:
         self.tokens: dict[str, Caller] = {}
         self.token = self.issue_token(self.agent, "agent")
         self.world_token = self.issue_token(None, "world")
-        self.signing_secret = "".join(secrets.choice(string.ascii_letters + string.digits) for _ in range(64))
+        self.signing_secret = world.secrets.choice(string.ascii_letters + string.digits, 64)
 
     # --- Tool ---------------------------------------------------------------------------
 
@@ -90,7 +89,7 @@ class PagerDutyReplica:
 
     def issue_token(self, user: User | None, actor: str) -> str:
         """A REST API token acting as ``user``, traced as ``actor`` (random: never valid elsewhere)."""
-        token = "u+" + "".join(secrets.choice(_TOKEN_CHARS) for _ in range(18))
+        token = "u+" + self.world.secrets.choice(_TOKEN_CHARS, 18)
         self.tokens[token] = Caller(user, actor)
         return token
 

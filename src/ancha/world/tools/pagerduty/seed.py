@@ -13,8 +13,6 @@ someone acts during the trial.
 
 from __future__ import annotations
 
-import secrets
-
 from ancha.world.kernel.port import WorldPort
 from ancha.world.tools.pagerduty.lifecycle import IncidentDesk
 from ancha.world.tools.pagerduty.models import (
@@ -88,7 +86,7 @@ def seed_state(world: WorldPort, seed: PagerDutyFile, desk: IncidentDesk) -> tup
             chosen = first_policy = EscalationPolicy(desk.new_id(), "Default", [Rule(desk.new_id(), 1800, [agent])])
             state.policies[chosen.id] = chosen
         service = Service(desk.new_id(), seeded_service.name, chosen,
-                          secrets.token_hex(16), desk.new_id(),
+                          world.secrets.token_hex(16), desk.new_id(),
                           start - 90 * 86400, seeded_service.description or "", seeded_service.ref,
                           acknowledgement_timeout=seeded_service.acknowledgement_timeout,
                           auto_resolve_timeout=seeded_service.auto_resolve_timeout)
