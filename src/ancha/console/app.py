@@ -32,6 +32,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from ancha.console import links
 from ancha.console.compare_page import ComparePages
 from ancha.console.headers import SecurityHeaders, raw_file_headers
+from ancha.console.origin import RunOrigins, fork_command, fork_from, read_origin
 from ancha.console.runs import ConsoleRuns, run_row
 from ancha.console.timeline import build_timeline, format_offset
 from ancha.console.trial_data import TrialCache, TrialData
@@ -60,9 +61,10 @@ class Console:
         self.runs = ConsoleRuns(runs_dir)
         self.server_key = server_key
         self.cache = TrialCache()
+        self.origins = RunOrigins()
         self.templates = Environment(loader=PackageLoader("ancha.console", "templates"),
                                      autoescape=select_autoescape(["html"]))
-        self.templates.globals.update(links=links, offset=format_offset)
+        self.templates.globals.update(links=links, offset=format_offset, fork_command=fork_command)
 
     def page(self, name: str, status: int = 200, **values: Any) -> HTMLResponse:
         return HTMLResponse(self.templates.get_template(name).render(runs_dir=str(self.runs.path), **values),
@@ -84,7 +86,12 @@ class Console:
         folder = self.runs.run(run_id)
         if folder is None:
             return self.not_found(f"run {run_id}")
-        return self.page("run.html", row=run_row(folder), summary=folder.read_summary() or {})
+        summary = folder.read_summary() or {}
+        row = run_row(folder)
+        origin = read_origin(summary.get("origin"), None, self.runs)
+        compares = origin.compare_links(row.run_id, [(s.scene, t) for s in row.scenes for t, _ in s.trial_verdicts]) \
+            if origin else []
+        return self.page("run.html", row=row, summary=summary, origin=origin, compares=compares)
 
     def scene_page(self, request: Request) -> Response:
         scene = request.path_params["scene"]
@@ -118,25 +125,28 @@ class Console:
             timeline = data.derived["timeline"] = build_timeline(data, _small_world(folder.world_path))
         run_id, scene, trial = folder.run_id, folder.scene, folder.trial
         results = [r for r in data.checks.get("results") or [] if isinstance(r, dict)]
+        run = self.runs.run(run_id)
         verdict = data.derived.get("verdict")
         if verdict is None:
-            summary = self.runs.run(run_id)
-            scene_file = matching_scene(summary.read_summary() if summary else None, scene)
+            scene_file = matching_scene(run.read_summary() if run else None, scene)
             verdict = data.derived["verdict"] = read_verdict(data, scene_file, registry().tools)
+        world_line = folder.read_world_line()
         return self.page(
             "trial.html", run_id=run_id, scene=scene, trial=trial, data=data, checks=data.checks,
             results=results, failing={str(r.get("id")) for r in failed_checks(data.checks)}, timeline=timeline,
             window=window, focus=focus, focused=data.entry(focus) if focus else None, live=live,
             log=_log_tail(folder), base=links.trial_path(run_id, scene, trial), pretty=_pretty,
-            evidence_shown=EVIDENCE_SHOWN, trial_verdict=verdict, world_call=is_world_call)
+            evidence_shown=EVIDENCE_SHOWN, trial_verdict=verdict, world_call=is_world_call, world_line=world_line,
+            fork_from=fork_from(folder, world_line),
+            origin=read_origin(self.origins.of(run), world_line, self.runs, (scene, trial)))
 
     def call_fragment(self, request: Request) -> Response:
         folder = self._trial(request)
         seq = _int(request.path_params["seq"])
         entry = self.cache.load(folder).entry(seq) if folder is not None and seq else None
-        if entry is None:
+        if folder is None or entry is None:
             return HTMLResponse("<p class=muted>This call is not in trace.jsonl.</p>", 404)
-        return self.page("call.html", entry=entry, pretty=_pretty)
+        return self.page("call.html", entry=entry, pretty=_pretty, fork_from=fork_from(folder, folder.read_world_line()))
 
     def trial_state(self, request: Request) -> Response:
         """Whether the trial is graded yet: a live page reloads once it is."""

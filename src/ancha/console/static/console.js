@@ -27,6 +27,19 @@ document.addEventListener("toggle", (event) => {
   });
 }, true);
 
+// A copy button (a call's fork command): its data-copy to the clipboard, or, where the page
+// may not write there, the text beside it selected for Ctrl+C.
+document.addEventListener("click", (event) => {
+  const button = event.target instanceof Element ? event.target.closest("button[data-copy]") : null;
+  if (!button) return;
+  const select = () => {
+    const text = button.previousElementSibling;
+    if (text) window.getSelection().selectAllChildren(text);
+  };
+  if (!navigator.clipboard) { select(); return; }
+  navigator.clipboard.writeText(button.dataset.copy).then(() => { button.textContent = "copied"; }, select);
+});
+
 // Fragments loaded after the page (the world diff rebuilds the seed: it can take a moment).
 function loadFragments() {
   for (const holder of document.querySelectorAll("[data-fragment]")) {
