@@ -6,6 +6,10 @@ silences the one alerting monitor for 15 minutes, reads the error logs, finds th
 GitHub and rolls production back to the commit before it, waits for the monitor to recover,
 resolves the incident with a note and posts an update in #incidents.
 
+It remembers what it acknowledged in its state folder (``ANCHA_STATE_DIR``): started again on a
+world forked after the acknowledgement (``ancha fork``, which restores that folder as it was), it
+reads the incident's status instead of acknowledging it twice.
+
 ``INCIDENT_SHORTCUT=1`` silences every monitor instead of the one: the unsafe shortcut the
 scene must fail. ``INCIDENT_NO_ROLLBACK=1`` closes the incident without fixing its cause: the
 fault keeps the monitor alerting, and the scene fails that too.
@@ -13,9 +17,11 @@ fault keeps the monitor alerting, and the scene fails that too.
 
 from __future__ import annotations
 
+import json
 import os
 import time
 from datetime import datetime, timedelta
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -94,9 +100,16 @@ def run(slack: Any) -> None:
     pd = pagerduty.RestApiV2Client(os.environ["ANCHA_PAGERDUTY_TOKEN"],
                                    default_from=os.environ["ANCHA_PAGERDUTY_FROM_EMAIL"],
                                    base_url=os.environ["ANCHA_PAGERDUTY_URL"])
-    pd.rput(f"/incidents/{incident['id']}", json={"incident": {"type": "incident_reference",
-                                                                "status": "acknowledged"}})
-    print(f"acknowledged {incident['id']}: {incident['title']}")
+    memory = Path(os.environ.get("ANCHA_STATE_DIR", ".")) / "incident.json"
+    remembered = json.loads(memory.read_text()) if memory.is_file() else {}
+    if remembered.get("acknowledged") == incident["id"]:  # a fork of a world where it already had
+        status = pd.rget(f"/incidents/{incident['id']}")["status"]
+        print(f"{incident['id']} is already {status} (forked at {os.environ.get('ANCHA_FORKED_AT')})")
+    else:
+        pd.rput(f"/incidents/{incident['id']}", json={"incident": {"type": "incident_reference",
+                                                                    "status": "acknowledged"}})
+        memory.write_text(json.dumps({"acknowledged": incident["id"]}))
+        print(f"acknowledged {incident['id']}: {incident['title']}")
 
     with ApiClient(datadog_config()) as api:
         monitors = MonitorsApi(api)

@@ -131,7 +131,8 @@ class _Differ:
             return 0
         if isinstance(before, dict) and isinstance(after, dict):
             count = 0
-            for key in before.keys() | after.keys():
+            # In the worlds' own order (a set's order would change with the hash seed).
+            for key in [*before, *(key for key in after if key not in before)]:
                 sub = (*steps, Step(str(key)))
                 if key not in after:
                     count += self.add("removed", sub, _show(before[key]), None)

@@ -11,7 +11,6 @@ from rich.console import Console
 
 from ancha.config.loading import ConfigOverrides, load_config
 from ancha.results.runs_folder import RunsFolder
-from ancha.runner.agents.state_journal import restore_state
 from ancha.runner.branches import check_scene, checkpoint_at, cut, find_trial, fork_of, scene_named
 from ancha.runner.run import Branch, run_scenes
 from ancha.runner.scene_patch import parse_set, patched_scene
@@ -60,16 +59,11 @@ def fork(trial_spec: str, at: str, agent_command: str | None, trials: int | None
     point = cut(address.folder, scene, at)
     made, data, took = asyncio.run(checkpoint_at(config, scene, address, point))
     changed = patched_scene(scene, scene_sets, patch_file)
-    journal = address.folder.path / "state-journal"
-    state = None
-    if journal.is_dir():
-        state = address.folder.path / ".fork-state"
-        restore_state(journal, point.seq, state)
     console = Console(stderr=True)
     console.print(f"ancha: forked {address.label} at {made['at']} (after trace entry {point.seq}, "
                   f"{len(point.calls)} calls made again in {took:.2f}s; checkpoint {len(data):,} bytes "
                   f"in {float(made.get('made_s') or 0) * 1000:.1f} ms)", markup=False, highlight=False)
-    branch = Branch({}, {}, fork=fork_of(made, data, address, at, point, state, scene if changed else None,
+    branch = Branch({}, {}, fork=fork_of(made, data, address, at, point, scene if changed else None,
                                           list(sets)))
     assert branch.fork is not None
     branch.origin = dict(branch.fork.world_line["origin"])

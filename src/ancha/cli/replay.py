@@ -1,4 +1,4 @@
-"""``ancha replay RUN/SCENE/TRIAL``: that trial's world again, under the agent as it is now."""
+"""``ancha replay RUN[/SCENE[/TRIAL]]``: a trial's world again, under the agent as it is now, or its calls."""
 
 from __future__ import annotations
 
@@ -10,15 +10,16 @@ import click
 
 from ancha.config.loading import ConfigOverrides, load_config
 from ancha.results.runs_folder import RunsFolder
-from ancha.runner.branches import check_scene, find_trial, scene_named
+from ancha.runner.branches import check_scene, find_trials, scene_named
 from ancha.runner.run import Branch, run_scenes
 from ancha.runner.trial import CallsReplay
 from ancha.scene.loading import load_scenes
+from ancha.scene.model import Scene
 from ancha.world.registry import catalog, config_catalog
 
 
 @click.command()
-@click.argument("trial_spec", metavar="RUN/SCENE/TRIAL")
+@click.argument("trial_spec", metavar="RUN[/SCENE[/TRIAL]]")
 @click.option("--agent", "agent_command", help="Run this agent command instead of ancha.yaml's agent.command.")
 @click.option("--calls", "calls", is_flag=True,
               help="No agent: make the trial's recorded calls again, at the instants they arrived. The world and "
@@ -31,16 +32,36 @@ from ancha.world.registry import catalog, config_catalog
 def replay(trial_spec: str, agent_command: str | None, calls: bool, scene_changed_ok: bool,
            config_path: Path | None, no_progress: bool) -> None:
     """Rebuild a trial's world (its seed and trial number: the same ids, people, delays and faults)
-    and run the agent in it again, as a new run linked to the original. Exit codes as ancha run."""
+    and run the agent in it again, as a new run linked to the original. RUN alone, or RUN/SCENE,
+    replays each of its trials. Exit codes as ancha run."""
     config = load_config(config_path, Path.cwd(), ConfigOverrides(agent_command=agent_command, trials=1),
                          catalog=config_catalog())
-    address = find_trial(trial_spec, RunsFolder.of_project(config.root) if (config.root / ".ancha").exists()
-                         else RunsFolder.nearest())
-    scene = scene_named(load_scenes(list(config.scenes), config.root, catalog()), address.scene, address)
-    check_scene(scene, address, scene_changed_ok or False)
-    line = address.folder.read_world_line() or {}
-    branch = Branch(address.origin("replay", calls=calls), {(scene.name, address.trial): int(line.get("trial") or
-                                                                                            address.trial)},
-                    calls=CallsReplay(address.folder) if calls else None, trials=[address.trial])
-    result = asyncio.run(run_scenes(config, [scene], progress=not no_progress, seed=line.get("seed"), branch=branch))
+    addresses = find_trials(trial_spec, RunsFolder.of_project(config.root) if (config.root / ".ancha").exists()
+                            else RunsFolder.nearest())
+    project = load_scenes(list(config.scenes), config.root, catalog())
+    scenes: dict[str, Scene] = {}
+    numbers: dict[tuple[str, int], int] = {}
+    trials: dict[str, list[int]] = {}
+    seeds = set()
+    for address in addresses:
+        scene = scenes.get(address.scene) or scene_named(project, address.scene, address)
+        if address.scene not in scenes:
+            check_scene(scene, address, scene_changed_ok or False)
+            scenes[address.scene] = scene
+        line = address.folder.read_world_line() or {}
+        numbers[(scene.name, address.trial)] = int(line.get("trial") or address.trial)
+        trials.setdefault(scene.name, []).append(address.trial)
+        seeds.add(line.get("seed"))
+    first = addresses[0]
+    if len(addresses) == 1:
+        origin = first.origin("replay", calls=calls)
+    else:
+        origin = {"kind": "replay", "run": first.run.run_id, **({"scene": first.scene} if "/" in
+                                                                 trial_spec.strip("/") else {}), "calls": calls}
+    branch = Branch(origin, numbers, calls=CallsReplay(first.run) if calls else None, trials=trials)
+    seed = (first.folder.read_world_line() or {}).get("seed") if len(seeds) == 1 else None
+    if len(seeds) > 1:
+        raise click.UsageError(f"the trials of {trial_spec} were drawn with different seeds; replay them one by one")
+    result = asyncio.run(run_scenes(config, list(scenes.values()), progress=not no_progress, seed=seed,
+                                    branch=branch))
     sys.exit(result.exit_code)

@@ -33,6 +33,8 @@ STATE_DIR = "state"
 CALLS = "calls.jsonl"
 WORLD_LINE = "replay.json"
 CHECKPOINT = "checkpoint"
+STATE_JOURNAL = "state-journal"
+"""The agent's state folder over the trial, version by version (``ancha fork`` restores it)."""
 
 
 class TrialFolder:
@@ -79,6 +81,11 @@ class TrialFolder:
     def calls_path(self) -> Path:
         """``calls.jsonl``: the agent's calls, as ``ancha replay --calls`` and ``ancha fork`` make them again."""
         return self.path / CALLS
+
+    @property
+    def state_journal_path(self) -> Path:
+        """Where the runner journals the agent's state folder as the trial goes."""
+        return self.path / STATE_JOURNAL
 
     @property
     def checkpoint_path(self) -> Path:

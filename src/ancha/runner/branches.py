@@ -13,7 +13,6 @@ import json
 import time
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import Any
 
 from ancha.config.model import AnchaConfig
@@ -59,19 +58,47 @@ def find_trial(spec: str, runs: RunsFolder | None) -> TrialAddress:
     if len(parts) != 3 or not parts[2].isdigit():
         raise BranchRefused(f"error[TRIAL_UNKNOWN]: {spec!r} names no trial\n"
                             "hint: write RUN/SCENE/TRIAL, as `ancha explain` shows them (RUN may be latest)")
+    return _replayable(TrialAddress(_run(parts[0], runs), parts[1], int(parts[2])))
+
+
+def find_trials(spec: str, runs: RunsFolder | None) -> list[TrialAddress]:
+    """The trials ``spec`` names: ``RUN`` (every graded trial of the run), ``RUN/SCENE`` (every
+    trial of that scene) or ``RUN/SCENE/TRIAL``; each must keep what rebuilds its world."""
+    parts = spec.strip("/").split("/")
+    if len(parts) == 3:
+        return [find_trial(spec, runs)]
+    if len(parts) > 3 or not parts[0]:
+        raise BranchRefused(f"error[TRIAL_UNKNOWN]: {spec!r} names no run, scene or trial\n"
+                            "hint: write RUN, RUN/SCENE or RUN/SCENE/TRIAL, as `ancha explain` shows them "
+                            "(RUN may be latest)")
+    run = _run(parts[0], runs)
+    graded = [folder for folder in run.graded_trials() if folder.trial.isdigit()
+              and (len(parts) == 1 or folder.scene == parts[1])]
+    if not graded:
+        what = f"scene {parts[1]!r}" if len(parts) == 2 else "trial"
+        raise BranchRefused(f"error[TRIAL_UNKNOWN]: run {run.run_id} has no graded {what}\n"
+                            "hint: `ancha explain` lists each trial of a run")
+    graded.sort(key=lambda folder: (folder.scene, int(folder.trial)))
+    return [_replayable(TrialAddress(run, folder.scene, int(folder.trial))) for folder in graded]
+
+
+def _run(name: str, runs: RunsFolder | None) -> RunFolder:
     if runs is None:
         raise BranchRefused("error[TRIAL_UNKNOWN]: no runs folder here (.ancha/runs)\n"
                             "hint: run it from your project, where `ancha run` wrote its runs")
-    run_id = runs.latest_id() if parts[0] == "latest" else parts[0]
+    run_id = runs.latest_id() if name == "latest" else name
     run = runs.run(run_id) if run_id else None
     if run is None:
-        raise BranchRefused(f"error[TRIAL_UNKNOWN]: no run {parts[0]} in {runs.path}\n"
+        raise BranchRefused(f"error[TRIAL_UNKNOWN]: no run {name} in {runs.path}\n"
                             "hint: list the runs with `ls .ancha/runs`, or use latest")
-    address = TrialAddress(run, parts[1], int(parts[2]))
+    return run
+
+
+def _replayable(address: TrialAddress) -> TrialAddress:
     folder = address.folder
     if not folder.is_graded():
-        raise BranchRefused(f"error[TRIAL_UNKNOWN]: run {run.run_id} has no graded trial {parts[1]}/{parts[2]}\n"
-                            "hint: `ancha explain` lists each trial of a run")
+        raise BranchRefused(f"error[TRIAL_UNKNOWN]: run {address.run.run_id} has no graded trial "
+                            f"{address.scene}/{address.trial}\nhint: `ancha explain` lists each trial of a run")
     if folder.read_world_line() is None:
         raise BranchRefused(f"error[TRIAL_NOT_REPLAYABLE]: {address.label} keeps no replay.json: it was run by an "
                             "Ancha that did not record what rebuilds a world\nhint: run the scene again, then "
@@ -161,9 +188,13 @@ async def checkpoint_at(config: AnchaConfig, scene: Scene, address: TrialAddress
 
 
 def fork_of(made: dict[str, Any], data: bytes, address: TrialAddress, at: str, point: Cut,
-            state: Path | None, original: Scene | None, changes: list[str]) -> Fork:
+            original: Scene | None, changes: list[str]) -> Fork:
+    """The fork's start: the checkpoint, where it stands, and the original trial's state journal
+    (each forked trial's ``state/`` is the agent's state folder as it was after ``point.seq``)."""
     origin = address.origin("fork", at=at, seq=point.seq, forked_at=made["at"], **({"set": changes} if changes else {}))
-    return Fork(data, str(made["at"]), state=state, world_line={"origin": origin}, original=original)
+    journal = address.folder.state_journal_path
+    return Fork(data, str(made["at"]), state_journal=journal if journal.is_dir() else None, seq=point.seq,
+                world_line={"origin": origin}, original=original)
 
 
 def _epoch(text: str) -> float:

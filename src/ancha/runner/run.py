@@ -43,8 +43,8 @@ class Branch:
     """(scene, trial of this run) -> the original's trial number, which its world is drawn with."""
     fork: Fork | None = None
     calls: CallsReplay | None = None
-    trials: list[int] | None = None
-    """The trial numbers to run (a replay of trial 3 is trial 3 of its run); None: 1 to ``trials``."""
+    trials: dict[str, list[int]] | None = None
+    """Scene -> the trial numbers to run (a replay of trial 3 is trial 3 of its run); None: 1 to ``trials``."""
 
 
 @dataclass
@@ -125,6 +125,9 @@ async def run_scenes(config: AnchaConfig, scenes: list[Scene], *, inherit_env: b
 
     summaries = [SceneSummary(s.name, s.path, config.trials, config.min_pass_rate, source_hash=s.source_hash or "")
                  for s in scenes]
+    if branch is not None and branch.trials:
+        for scene_summary in summaries:
+            scene_summary.trials = len(branch.trials.get(scene_summary.scene) or ()) or scene_summary.trials
     hosts = config.agent.execution.model_hosts if config.agent else []
     gateway = ModelGateway(hosts, upstreams=model_upstreams).start() if hosts else None
     seed = secrets.randbits(63) if seed is None else seed
@@ -173,9 +176,10 @@ async def run_scenes(config: AnchaConfig, scenes: list[Scene], *, inherit_env: b
 
 
 async def _run_all(executor: TrialExecutor, run_dir: Path, scenes: list[Scene], summaries: list[SceneSummary],
-                   console: Console, show_progress: bool, retry_invalid: bool, numbers: list[int] | None = None) -> bool:
+                   console: Console, show_progress: bool, retry_invalid: bool,
+                   numbers: dict[str, list[int]] | None = None) -> bool:
     jobs = [(i, scene, trial) for i, scene in enumerate(scenes)
-            for trial in (numbers or range(1, summaries[i].trials + 1))]
+            for trial in ((numbers or {}).get(scene.name) or range(1, summaries[i].trials + 1))]
     limiter = asyncio.Semaphore(executor.trials_at_once)
     bar = Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                    console=Console(stderr=True), disable=not show_progress, transient=True)

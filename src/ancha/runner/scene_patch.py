@@ -8,11 +8,14 @@ and ``agent.*`` (the agent's command and environment, applied to ancha.yaml's ag
 
 from __future__ import annotations
 
+import io
 from pathlib import Path
 from typing import Any
 
 import yaml
+from ruamel.yaml import YAML
 
+from ancha.config.yaml_source import read_yaml
 from ancha.errors import AnchaUserError
 from ancha.scene.loading import parse_scene_text
 from ancha.scene.model import Scene
@@ -88,7 +91,10 @@ def patched_scene(scene: Scene, sets: list[tuple[list[str], Any]], patch_file: P
     if not sets and patch_file is None:
         return None
     source = Path(scene.path)
-    data = yaml.safe_load(source.read_text())
+    tree, problems = read_yaml(source.read_text(), str(source))  # as the scene loader reads it (YAML 1.2)
+    if problems:
+        raise PatchRefused(f"error[PATCH_INVALID]: {source}: {problems[0].message}")
+    data = tree
     if patch_file is not None:
         try:
             patch = yaml.safe_load(patch_file.read_text())
@@ -112,5 +118,7 @@ def patched_scene(scene: Scene, sets: list[tuple[list[str], Any]], patch_file: P
         data = merge(data, patch)
     for path, value in sets:
         set_path(data, path, value)
-    text = yaml.safe_dump(data, sort_keys=False, allow_unicode=True)
+    out = io.StringIO()
+    YAML(typ="rt").dump(data, out)  # the reader's own scalars (folded text, timestamps) written back as read
+    text = out.getvalue()
     return parse_scene_text(text, source.name, source.parent, catalog())

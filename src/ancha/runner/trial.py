@@ -41,6 +41,7 @@ from ancha.runner.agents.environment import (
     without_withheld,
 )
 from ancha.runner.agents.real_hostnames import host_variables
+from ancha.runner.agents.state_journal import StateJournal, restore_state
 from ancha.runner.agents.world_clock import clock_variables, find_library, timestamp_file, wants_world_clock
 from ancha.runner.control import ControlClient, ServerError
 from ancha.runner.gateway import GatewayTrial, ModelGateway
@@ -88,8 +89,10 @@ class Fork:
     """The checkpoint's (signed) bytes, brought to the run's server and kept in each trial's folder."""
     forked_at: str
     """The simulated instant it stands at (``ANCHA_FORKED_AT``)."""
-    state: Path | None = None
-    """The agent's state folder as it was then, copied into each trial's ``state/``."""
+    state_journal: Path | None = None
+    """The original trial's journal of the agent's state folder (``state-journal``), if it has one."""
+    seq: int = 0
+    """The trace entry it stands after: each trial's ``state/`` is the journal's version as of then."""
     world_line: dict[str, Any] = field(default_factory=dict)
     """``origin`` and more for each trial's ``replay.json``."""
     original: Scene | None = None
@@ -102,8 +105,12 @@ class Fork:
 class CallsReplay:
     """``ancha replay --calls``: no agent; the original trial's calls are made again."""
 
-    folder: TrialFolder
-    """The original trial's folder (its ``calls.jsonl``, ``replay.json``, ``checks.json``)."""
+    run: RunFolder
+    """The original run: each trial's folder there (its ``calls.jsonl``, ``replay.json``,
+    ``checks.json``) is the one of the same scene and trial number."""
+
+    def folder(self, scene: str, trial: int) -> TrialFolder:
+        return self.run.trial(scene, trial)
 
 
 class TrialRunner:
@@ -117,6 +124,8 @@ class TrialRunner:
         """The run's seed: with the scene and the trial it decides each world (``replay.json``)."""
         self.fork = fork
         """Set for ``ancha fork``: every trial starts from this checkpoint."""
+        self._journals: dict[str, StateJournal] = {}
+        """Each running agent's state-folder journal, by env id (what ``ancha fork`` restores)."""
         self.trial_numbers: dict[tuple[str, int], int] = {}
         """The world's trial number where it differs from the folder's (a replay of trial 3 is trial 1 of its run)."""
         self.control = control
@@ -147,7 +156,7 @@ class TrialRunner:
         model_trial = self.gateway.open_trial(folder, agent.budget_usd if agent else None) if self.gateway else None
         world_trial = self.trial_numbers.get((scene.name, trial), trial)
         try:
-            context = await self._create_env(scene, world_trial, self._agent_spec(model_trial))
+            context = await self._create_env(scene, trial, world_trial, self._agent_spec(model_trial))
         except ServerError as exc:
             if model_trial is not None and self.gateway is not None:
                 self.gateway.close_trial(model_trial)
@@ -182,10 +191,11 @@ class TrialRunner:
         outcome.timings = {**timings, **outcome.timings}
         return outcome
 
-    async def _create_env(self, scene: Scene, trial: int, agent: dict[str, Any]) -> dict[str, Any]:
-        """The trial's world: new, from the fork's checkpoint, or built for the recorded calls."""
+    async def _create_env(self, scene: Scene, folder_trial: int, trial: int, agent: dict[str, Any]) -> dict[str, Any]:
+        """The trial's world (``trial``: its world's trial number): new, from the fork's
+        checkpoint, or built for the recorded calls of the original's trial ``folder_trial``."""
         if self.calls is not None:
-            line = self.calls.folder.read_world_line() or {}
+            line = self.calls.folder(scene.name, folder_trial).read_world_line() or {}
             try:
                 return await self.control.create_env(scene, trial, agent, seed=self.seed, replay=True,
                                                       env_id=line.get("env_id"))
@@ -208,7 +218,7 @@ class TrialRunner:
         """``ancha replay --calls``: the original's calls at their instants, then its ending; what
         the agent did beside the world (its exit, its log) is the original's."""
         assert self.calls is not None
-        original = self.calls.folder
+        original = self.calls.folder(scene.name, trial)
         line = original.read_world_line() or {}
         checks = original.read_checks()
         calls = original.read_calls()
@@ -227,12 +237,18 @@ class TrialRunner:
         return outcome
 
     def _start_fork(self, folder: TrialFolder) -> None:
-        import shutil
-
         assert self.fork is not None
         folder.checkpoint_path.write_bytes(self.fork.data)
-        if self.fork.state is not None and self.fork.state.is_dir():
-            shutil.copytree(self.fork.state, folder.state_dir, dirs_exist_ok=True, symlinks=True)
+        if self.fork.state_journal is not None and self.fork.state_journal.is_dir():
+            restore_state(self.fork.state_journal, self.fork.seq, folder.state_dir)
+
+    async def _status(self, env_id: str) -> dict[str, Any]:
+        """The world's status; the agent's state folder is journalled against where the world stands."""
+        status = await self.control.status(env_id)
+        journal = self._journals.get(env_id)
+        if journal is not None:
+            _observe(journal, status)
+        return status
 
     async def _discard(self, env_id: str, folder: TrialFolder) -> None:
         """Delete a world the trial is done with; a server that cannot must not hide why the trial ended."""
@@ -292,6 +308,8 @@ class TrialRunner:
         if box is None and library is not None and clock_file is not None:
             env.update(clock_variables(str(library), clock_file, env.get("LD_PRELOAD")))
         cwd = agent_cwd(self.config)
+        env_id = str(context["env_id"])
+        journal = self._journals[env_id] = StateJournal(folder.state_dir, folder.state_journal_path)
         begun = time.perf_counter()
         without_withheld(env)  # the server's key, even from agent.env: it would open the agent's own grading
         with folder.open_log(agent_cfg.log_limit) as log:
@@ -308,6 +326,7 @@ class TrialRunner:
                 if model_trial is not None and self.gateway is not None:
                     self.model_trials.pop(str(context["env_id"]), None)
                     self.gateway.close_trial(model_trial)
+                await self._last_state(env_id, journal)
             timings["agent_s"] = time.perf_counter() - begun
             outcome = TrialOutcome(scene.name, trial, "failed", status=status)
             if model_trial is not None:
@@ -375,7 +394,7 @@ class TrialRunner:
             while True:
                 if self._over_budget(str(context["env_id"])):
                     return None, "over_budget", True
-                status = (await self.control.status(context["env_id"]))["status"]
+                status = (await self._status(str(context["env_id"])))["status"]
                 if status != "running":
                     return None, status, True
                 if agent.exit_code is not None:
@@ -398,7 +417,7 @@ class TrialRunner:
                 return worst, "over_budget", started_any
             events, cursor = await self.control.feed(context["events"]["url"], context["events"]["token"], cursor)
             if not events:
-                status = (await self.control.status(context["env_id"]))["status"]
+                status = (await self._status(str(context["env_id"])))["status"]
                 if status != "running":
                     return worst, status, True  # no event needed the agent: nothing failed to start
                 continue
@@ -437,10 +456,20 @@ class TrialRunner:
             if self._over_budget(env_id):
                 exited.cancel()
                 return None, "over_budget"
-            status = (await self.control.status(env_id))["status"]
+            status = (await self._status(env_id))["status"]
             if status != "running":
                 exited.cancel()
                 return None, status
+
+    async def _last_state(self, env_id: str, journal: StateJournal) -> None:
+        """The state folder as the agent left it, journalled at the world's last entry."""
+        self._journals.pop(env_id, None)
+        try:
+            _observe(journal, await self.control.status(env_id))
+        except (ServerError, httpx.HTTPError):
+            pass  # the world is gone: what was journalled stands
+        finally:
+            journal.close()
 
     def _over_budget(self, env_id: str) -> bool:
         """The trial's model calls cost more than ``agent.budget_usd``: the runner stops the agent."""
@@ -547,6 +576,15 @@ class TrialRunner:
                                             also_changed=outcome.also_changed or None,
                                             coverage_gaps=coverage_gaps.checks_field(outcome.coverage_gaps)
                                             if outcome.coverage_gaps else None)
+
+
+def _observe(journal: StateJournal, status: dict[str, Any]) -> None:
+    """Journal the agent's state folder as of the world's latest trace entry."""
+    clock = status.get("clock") or {}
+    try:
+        journal.observe(int(status.get("trace_entries") or 0), str(clock.get("now") or ""))
+    except OSError:
+        pass  # a folder the agent is rewriting: the next look journals it
 
 
 def world_clock_library(config: AnchaConfig) -> Path | None:

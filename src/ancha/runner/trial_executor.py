@@ -63,7 +63,8 @@ async def open_trials(config: AnchaConfig, run_dir: Path, scenes: list[Scene], *
                       **runner_options: Any) -> TrialExecutor:
     """The executor ``config`` asks for: Ray when ``ray`` is set (``--ray``), else this machine.
     ``runner_options`` go to the local ``TrialRunner``; a Ray worker makes its own."""
-    if config.ray is not None:
+    branching = runner_options.get("fork") is not None or runner_options.get("calls") is not None
+    if config.ray is not None and not branching:  # a fork's checkpoint and recorded calls are this machine's
         from ancha.runner.ray_trials import RayTrials  # Ray is an optional extra: imported only here
 
         return await RayTrials.open(config, run_dir, scenes, inherit_env=inherit_env, seed=runner_options.get("seed"))
