@@ -114,3 +114,17 @@ def test_fork__with_a_shorter_reply_delay_the_person_answers_sooner(tmp_path: Pa
     summary = json.loads((latest(root) / "summary.json").read_text())
     assert summary["origin"]["set"] == ["people.ben.replies_after=1m"]
     assert summary["scenes"][0]["trial_results"][0]["verdict"] == "passed"
+
+
+def test_run_seed__the_same_seed_draws_the_same_world_and_is_kept_for_replay(tmp_path: Path) -> None:
+    root = project(tmp_path, "scenes/orders-latency/scene.yaml")
+    paged = []
+    for seed in ("7", "7", "8"):
+        ancha(root, "run", "--seed", seed)
+        run = latest(root)
+        assert json.loads((run / "summary.json").read_text())["seed"] == int(seed)
+        assert json.loads((run / "orders-latency" / "1" / "replay.json").read_text())["seed"] == int(seed)
+        page = next(e for e in trace(run / "orders-latency" / "1") if e["actor"] == "world" and e["tool"] == "pagerduty")
+        paged.append((page["at"], page["response"]["incident"]["id"]))
+    assert paged[0] == paged[1]  # the fault pages at the same instant, with the same incident id
+    assert paged[2][1] != paged[0][1]

@@ -36,10 +36,13 @@ from ancha.world.registry import catalog, config_catalog
 @click.option("--strict-coverage", is_flag=True,
               help="Mark a trial invalid (not failed) when its agent called an operation the replica does not "
                    "implement (a coverage gap, answered 501).")
+@click.option("--seed", type=click.IntRange(0, 2**63 - 1), default=None,
+              help="The run's seed: with each scene and trial number it decides the world (ids, tokens, people's "
+                   "delays). Default: drawn at random; either way kept in summary.json for ancha replay.")
 def run(config_path: Path | None, agent_command: str | None, trials: int | None, parallel: int | None,
         min_pass_rate: float | None, pass_env: tuple[str, ...], inherit_env: bool, no_progress: bool,
         junit_path: Path | None, json_path: Path | None, ray_address: str | None,
-        retry_invalid: bool, strict_coverage: bool) -> None:
+        retry_invalid: bool, strict_coverage: bool, seed: int | None) -> None:
     """Run each scene's trials against fresh worlds; exit 1 when a scene misses min_pass_rate.
 
     With GITHUB_STEP_SUMMARY set (GitHub Actions), the summary is appended to it as Markdown."""
@@ -52,7 +55,7 @@ def run(config_path: Path | None, agent_command: str | None, trials: int | None,
     scenes = load_scenes(list(config.scenes), config.root, catalog())
     check_templates_against_scenes(config, scenes)
     result = asyncio.run(run_scenes(config, scenes, inherit_env=inherit_env, progress=not no_progress,
-                                    retry_invalid=retry_invalid))
+                                    retry_invalid=retry_invalid, seed=seed))
     write_ci_reports(result.run_dir, junit_path, json_path)
     sys.exit(result.exit_code)
 
