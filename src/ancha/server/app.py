@@ -181,7 +181,7 @@ class ControlAPI:
             if seed is not None and (not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed < 2**63):
                 raise ValueError(f"'seed' must be a whole number from 0 to 2**63-1, got {seed!r}")
             env_id = body.get("env_id")
-            if env_id is not None and (not isinstance(env_id, str) or not ENV_ID.match(env_id)):
+            if env_id is not None and (not isinstance(env_id, str) or not ENV_ID.fullmatch(env_id)):
                 raise ValueError(f"'env_id' must be env_ and 12 hex digits, got {env_id!r}")
             if env_id is not None and self.registry.get(env_id) is not None:
                 return _error(409, f"the environment {env_id} exists on this server", "leave env_id out for a new one")
