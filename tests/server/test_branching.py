@@ -542,6 +542,28 @@ def test_make_calls__end_finishes_the_trial_where_the_original_ended(control: ht
     assert make_calls(control, defaults, {"end": {"at": "2026-03-02T14:01:00Z"}})["ended_reason"] == "the replay ended"
 
 
+def test_make_calls__an_end_before_the_worlds_clock_or_going_on_after_the_end_is_400(
+        control: httpx.Client, create: Callable[..., dict[str, Any]]) -> None:
+    env_id = create(seed=SEED, replay=True)["env_id"]
+    make_calls(control, env_id, {"until": "2026-03-02T14:05:00Z"})
+    early = control.post(f"/envs/{env_id}/calls", json={"end": {"at": "2026-03-02T14:01:00Z"}})
+    assert early.status_code == 400 and "is before the world's clock" in early.json()["error"]
+    assert status(control, env_id)["status"] == "running"
+    make_calls(control, env_id, {"end": {"at": "2026-03-02T14:06:00Z"}})
+    later = control.post(f"/envs/{env_id}/calls", json={"until": "2026-03-02T14:30:00Z"})
+    assert later.status_code == 400 and "it goes on no further" in later.json()["error"]
+    assert status(control, env_id)["clock"]["now"].startswith("2026-03-02T14:06:00")  # it stood still
+
+
+def test_fork__with_a_changed_scene_that_is_invalid_is_400_in_the_scene_files_terms(
+        control: httpx.Client, create: Callable[..., dict[str, Any]]) -> None:
+    made = checkpoint(control, create(seed=SEED)["env_id"])
+    answer = control.post("/envs", json={"from_checkpoint": made["checkpoint"],
+                                         "patched_scene": {"name": "branching", "clock": {"limit": "soon"}}})
+    assert answer.status_code == 400, answer.text
+    assert answer.json()["error"].startswith("invalid scene: ") and "errors.pydantic.dev" not in answer.text
+
+
 def test_make_calls__a_call_before_the_worlds_clock_is_400(control: httpx.Client,
                                                            create: Callable[..., dict[str, Any]]) -> None:
     original = as_world(create(seed=SEED))

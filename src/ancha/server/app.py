@@ -20,7 +20,6 @@ from starlette.types import ASGIApp
 
 from ancha.durations import parse_duration
 from ancha.scene.errors import SceneInvalid
-from ancha.scene.model import Scene
 from ancha.server.branching import Branching
 from ancha.server.collector import tune_collector
 from ancha.server.gateway import ToolGateway
@@ -174,6 +173,9 @@ class ControlAPI:
                 if "scene" not in body and "scene_hash" not in body:
                     body["scene_hash"] = kept.header.source_hash
             scene = self.registry.scene(body)
+            patched = None  # a fork's scene from here on (ancha fork --set), read as the scene is
+            if kept is not None and body.get("patched_scene") is not None:
+                patched = self.registry.read_scene(body["patched_scene"])
             trial = body.get("trial", 1) if kept is None else kept.header.trial
             if not isinstance(trial, int) or isinstance(trial, bool) or trial < 1:
                 raise ValueError(f"'trial' must be a positive integer, got {trial!r}")
@@ -205,7 +207,6 @@ class ControlAPI:
             return _error(400, f"invalid environment request: {exc}")
         try:
             if kept is not None:
-                patched = Scene.model_validate(body["patched_scene"]) if body.get("patched_scene") else None
                 env = self.registry.restore(kept.data, scene, agent, env_id, patched=patched)
             else:
                 env = self.registry.create(scene, trial, agent, seed=seed, env_id=env_id, replay=replaying)

@@ -51,6 +51,11 @@ class Registry:
             self._scenes.move_to_end(key)
             return self._scenes[key]
 
+    @staticmethod
+    def read_scene(value: Any) -> Scene:
+        """An inline scene read as ``scene`` is, but kept nowhere (a fork's changed scene)."""
+        return _inline_scene(value)
+
     def share(self, scene: Scene) -> None:
         """Cache a scene loaded in this process, so that ``POST /envs`` can name it by hash:
         the embedded server's runner hands scenes over this way instead of sending them as

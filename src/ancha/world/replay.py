@@ -99,6 +99,9 @@ def make(env: Environment, call: RecordedCall) -> ToolResponse:
 
 def go_on(env: Environment, until: float) -> None:
     """Let the replayed world go on to ``until``: what is due by then happens, at its time."""
+    if env.status != "running":
+        raise CallsInvalid(f"the world ended ({env.status}) at {_iso(env.ended_at or env.clock.peek())}: "
+                           "it goes on no further")
     if until > env.clock.peek():
         env.clock.advance_to(until)
     env.timekeeper.run_due(upto=until)
@@ -106,6 +109,9 @@ def go_on(env: Environment, until: float) -> None:
 
 def end(env: Environment, at: float, status: str, reason: str) -> None:
     """Finish the replayed trial where the original ended (unless it ended itself already)."""
+    if env.status == "running" and at < env.clock.peek():
+        raise CallsInvalid(f"end.at {_iso(at)} is before the world's clock ({_iso(env.clock.peek())}): "
+                           "a trial ends no earlier than its last call")
     if env.status == "running":
         env.end(status, reason, at=at)
 
