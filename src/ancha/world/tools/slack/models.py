@@ -259,6 +259,10 @@ class MessageIndex(dict[int, Message]):
     def items(self) -> list[tuple[int, Message]]:  # type: ignore[override]
         return [(key, self[key]) for key in self]
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickled as held (a checkpoint): a seeded message nobody read stays an ordinal."""
+        return type(self), (None, self._build), None, None, iter(dict.items(self))
+
     def held(self, key: int) -> Message | int:
         """The message under ``key`` if built, else its ordinal in the shared plan."""
         value: Message | int = dict.__getitem__(self, key)

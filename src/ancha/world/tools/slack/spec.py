@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 from ancha.scene.sections import BodyKind, WorldSection
 from ancha.world.kernel.spec import ActionKind, StateKind, ToolSpec
 from ancha.world.kernel.tool import ToolResponse
-from ancha.world.tools.slack import action_bodies, actions, check_bodies, checks, scene_file
+from ancha.world.tools.slack import action_bodies, actions, check_bodies, checkpoint, checks, scene_file
 from ancha.world.tools.slack.coverage import COVERAGE
 from ancha.world.tools.slack.delivery import start_delivery
 from ancha.world.tools.slack.events_http import WEBHOOK
@@ -67,4 +67,5 @@ TOOL: ToolSpec[SlackReplica] = ToolSpec(
     coverage=COVERAGE,
     agent_accounts=_agent_accounts,
     body_too_large=_body_too_large,
+    shared=checkpoint.shared,
 )
