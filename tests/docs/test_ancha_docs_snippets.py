@@ -16,6 +16,8 @@ A block's title (its info string, ```yaml title="..."```) says what it is:
   the nearest whole ``scene.yaml`` above it on its page. ``task.json (refused)``: one that
   is refused as the ``Output`` block after it shows.
 - ``messages.jsonl`` and the like: data files, parsed line by line.
+- ``patch.yaml``: a patch of ``ancha fork --patch``; it applies to the bundled beta-exports
+  scene, and the changed scene validates.
 - ``.github/workflows/...``: a CI workflow, not Ancha's own file; it parses, and every
   ``ancha`` command in its steps runs with options ``ancha`` has.
 - JSON blocks are titled after what they show (``checks.json``, ``summary.json``, a feed
@@ -38,13 +40,15 @@ from ancha.config.loading import load_config
 from ancha.config.yaml_source import read_yaml
 from ancha.errors import AnchaUserError
 from ancha.runner.run import refuse_unbuilt_agents
+from ancha.runner.scene_patch import patched_scene
 from ancha.scene.errors import SceneInvalid
 from ancha.scene.loading import load_scene, load_scenes
 from ancha.world.registry import catalog, config_catalog
+from ancha.world.replay import RecordedCall
 
 PAGES = [
     "index.md", "quickstart.md", "concepts.md", "scenes.md", "ancha-yaml.md", "model-calls.md", "checks.md",
-    "feed-and-control.md", "scale.md", "status.md", "containers.md", "hostnames.md",
+    "feed-and-control.md", "scale.md", "status.md", "containers.md", "hostnames.md", "replay.md",
     "tools/slack.md", "tools/github.md", "tools/datadog.md", "tools/pagerduty.md", "tools/okta.md",
 ]
 """The Ancha pages (docs/agentos/ has its own tests)."""
@@ -128,16 +132,18 @@ SCENE_TITLES = ("scene.yaml", "scene.yaml (excerpt)")
 CONFIG_TITLES = ("ancha.yaml",)
 REFUSED_TITLES = ("scene.yaml (refused)", "ancha.yaml (refused)", "ancha.yaml (ancha run refuses)")
 TASK_TITLES = ("task.json", "task.json (refused)")
-DATA_TITLES = ("history.jsonl", "logs.jsonl")
+DATA_TITLES = ("history.jsonl", "logs.jsonl", "calls.jsonl", "index.jsonl")
+PATCH_TITLE = "patch.yaml"
 CI_TITLE_PREFIX = ".github/workflows/"
 JSON_TITLES = (
     "checks.json", "summary.json", "trace.jsonl", "records.jsonl", "models.jsonl", "feed answer", "feed event",
     "context", "POST /envs", "POST /envs (400)", "POST /envs/{id}/checks", "GET /envs/{id}", "ANCHA_EVENT_JSON",
+    "replay.json", "POST /envs/{id}/checkpoint", "POST /checkpoints (400)",
 )
 
 
 def test_docs__every_yaml_and_json_block_says_what_it_is() -> None:
-    known = (*SCENE_TITLES, *CONFIG_TITLES, *REFUSED_TITLES, *TASK_TITLES, *DATA_TITLES, *JSON_TITLES)
+    known = (*SCENE_TITLES, *CONFIG_TITLES, *REFUSED_TITLES, *TASK_TITLES, *DATA_TITLES, *JSON_TITLES, PATCH_TITLE)
     unmarked = [f"{b.where} ({b.info})" for b in ancha_blocks("yaml", "json", "jsonl")
                 if title(b) not in known and not title(b).startswith(CI_TITLE_PREFIX)]
     assert not unmarked, "blocks without a known title= role: " + ", ".join(unmarked)
@@ -272,6 +278,20 @@ def test_docs__the_status_page_shows_every_mode_ancha_run_refuses() -> None:
         assert needle in shown, f"no 'ancha.yaml (ancha run refuses)' example with {needle}"
 
 
+# --- ancha fork --patch -------------------------------------------------------------------
+
+PATCHES = [b for b in ancha_blocks("yaml") if title(b) == PATCH_TITLE]
+
+
+@pytest.mark.parametrize("block", PATCHES, ids=ids(PATCHES))
+def test_docs__every_fork_patch_example_applies_to_the_bundled_scene(block: Block, tmp_path: Path) -> None:
+    scene = load_scene(DOCS.parent / "examples" / "scenes" / "beta-exports" / "scene.yaml", catalog())
+    patch = tmp_path / "patch.yaml"
+    patch.write_text(block.text, encoding="utf-8")
+    changed = patched_scene(scene, [], patch)
+    assert changed is not None and changed.source_hash != scene.source_hash, block.where
+
+
 # --- data files and JSON --------------------------------------------------------------------
 
 
@@ -296,6 +316,9 @@ def test_docs__every_json_example_parses(block: Block) -> None:
 RESULT_FIELDS = {"id", "required", "passed", "status", "expected", "actual", "explanation", "evidence"}
 TRACE_FIELDS = {"seq", "at", "actor", "tool", "method", "path", "query", "status", "request", "response",
                 "worked", "coverage_gap"}
+TRACE_FIELDS_SOMETIMES = {"arrived", "host"}
+"""``arrived`` on the agent's calls, ``host`` on a call to a vendor's own hostname."""
+REPLAY_FIELDS = {"env_id", "seed", "trial", "scene", "source_hash", "ended"}
 EVENT_FIELDS = {"id", "service", "type", "at", "payload"}
 
 
@@ -310,7 +333,13 @@ def test_docs__json_examples_have_the_fields_ancha_writes() -> None:
             assert set(result) == fields, block.where
     for block in blocks_titled("trace.jsonl"):
         for line in filter(str.strip, block.text.splitlines()):
-            assert set(json.loads(line)) == TRACE_FIELDS, block.where
+            assert TRACE_FIELDS <= set(json.loads(line)) <= TRACE_FIELDS | TRACE_FIELDS_SOMETIMES, block.where
+    for block in blocks_titled("replay.json"):
+        assert REPLAY_FIELDS <= set(json.loads(block.text)) <= REPLAY_FIELDS | {"origin"}, block.where
+    for block in blocks_titled("calls.jsonl"):
+        for line in filter(str.strip, block.text.splitlines()):
+            call = RecordedCall.of_dict(json.loads(line))
+            assert call.to_dict() == json.loads(line), block.where
     for block in blocks_titled("feed answer"):
         data = json.loads(block.text)
         assert set(data) == {"events", "cursor"}, block.where
@@ -381,11 +410,14 @@ NEW_GREETING = 'text="Hi team! Ancha sent me."'
 
 
 PROGRAM_PATH = re.compile(r"python3 is \S+")
+CHANNEL_ID = re.compile(r"\bC[0-9A-F]{10}\b")
+"""A Slack channel id: drawn from the run's seed, so another in every run."""
 
 
 def normalized(text: str, folder: Path) -> list[str]:
     text = RUN_ID.sub("RUN_ID", text.replace(str(folder.resolve()), QUICKSTART_HOME))
     text = PROGRAM_PATH.sub("python3 is PATH", text)
+    text = CHANNEL_ID.sub("CHANNEL_ID", text)
     return [line.strip() for line in text.splitlines() if line.strip()]
 
 
