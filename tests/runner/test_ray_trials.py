@@ -173,10 +173,10 @@ def test_run_on_ray__gives_the_results_folder_of_a_local_run(tmp_path: Path, clu
     (project / "node_modules" / "left-pad").mkdir(parents=True)
     (project / "node_modules" / "left-pad" / "index.js").write_text("module.exports = 1\n")
 
-    local = ancha("run", "--no-progress", cwd=project)
+    local = ancha("run", "--no-progress", "--seed", "5", cwd=project)  # one seed: the same worlds
     assert local.returncode == 0, local.stdout + local.stderr
     local_run = latest(project)
-    on_ray = ancha("run", "--no-progress", "--ray", cluster, cwd=project, env={"ON_RAY": "1"})
+    on_ray = ancha("run", "--no-progress", "--seed", "5", "--ray", cluster, cwd=project, env={"ON_RAY": "1"})
     assert on_ray.returncode == 0, on_ray.stdout + on_ray.stderr
     ray_run = latest(project)
 

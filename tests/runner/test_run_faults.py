@@ -37,8 +37,8 @@ class FaultyControl(ControlClient):
         super().__init__(base_url, key, share, transport)
         self.fault_of: dict[str, str] = {}
 
-    async def create_env(self, scene: Any, trial: int, agent: dict[str, Any]) -> dict[str, Any]:
-        context = await super().create_env(scene, trial, agent)
+    async def create_env(self, scene: Any, trial: int, agent: dict[str, Any], **world: Any) -> dict[str, Any]:
+        context = await super().create_env(scene, trial, agent, **world)
         if trial in FAULTS:
             self.fault_of[context["env_id"]] = FAULTS[trial]
         return context

@@ -68,6 +68,9 @@ class Environment:
         self.trial = trial
         self.seed = seed
         self.replaying = replay
+        self.until_agent = False
+        """A fork's world: its clock stands at the fork instant until the agent is back (its first
+        request, or its first wait), so the agent's start-up takes no simulated time from it."""
         """A world for recorded calls: its clock never flows, it moves only to each call's instant."""
         self.agent = agent or {}
         self.idle = _seconds(self.agent.get("idle"), DEFAULT_IDLE_S)
@@ -323,6 +326,10 @@ class Environment:
     def request_finished(self) -> None:
         self.in_flight -= 1
         self.agent_active_at = time.monotonic()
+        if self.endpoint is not None and self.in_flight == 0:  # its next request may follow (no long-poll says)
+            from ancha.world.endpoint import SETTLE_S
+
+            self.hold_agent(SETTLE_S)
         self._agent_changed()
 
     def endpoint_changed(self) -> None:
@@ -337,6 +344,11 @@ class Environment:
             self.endpoint.wake()
         if self.replaying:
             return
+        if self.until_agent:  # a fork: the agent is not back yet while nothing of it is in flight or waiting
+            if self.in_flight == 0 and not self.agent_waiting:
+                self.clock.pause()
+                return
+            self.until_agent = False
         if self.agent_waiting:
             self.clock.pause()
             self._wake()
@@ -477,6 +489,8 @@ class Environment:
         self.agent_clock = AgentClockFile() if self.agent.get("clock") == "world" else None
         self.agent_active_at = time.monotonic()
         self.replaying = False
+        self.until_agent = True
+        self.clock.pause(self.clock.peek())
         if self.agent_clock is not None:
             self.agent_clock.follow(self.clock.peek())
 
