@@ -114,6 +114,10 @@ def test_fork__with_a_shorter_reply_delay_the_person_answers_sooner(tmp_path: Pa
     summary = json.loads((latest(root) / "summary.json").read_text())
     assert summary["origin"]["set"] == ["people.ben.replies_after=1m"]
     assert summary["scenes"][0]["trial_results"][0]["verdict"] == "passed"
+    again = subprocess.run([str(BIN / "ancha"), "fork", "latest/beta-exports/1", "--at", "3", "--no-progress"],
+                           cwd=root, capture_output=True, text=True, timeout=300)
+    assert again.returncode != 0 and "error[SCENE_CHANGED]" in again.stderr
+    assert "changed by ancha fork --set/--patch (people.ben.replies_after=1m)" in again.stderr
 
 
 def test_run_seed__the_same_seed_draws_the_same_world_and_is_kept_for_replay(tmp_path: Path) -> None:

@@ -57,14 +57,15 @@ def fork(trial_spec: str, at: str, agent_command: str | None, trials: int | None
     scene = scene_named(load_scenes(list(config.scenes), config.root, catalog()), address.scene, address)
     check_scene(scene, address, False)
     point = cut(address.folder, scene, at)
+    changed = patched_scene(scene, scene_sets, patch_file)  # a bad change is refused before any rebuild
     made, data, took = asyncio.run(checkpoint_at(config, scene, address, point))
-    changed = patched_scene(scene, scene_sets, patch_file)
     console = Console(stderr=True)
+    calls = f"{len(point.calls)} call{'' if len(point.calls) == 1 else 's'}"
     console.print(f"ancha: forked {address.label} at {made['at']} (after trace entry {point.seq}, "
-                  f"{len(point.calls)} calls made again in {took:.2f}s; checkpoint {len(data):,} bytes "
+                  f"{calls} made again in {took:.2f}s; checkpoint {len(data):,} bytes "
                   f"in {float(made.get('made_s') or 0) * 1000:.1f} ms)", markup=False, highlight=False)
-    branch = Branch({}, {}, fork=fork_of(made, data, address, at, point, scene if changed else None,
-                                          list(sets)))
+    changes = [*sets, *([f"--patch {patch_file.name}"] if patch_file is not None else [])]
+    branch = Branch({}, {}, fork=fork_of(made, data, address, at, point, scene if changed else None, changes))
     assert branch.fork is not None
     branch.origin = dict(branch.fork.world_line["origin"])
     line = address.folder.read_world_line() or {}

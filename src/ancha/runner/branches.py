@@ -110,6 +110,12 @@ def check_scene(scene: Scene, address: TrialAddress, changed_ok: bool) -> None:
     """Refuse a scene that changed since the trial ran (its world would not be the one that was)."""
     line = address.folder.read_world_line() or {}
     recorded = str(line.get("source_hash") or "")
+    origin = line.get("origin") if isinstance(line.get("origin"), dict) else {}
+    if recorded and recorded != scene.source_hash and not changed_ok and origin.get("set"):
+        raise BranchRefused(f"error[SCENE_CHANGED]: {address.label} ran under {scene.path or scene.name} changed by "
+                            f"ancha fork --set/--patch ({', '.join(map(str, origin['set']))}), not the file as it is\n"
+                            f"hint: branch off its origin, {origin.get('run')}/{origin.get('scene')}/"
+                            f"{origin.get('trial')}, with the same changes, or pass --scene-changed-ok")
     if recorded and recorded != scene.source_hash and not changed_ok:
         raise BranchRefused(f"error[SCENE_CHANGED]: {scene.path or scene.name} changed since {address.label} ran "
                             f"(its hash was {recorded[:12]}, it is {scene.source_hash[:12]} now)\n"
