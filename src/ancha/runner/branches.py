@@ -110,7 +110,8 @@ def check_scene(scene: Scene, address: TrialAddress, changed_ok: bool) -> None:
     """Refuse a scene that changed since the trial ran (its world would not be the one that was)."""
     line = address.folder.read_world_line() or {}
     recorded = str(line.get("source_hash") or "")
-    origin = line.get("origin") if isinstance(line.get("origin"), dict) else {}
+    found = line.get("origin")
+    origin: dict[str, Any] = found if isinstance(found, dict) else {}
     if recorded and recorded != scene.source_hash and not changed_ok and origin.get("set"):
         raise BranchRefused(f"error[SCENE_CHANGED]: {address.label} ran under {scene.path or scene.name} changed by "
                             f"ancha fork --set/--patch ({', '.join(map(str, origin['set']))}), not the file as it is\n"
