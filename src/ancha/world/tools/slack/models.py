@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import re
+from array import array
 from bisect import bisect_left, insort
 from collections.abc import Callable
 from typing import Any
@@ -321,6 +322,19 @@ class Channel:
         self._top: list[int] = []
         self._by_key = MessageIndex()
         self._pending: Callable[[Channel], None] | None = None
+
+    def __getstate__(self) -> tuple[None, dict[str, Any]]:
+        """Its slots; the keys of a long history as one block of 64-bit integers (a checkpoint)."""
+        slots = {name: getattr(self, name) for name in self.__slots__ if hasattr(self, name)}
+        try:
+            slots["_top"] = array("q", self._top)
+        except (OverflowError, TypeError):
+            pass
+        return None, slots
+
+    def __setstate__(self, state: tuple[None, dict[str, Any]]) -> None:
+        for name, value in state[1].items():
+            setattr(self, name, list(value) if name == "_top" else value)
 
     def defer(self, load: Callable[[Channel], None]) -> None:
         """Let ``load(channel)`` add the seeded history the first time it is needed."""
