@@ -80,12 +80,15 @@ SERVER = textwrap.dedent('''
                 out.write(json.dumps({"path": self.path, "type": body["type"],
                                       "signed": hmac.compare_digest(good, self.headers["X-Slack-Signature"])}) + "\\n")
             answer = json.dumps({"challenge": body.get("challenge")}).encode() if body["type"] == "url_verification" else b""
+            event = body.get("event") or {}
+            first = "--real-hostnames" in sys.argv  # its reply is made before the delivery is answered
+            if first and event.get("type") == "message":
+                reply(event["channel"], event["ts"])
             self.send_response(200)
             self.send_header("Content-Length", str(len(answer)))
             self.end_headers()
             self.wfile.write(answer)
-            event = body.get("event") or {}
-            if event.get("type") == "message":
+            if not first and event.get("type") == "message":
                 reply(event["channel"], event["ts"])
 
     ThreadingHTTPServer(("127.0.0.1", port), Handler).serve_forever()

@@ -51,6 +51,16 @@ def test_trust_variables__usual_roots_plus_the_servers_ca(tmp_path: Path) -> Non
     assert Path(variables["NODE_EXTRA_CA_CERTS"]).read_text() == ca  # Node adds it to its own roots
 
 
+def test_trust_variables__node_keeps_the_shells_extra_cas_beside_the_servers(tmp_path: Path) -> None:
+    proxy = tmp_path / "company-proxy.pem"  # a company proxy's CA, which npm and the agent's fetches need
+    proxy.write_text("-----BEGIN CERTIFICATE-----\nproxy\n-----END CERTIFICATE-----\n")
+    ca = LocalTLS.create().ca_pem
+    variables = trust_variables({"tls": {"ca_pem": ca}}, tmp_path / "ca-bundle.pem",
+                                {"NODE_EXTRA_CA_CERTS": str(proxy)})
+    node = Path(variables["NODE_EXTRA_CA_CERTS"]).read_text()
+    assert node.startswith("-----BEGIN CERTIFICATE-----\nproxy") and node.endswith(ca)
+
+
 def test_trust_variables__nothing_without_a_tls_listener(tmp_path: Path) -> None:
     assert trust_variables({"tools": {}}, tmp_path / "ca-bundle.pem", {}) == {}
     assert not (tmp_path / "ca-bundle.pem").exists()

@@ -39,10 +39,6 @@ What the caller needs of an answer is its status, its headers and a short body; 
 never read, and the connection is closed, so a server answering 100 MB costs 64 KiB."""
 RESPONSE_KEPT = ANSWER_READ_MAX
 """Bytes of an agent's answer kept in the trace."""
-SETTLE_S = 2.0
-"""Real seconds an endpoint agent counts as working after it answered a delivery or a request of
-its own ended: an app that answers at once and works after (Bolt's ``ack()`` first) has started
-its next request by then, so the clock does not jump, or the trial end idle, under its feet."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -225,7 +221,6 @@ class EndpointDelivery:
                 if delay > 0:
                     await self._later(delay)
         finally:
-            self.env.hold_agent(SETTLE_S)  # answered (or given up): the agent may be working on it now
             self.sending -= 1
             self.env.endpoint_changed()
 

@@ -326,10 +326,6 @@ class Environment:
     def request_finished(self) -> None:
         self.in_flight -= 1
         self.agent_active_at = time.monotonic()
-        if self.endpoint is not None and self.in_flight == 0:  # its next request may follow (no long-poll says)
-            from ancha.world.endpoint import SETTLE_S
-
-            self.hold_agent(SETTLE_S)
         self._agent_changed()
 
     def endpoint_changed(self) -> None:

@@ -120,15 +120,20 @@ def trust_variables(context: Mapping[str, Any], bundle: Path | None, shell: Mapp
     source = next((c for c in (shell.get("SSL_CERT_FILE"), ssl.get_default_verify_paths().openssl_cafile,
                                certifi.where()) if c and os.path.isfile(c)), None)
     ca_only = bundle.with_name("ancha-ca.pem")
-    if _written.get(bundle) != (source, ca_pem) or not bundle.is_file() or not ca_only.is_file():
+    # Node trusts its own roots plus NODE_EXTRA_CA_CERTS: the server's CA is added to the
+    # shell's extra ones (a company proxy's CA), never put in their place.
+    node_extra = shell.get("NODE_EXTRA_CA_CERTS")
+    node_extra = node_extra if node_extra and os.path.isfile(node_extra) and Path(node_extra) != ca_only else None
+    if _written.get(bundle) != (source, ca_pem, node_extra) or not bundle.is_file() or not ca_only.is_file():
         roots = _roots(source) if source else ""
         bundle.write_text(roots.rstrip("\n") + "\n" + ca_pem, encoding="utf-8")
-        ca_only.write_text(ca_pem, encoding="utf-8")
-        _written[bundle] = (source, ca_pem)
+        extra = _roots(node_extra) if node_extra else ""
+        ca_only.write_text((extra.rstrip("\n") + "\n" if extra else "") + ca_pem, encoding="utf-8")
+        _written[bundle] = (source, ca_pem, node_extra)
     return {"SSL_CERT_FILE": str(bundle), "REQUESTS_CA_BUNDLE": str(bundle), "NODE_EXTRA_CA_CERTS": str(ca_only)}
 
 
-_written: dict[Path, tuple[str | None, str]] = {}
+_written: dict[Path, tuple[str | None, str, str | None]] = {}
 """Each bundle this process wrote, and what from: a trial whose bundle would be the same writes nothing."""
 
 
