@@ -221,5 +221,5 @@ def test_a_model_providers_hostname_goes_to_the_model_gateway_never_out(
     assert "api.openai.com" in context["hostnames"]["hosts"]
     with httpx.Client(proxy=f"http://{context['hostnames']['proxy']}", verify=_trust(context, tmp_path)) as client:
         answer = client.post("https://api.openai.com/v1/chat/completions?x=1", json={"model": "m"})
-    assert answer.status_code == 200
+    assert answer.status_code == 200, answer.text
     assert answer.json()["path"] == "/t/key1/api.openai.com/v1/chat/completions?x=1"
