@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import sys
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -42,7 +43,7 @@ def replay(trial_spec: str, agent_command: str | None, calls: bool, scene_change
     scenes: dict[str, Scene] = {}
     numbers: dict[tuple[str, int], int] = {}
     trials: dict[str, list[int]] = {}
-    seeds = set()
+    seeds: set[Any] = set()
     for address in addresses:
         scene = scenes.get(address.scene) or scene_named(project, address.scene, address)
         if address.scene not in scenes:
@@ -59,9 +60,9 @@ def replay(trial_spec: str, agent_command: str | None, calls: bool, scene_change
         origin = {"kind": "replay", "run": first.run.run_id, **({"scene": first.scene} if "/" in
                                                                  trial_spec.strip("/") else {}), "calls": calls}
     branch = Branch(origin, numbers, calls=CallsReplay(first.run) if calls else None, trials=trials)
-    seed = (first.folder.read_world_line() or {}).get("seed") if len(seeds) == 1 else None
     if len(seeds) > 1:
         raise click.UsageError(f"the trials of {trial_spec} were drawn with different seeds; replay them one by one")
+    seed = next(iter(seeds))  # the run's seed, as each trial's replay.json has it
     result = asyncio.run(run_scenes(config, list(scenes.values()), progress=not no_progress, seed=seed,
                                     branch=branch))
     sys.exit(result.exit_code)
