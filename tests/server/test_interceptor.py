@@ -34,8 +34,12 @@ MADE_UP = "intranet.example.test"
 
 
 class _Hello(http.server.BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+
     def do_GET(self) -> None:  # noqa: N802  (http.server's name)
-        body = json.dumps({"path": self.path, "host": self.headers.get("host")}).encode()
+        self.rfile.read(int(self.headers.get("content-length") or 0))  # a real server reads what it was sent
+        body = json.dumps({"path": self.path, "host": self.headers.get("host"),
+                           "length": self.headers.get("content-length")}).encode()
         self.send_response(200)
         self.send_header("content-type", "application/json")
         self.send_header("content-length", str(len(body)))
@@ -148,7 +152,7 @@ def test_other_hosts_are_tunnelled_untouched_for_a_host_agent(
         answer = b""
         while chunk := sock.recv(65536):
             answer += chunk
-    assert json.loads(answer.partition(b"\r\n\r\n")[2]) == {"path": "/wiki", "host": MADE_UP}
+    assert json.loads(answer.partition(b"\r\n\r\n")[2]) == {"path": "/wiki", "host": MADE_UP, "length": None}
 
 
 def test_a_container_agents_proxy_refuses_other_hosts_with_the_reason(
@@ -223,3 +227,4 @@ def test_a_model_providers_hostname_goes_to_the_model_gateway_never_out(
         answer = client.post("https://api.openai.com/v1/chat/completions?x=1", json={"model": "m"})
     assert answer.status_code == 200, answer.text
     assert answer.json()["path"] == "/t/key1/api.openai.com/v1/chat/completions?x=1"
+    assert answer.json()["length"] == str(len(answer.request.content)), "the body goes on with its own length"

@@ -296,7 +296,9 @@ class ModelForward:
             return
         query = scope.get("query_string", b"").decode("latin-1")
         url = f"{self.gateway_url}/{path.removeprefix(MODEL_PREFIX)}" + (f"?{query}" if query else "")
-        headers = [(k, v) for k, v in scope["headers"] if k.lower() not in _NOT_FORWARDED]
+        # The request's own length goes on with it (a body sent chunked instead is one some
+        # gateways refuse); the answer's is the gateway's, recomputed as it streams.
+        headers = [(k, v) for k, v in scope["headers"] if k.lower() not in _NOT_FORWARDED or k.lower() == b"content-length"]
 
         async def body() -> AsyncIterator[bytes]:
             while True:
@@ -311,7 +313,7 @@ class ModelForward:
         try:
             answer = await self.client.send(request, stream=True)
         except httpx.HTTPError as exc:
-            text = f"Ancha could not reach the run's model gateway: {exc}".encode()
+            text = f"Ancha could not reach the run's model gateway at {self.gateway_url}: {str(exc) or repr(exc)}".encode()
             await send({"type": "http.response.start", "status": 502,
                         "headers": [(b"content-type", b"text/plain; charset=utf-8")]})
             await send({"type": "http.response.body", "body": text})
