@@ -1,0 +1,1 @@
+"""A team's shared history of Ancha runs: uploads, storage and what it shows."""
