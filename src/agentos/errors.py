@@ -23,6 +23,12 @@ class Unauthorized(ApiError):
     headers = {"WWW-Authenticate": "Bearer"}
 
 
+class Forbidden(ApiError):
+    """A known key whose role does not allow the request; the detail names the role needed."""
+
+    status_code = 403
+
+
 class NotFound(ApiError):
     status_code = 404
 
@@ -33,3 +39,13 @@ class Conflict(ApiError):
 
 class Unprocessable(ApiError):
     status_code = 422
+
+
+class TooLarge(ApiError):
+    status_code = 413
+
+
+class OverQuota(ApiError):
+    """The workspace's storage quota would be exceeded (507, as Git LFS answers it)."""
+
+    status_code = 507

@@ -12,6 +12,8 @@ from typing import Any
 
 from sqlalchemy import (
     JSON,
+    BigInteger,
+    Boolean,
     Date,
     DateTime,
     Float,
@@ -37,6 +39,11 @@ class Workspace(Base):
     id: Mapped[str] = mapped_column(String(12), primary_key=True)
     name: Mapped[str] = mapped_column(String(200), unique=True)
     created_at: Mapped[datetime] = mapped_column(DateTime)
+    quota_bytes: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
+    """Bytes of uploaded Ancha runs the workspace may keep (None: AGENTOS_WORKSPACE_QUOTA_BYTES, else no limit)."""
+    ancha_server_url: Mapped[str | None] = mapped_column(Text, nullable=True)
+    """The Ancha server console tasks open their live worlds on."""
+    ancha_server_key: Mapped[str | None] = mapped_column(Text, nullable=True)
 
 
 class ApiKey(Base):
@@ -47,6 +54,14 @@ class ApiKey(Base):
     key_hash: Mapped[str] = mapped_column(String(64), unique=True)
     prefix: Mapped[str] = mapped_column(String(20))
     created_at: Mapped[datetime] = mapped_column(DateTime)
+    role: Mapped[str] = mapped_column(String(10), default="admin", server_default="admin")
+    """``viewer`` reads, ``ci`` also uploads runs, ``admin`` also manages keys and deletes runs."""
+    name: Mapped[str | None] = mapped_column(String(200), nullable=True)
+    revoked_at: Mapped[datetime | None] = mapped_column(DateTime, nullable=True)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"id": self.id, "prefix": self.prefix, "role": self.role, "name": self.name,
+                "created_at": iso(self.created_at), "revoked_at": iso(self.revoked_at)}
 
 
 class Workflow(Base):
@@ -293,6 +308,125 @@ class ServerInstance(Base):
     label: Mapped[str] = mapped_column(String(300))
     started_at: Mapped[datetime] = mapped_column(DateTime)
     heartbeat_at: Mapped[datetime] = mapped_column(DateTime)
+
+
+class AnchaRun(Base):
+    """A finished Ancha run uploaded to a workspace (``ancha push``): what ``summary.json``
+    said, where it came from (commit, branch, CI job) and the files kept in the blob store
+    under ``WORKSPACE/ID/``. It shows in the hosted console once ``complete``."""
+
+    __tablename__ = "ancha_runs"
+    __table_args__ = (
+        UniqueConstraint("workspace_id", "run_id", name="uq_ancha_runs_workspace_run"),
+        Index("ix_ancha_runs_workspace_started", "workspace_id", "status", "started_at"),
+        Index("ix_ancha_runs_workspace_branch", "workspace_id", "branch", "started_at"),
+        Index("ix_ancha_runs_workspace_commit", "workspace_id", "commit"),
+    )
+
+    id: Mapped[str] = mapped_column(String(12), primary_key=True)
+    workspace_id: Mapped[str] = mapped_column(ForeignKey("workspaces.id", ondelete="CASCADE"))
+    run_id: Mapped[str] = mapped_column(String(255))
+    status: Mapped[str] = mapped_column(String(10))
+    started_at: Mapped[datetime] = mapped_column(DateTime)
+    uploaded_at: Mapped[datetime] = mapped_column(DateTime)
+    completed_at: Mapped[datetime | None] = mapped_column(DateTime, nullable=True)
+    commit: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    branch: Mapped[str | None] = mapped_column(String(255), nullable=True)
+    ci_provider: Mapped[str | None] = mapped_column(String(20), nullable=True)
+    ci_url: Mapped[str | None] = mapped_column(Text, nullable=True)
+    agent_version: Mapped[str | None] = mapped_column(String(200), nullable=True)
+    exit_code: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    scenes: Mapped[int] = mapped_column(Integer)
+    trials: Mapped[int] = mapped_column(Integer)
+    passed: Mapped[int] = mapped_column(Integer)
+    gate_met: Mapped[bool] = mapped_column(Boolean)
+    bytes: Mapped[int] = mapped_column(BigInteger)
+    manifest: Mapped[list[Any]] = mapped_column(JSON)
+    summary: Mapped[dict[str, Any]] = mapped_column(JSON)
+    uploaded_by: Mapped[str | None] = mapped_column(String(12), nullable=True)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.run_id,
+            "status": self.status,
+            "started_at": iso(self.started_at),
+            "uploaded_at": iso(self.uploaded_at),
+            "completed_at": iso(self.completed_at),
+            "commit": self.commit,
+            "branch": self.branch,
+            "ci": {"provider": self.ci_provider, "url": self.ci_url},
+            "agent_version": self.agent_version,
+            "exit_code": self.exit_code,
+            "scenes": self.scenes,
+            "trials": self.trials,
+            "passed": self.passed,
+            "gate_met": self.gate_met,
+            "bytes": self.bytes,
+        }
+
+
+class AnchaSceneResult(Base):
+    """One scene of an uploaded run: what the history pages query (commit, branch and start
+    time are copied from the run, so a scene's history is one indexed range)."""
+
+    __tablename__ = "ancha_scene_results"
+    __table_args__ = (
+        Index("ix_ancha_scene_results_scene", "workspace_id", "scene", "started_at"),
+    )
+
+    run_pk: Mapped[str] = mapped_column(ForeignKey("ancha_runs.id", ondelete="CASCADE"), primary_key=True)
+    scene: Mapped[str] = mapped_column(String(100), primary_key=True)
+    workspace_id: Mapped[str] = mapped_column(String(12))
+    run_id: Mapped[str] = mapped_column(String(255))
+    started_at: Mapped[datetime] = mapped_column(DateTime)
+    commit: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    branch: Mapped[str | None] = mapped_column(String(255), nullable=True)
+    trials: Mapped[int] = mapped_column(Integer)
+    passed: Mapped[int] = mapped_column(Integer)
+    failed: Mapped[int] = mapped_column(Integer)
+    invalid: Mapped[int] = mapped_column(Integer)
+    pass_rate: Mapped[float | None] = mapped_column(Float, nullable=True)
+    min_pass_rate: Mapped[float | None] = mapped_column(Float, nullable=True)
+    gate_met: Mapped[bool] = mapped_column(Boolean)
+    outcomes: Mapped[str] = mapped_column(String(2000))
+    """Each judged trial in trial order: ``P`` passed, ``F`` failed."""
+    source_hash: Mapped[str | None] = mapped_column(String(64), nullable=True)
+
+
+class ConsoleSession(Base):
+    """A hosted console sign-in: the cookie holds a random token, only its hash is stored."""
+
+    __tablename__ = "console_sessions"
+
+    token_hash: Mapped[str] = mapped_column(String(64), primary_key=True)
+    key_id: Mapped[str] = mapped_column(ForeignKey("api_keys.id", ondelete="CASCADE"), index=True)
+    workspace_id: Mapped[str] = mapped_column(String(12))
+    created_at: Mapped[datetime] = mapped_column(DateTime)
+    expires_at: Mapped[datetime] = mapped_column(DateTime)
+
+
+class ConsoleTask(Base):
+    """A task written in the hosted console: a scene's world, a task and its checks (state and
+    trace only), opened as a live world on the workspace's Ancha server and graded there."""
+
+    __tablename__ = "console_tasks"
+    __table_args__ = (Index("ix_console_tasks_workspace", "workspace_id", "updated_at"),)
+
+    id: Mapped[str] = mapped_column(String(12), primary_key=True)
+    workspace_id: Mapped[str] = mapped_column(ForeignKey("workspaces.id", ondelete="CASCADE"))
+    name: Mapped[str] = mapped_column(String(200))
+    scene: Mapped[str] = mapped_column(String(100))
+    scene_source: Mapped[str] = mapped_column(Text)
+    task: Mapped[str] = mapped_column(Text)
+    checks: Mapped[list[Any]] = mapped_column(JSON)
+    created_at: Mapped[datetime] = mapped_column(DateTime)
+    updated_at: Mapped[datetime] = mapped_column(DateTime)
+    openings: Mapped[list[Any]] = mapped_column(JSON)
+    """Each time it was opened: the live world (server, env id), and its grade once graded."""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"id": self.id, "name": self.name, "scene": self.scene, "task": self.task, "checks": self.checks,
+                "created_at": iso(self.created_at), "updated_at": iso(self.updated_at), "openings": self.openings}
 
 
 def _rounded(value: float | None, digits: int) -> float | None:

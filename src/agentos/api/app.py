@@ -12,8 +12,11 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import shutil
+import tempfile
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from pathlib import Path
 from typing import Any
 from urllib.parse import unquote
 
@@ -23,7 +26,19 @@ from fastapi.exceptions import RequestValidationError
 from starlette.exceptions import HTTPException
 from starlette.responses import JSONResponse
 
-from agentos.api.routes import evaluations, metrics, prices, releases, runs, stream, workflows
+from agentos.api.console.app import hosted_console
+from agentos.api.routes import (
+    ancha_runs,
+    evaluations,
+    history,
+    keys,
+    metrics,
+    prices,
+    releases,
+    runs,
+    stream,
+    workflows,
+)
 from agentos.api.services import Services
 from agentos.crud import SLASH
 from agentos.errors import ApiError
@@ -37,11 +52,13 @@ def create_app(
     instance_label: str | None = None,
     broker_url: str | None = None,
     queue_url: str | None = None,
+    blob_url: str | None = None,
 ) -> FastAPI:
     """Build the app over `database_url`; `instance_label` names this server (`host:port`) so a
     restarted one fails its predecessor's unfinished runs at once. `broker_url` and `queue_url`
-    default to AGENTOS_BROKER_URL and AGENTOS_QUEUE_URL (see agentos.broker, agentos.engine.queue)."""
-    svc = Services.build(database_url, instance_label, broker_url, queue_url)
+    default to AGENTOS_BROKER_URL and AGENTOS_QUEUE_URL (see agentos.broker, agentos.engine.queue);
+    `blob_url` to AGENTOS_BLOB_URL, else a folder beside the default database (agentos.blobs)."""
+    svc = Services.build(database_url, instance_label, broker_url, queue_url, blob_url)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -55,10 +72,11 @@ def create_app(
             listener.cancel()
             await asyncio.gather(listener, return_exceptions=True)
             svc.close()
+            shutil.rmtree(app.state.console_copies, ignore_errors=True)
 
     app = FastAPI(title="AgentOS", version="0.1.0", lifespan=lifespan)
     app.state.services = svc
-    for module in (workflows, runs, stream, evaluations, releases, metrics, prices):
+    for module in (workflows, runs, stream, evaluations, releases, metrics, prices, ancha_runs, history, keys):
         app.include_router(module.router)
 
     @app.exception_handler(ApiError)
@@ -81,6 +99,11 @@ def create_app(
     async def unexpected(_: Request, exc: Exception) -> JSONResponse:
         log.exception("unhandled error", exc_info=exc)
         return JSONResponse({"detail": f"Internal server error: {type(exc).__name__}"}, status_code=500)
+
+    # Uploaded runs' files, copied for the console's pages; this process's own, gone when it stops.
+    copies = Path(tempfile.mkdtemp(prefix="agentos-console-"))
+    app.state.console_copies = copies
+    app.mount("/ui", hosted_console(svc.db, svc.keys, copies, svc.blobs))
 
     app.add_middleware(EncodedSlashes)
     app.add_middleware(RefuseNulInUrl)

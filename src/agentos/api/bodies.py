@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, model_validator
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 from pydantic_core import PydanticCustomError
 
 from agentos import storable
@@ -67,3 +67,29 @@ class ReleaseCreate(_Body):
 class PricePut(_Body):
     input_per_mtok: float
     output_per_mtok: float
+
+
+class RunSource(_Body):
+    """Where an uploaded Ancha run came from (``ancha push`` fills it from the CI's variables)."""
+
+    commit: str | None = Field(default=None, max_length=64)
+    branch: str | None = Field(default=None, max_length=255)
+    ci_provider: str | None = Field(default=None, max_length=20)
+    ci_url: str | None = Field(default=None, max_length=2000)
+    agent_version: str | None = Field(default=None, max_length=200)
+
+
+class AnchaRunPut(_Body):
+    summary: Any = None
+    files: Any = None
+    source: RunSource = RunSource()
+
+
+class KeyCreate(_Body):
+    role: str = "viewer"
+    name: str | None = Field(default=None, max_length=200)
+
+
+class AnchaServerPut(_Body):
+    url: str = Field(max_length=2000)
+    key: str | None = Field(default=None, max_length=500)

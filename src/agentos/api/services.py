@@ -11,15 +11,16 @@ from fastapi import Request
 from starlette.concurrency import run_in_threadpool
 from starlette.responses import JSONResponse
 
+from agentos.blobs import BlobStore, open_blob_store
 from agentos.broker import Broker, open_broker
 from agentos.db import Database
 from agentos.engine.providers import Providers
 from agentos.engine.queue import RunQueue
 from agentos.engine.runner import Runner
 from agentos.engine.streams import RunStreams
-from agentos.errors import Unauthorized
+from agentos.errors import Forbidden, Unauthorized
 from agentos.instances import Instance
-from agentos.keys import KeyRing
+from agentos.keys import Caller, KeyRing
 
 
 @dataclass
@@ -31,6 +32,7 @@ class Services:
     instance: Instance
     runner: Runner
     broker: Broker
+    blobs: BlobStore
 
     @classmethod
     def build(
@@ -39,6 +41,7 @@ class Services:
         instance_label: str | None,
         broker_url: str | None = None,
         queue_url: str | None = None,
+        blob_url: str | None = None,
     ) -> Services:
         """Services over `database_url`; the broker and the queue default to AGENTOS_BROKER_URL
         and AGENTOS_QUEUE_URL (unset: in-process broker, runs executed in this process)."""
@@ -47,6 +50,7 @@ class Services:
             broker = open_broker(broker_url or os.environ.get("AGENTOS_BROKER_URL"), db.url)
             queue_url = queue_url or os.environ.get("AGENTOS_QUEUE_URL")
             queue = RunQueue(queue_url) if queue_url else None
+            blobs = open_blob_store(blob_url)
         except Exception:
             db.dispose()
             raise
@@ -62,6 +66,7 @@ class Services:
             instance=instance,
             runner=Runner(db, streams, providers, instance.id, broker=broker, queue=queue),
             broker=broker,
+            blobs=blobs,
         )
 
     def close(self) -> None:
@@ -100,22 +105,46 @@ def bearer(authorization: str | None) -> str | None:
     return key.strip() or None
 
 
-async def resolve_workspace(keys: KeyRing, key: str | None) -> str:
-    """The workspace a key belongs to; 401 when it is missing or unknown."""
+async def resolve_caller(keys: KeyRing, key: str | None) -> Caller:
+    """Who holds a key; 401 when it is missing, unknown or revoked."""
     if not key:
         raise Unauthorized(MISSING_KEY)
-    workspace_id = keys.cached(key)
-    if workspace_id is None:
-        workspace_id = await run_in_threadpool(keys.workspace_of, key)
-    if workspace_id is None:
+    caller = keys.cached(key)
+    if caller is None:
+        caller = await run_in_threadpool(keys.caller_of, key)
+    if caller is None:
         raise Unauthorized(UNKNOWN_KEY.format(database=keys.database))
-    return workspace_id
+    return caller
+
+
+async def resolve_workspace(keys: KeyRing, key: str | None) -> str:
+    """The workspace a key belongs to; 401 when it is missing or unknown."""
+    return (await resolve_caller(keys, key)).workspace_id
+
+
+READS = frozenset({"GET", "HEAD", "OPTIONS"})
+
+
+def require(caller: Caller, role: str, doing: str) -> None:
+    """403 unless the caller's key has ``role``'s rights (``doing`` says what it was refused)."""
+    if not caller.may(role):
+        raise Forbidden(f"This key's role is {caller.role}, and {doing} needs a key with the role {role}"
+                        f"{' or admin' if role != 'admin' else ''}: ask an admin of the workspace for one"
+                        " (`agentos keys create --workspace NAME --role ROLE`)")
+
+
+async def caller(request: Request) -> Caller:
+    """FastAPI dependency: who calls, from `Authorization: Bearer KEY`; a viewer key may only read."""
+    svc: Services = request.app.state.services
+    found = await resolve_caller(svc.keys, bearer(request.headers.get("authorization")))
+    if request.method not in READS:
+        require(found, "ci", f"{request.method} {request.url.path}")
+    return found
 
 
 async def workspace(request: Request) -> str:
     """FastAPI dependency: the caller's workspace id, from `Authorization: Bearer KEY`."""
-    svc: Services = request.app.state.services
-    return await resolve_workspace(svc.keys, bearer(request.headers.get("authorization")))
+    return (await caller(request)).workspace_id
 
 
 def respond(data: Any, status_code: int = 200) -> JSONResponse:

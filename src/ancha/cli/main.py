@@ -14,7 +14,7 @@ from ancha.errors import AnchaUserError
 COMMANDS = {
     name: f"ancha.cli.{name}"
     for name in ("run", "doctor", "execution", "serve", "init", "schema", "explain", "diff", "check",
-                 "playground", "report", "ui", "replay", "fork")
+                 "playground", "report", "ui", "replay", "fork", "push")
 }
 
 

@@ -252,6 +252,7 @@ def _config_record(config: AnchaConfig) -> dict[str, Any]:
             "command": agent.command, "cwd": agent.cwd, "env": sorted(agent.env), "pass_env": list(agent.pass_env),
             "input": agent.input, "execution": {"mode": agent.execution.mode, "image": agent.execution.image,
                                                  "env": list(agent.execution.env)},
+            **({"version": agent.version} if agent.version else {}),
         },
         "scenes": list(config.scenes),
         "trials": config.trials,

@@ -120,8 +120,14 @@ def database_url(
 
 
 @pytest.fixture(scope="session")
-def service(database_url: str) -> Iterator[ServerThread]:
-    with ServerThread(create_app(database_url)) as server:
+def blob_folder(tmp_path_factory: pytest.TempPathFactory) -> Any:
+    """Where the session's service keeps uploaded runs' files."""
+    return tmp_path_factory.mktemp("blobs")
+
+
+@pytest.fixture(scope="session")
+def service(database_url: str, blob_folder: Any) -> Iterator[ServerThread]:
+    with ServerThread(create_app(database_url, blob_url=f"file://{blob_folder}")) as server:
         yield server
 
 
