@@ -57,8 +57,10 @@ class Console:
     large trial or rebuilding a seed never stalls the worlds a server (``ancha serve``)
     is running on its event loop."""
 
-    def __init__(self, runs_dir: Path, server_key: str | None = None) -> None:
+    def __init__(self, runs_dir: Path, server_key: str | None = None, label: str | None = None) -> None:
         self.runs = ConsoleRuns(runs_dir)
+        self.label = label
+        """What the header names instead of the runs folder (a hosted console's workspace)."""
         self.server_key = server_key
         self.cache = TrialCache()
         self.origins = RunOrigins()
@@ -67,7 +69,8 @@ class Console:
         self.templates.globals.update(links=links, offset=format_offset, fork_command=fork_command)
 
     def page(self, name: str, status: int = 200, **values: Any) -> HTMLResponse:
-        return HTMLResponse(self.templates.get_template(name).render(runs_dir=str(self.runs.path), **values),
+        return HTMLResponse(self.templates.get_template(name).render(runs_dir=self.label or str(self.runs.path),
+                                                                     **values),
                             status_code=status)
 
     def not_found(self, what: str) -> HTMLResponse:
@@ -265,12 +268,14 @@ def _pretty(value: Any) -> str:
     return json.dumps(value, indent=2, ensure_ascii=False)
 
 
-def console_app(runs_dir: Path, server_key: str | None = None, page_key: str | None = None) -> ASGIApp:
+def console_app(runs_dir: Path, server_key: str | None = None, page_key: str | None = None,
+                label: str | None = None) -> ASGIApp:
     """The console over ``runs_dir`` (``.ancha/runs``). ``server_key``: the key of the servers
     running trials live (ANCHA_SERVER_KEY), for following them. ``page_key``: a key every
     page then needs (a server reachable from other machines): ``Authorization: Bearer``, or
-    once as ``?key=`` in a browser, which keeps it in a cookie."""
-    console = Console(runs_dir, server_key if server_key is not None else os.environ.get("ANCHA_SERVER_KEY"))
+    once as ``?key=`` in a browser, which keeps it in a cookie. ``label``: what the header
+    names instead of the runs folder."""
+    console = Console(runs_dir, server_key if server_key is not None else os.environ.get("ANCHA_SERVER_KEY"), label)
     registry()  # the tools' modules load now, not on the first trial page
     trial = "/runs/{run_id}/{scene}/{trial}"
     static = StaticFiles(packages=[("ancha.console", "static")])

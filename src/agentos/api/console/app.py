@@ -150,12 +150,12 @@ class HostedConsole:
 
     # --- Ancha's pages over the workspace's copies ----------------------------------------
 
-    def console_of(self, workspace_id: str) -> ASGIApp:
+    def console_of(self, workspace_id: str, label: str) -> ASGIApp:
         app = self._consoles.get(workspace_id)
         if app is None:
             folder = self.copies.workspace_dir(workspace_id)
             folder.mkdir(parents=True, exist_ok=True)
-            app = self._consoles[workspace_id] = console_app(folder)
+            app = self._consoles[workspace_id] = console_app(folder, label=label)
         return app
 
     def prepare(self, who: Caller, path: str, query: dict[str, str]) -> bool:
@@ -202,7 +202,8 @@ class HostedConsole:
             answer = self.page(request, "missing.html", 404, what="run " + path.split("/")[2])
             await answer(scope, receive, send)
             return
-        await self.console_of(who.workspace_id)(scope, receive, send)
+        label = scope["state"].get("workspace_name", "").partition(" · ")[0]
+        await self.console_of(who.workspace_id, label)(scope, receive, send)
 
 
 class AnchaPages:
