@@ -7,6 +7,7 @@ validation: "Invalid workflow: node 'draft': 'model' is required; node 3: unknow
 from __future__ import annotations
 
 import math
+import re
 from typing import Any
 
 from agentos.errors import Unprocessable
@@ -136,17 +137,47 @@ def _mock_problems(responses: Any) -> list[str]:
     return problems
 
 
+GATE_SHAPE = ('expected {"min_pass_rate": a number from 0 to 1, "ancha": {"scenes": [scene names],'
+              ' "min_pass_rate": a number from 0 to 1}} (each part optional) or null')
+_SCENE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$")
+
+
 def validate_gate(gate: Any) -> dict[str, Any] | None:
-    """A gate is null or {"min_pass_rate": fraction 0..1}."""
+    """A gate is null or {"min_pass_rate": fraction 0..1}, and may also require a pass rate of
+    Ancha scenes on the release's commit: {"ancha": {"scenes": [...], "min_pass_rate": ...}}
+    (the uploaded run of that commit is the evaluation; ``agentos.releases``)."""
     if gate is None:
         return None
-    if isinstance(gate, dict) and set(gate) <= {"min_pass_rate"}:
-        rate = gate.get("min_pass_rate")
-        if rate is None:
-            return None
-        if _is_number(rate) and 0 <= rate <= 1:
-            return {"min_pass_rate": float(rate)}
-    raise Unprocessable("Invalid gate: expected {\"min_pass_rate\": a number from 0 to 1} or null")
+    if not isinstance(gate, dict) or not set(gate) <= {"min_pass_rate", "ancha"}:
+        unknown = sorted(set(gate) - {"min_pass_rate", "ancha"}) if isinstance(gate, dict) else []
+        where = f"unknown field gate.{unknown[0]}: " if unknown else ""
+        raise Unprocessable(f"Invalid gate: {where}{GATE_SHAPE}")
+    checked: dict[str, Any] = {}
+    rate: Any = gate.get("min_pass_rate")
+    if rate is not None:
+        if not (_is_number(rate) and 0 <= rate <= 1):
+            raise Unprocessable(f"Invalid gate: {GATE_SHAPE}")
+        checked["min_pass_rate"] = float(rate)
+    if gate.get("ancha") is not None:
+        checked["ancha"] = _ancha_gate(gate["ancha"])
+    return checked or None
+
+
+def _ancha_gate(part: Any) -> dict[str, Any]:
+    if not isinstance(part, dict):
+        raise Unprocessable(f"Invalid gate: gate.ancha must be an object; {GATE_SHAPE}")
+    unknown = sorted(set(part) - {"scenes", "min_pass_rate"})
+    if unknown:
+        raise Unprocessable(f"Invalid gate: unknown field gate.ancha.{unknown[0]}; {GATE_SHAPE}")
+    scenes = part.get("scenes")
+    if not isinstance(scenes, list) or not scenes or len(scenes) > 500 or \
+            not all(isinstance(n, str) and _SCENE_NAME.match(n) for n in scenes) or len(set(scenes)) != len(scenes):
+        raise Unprocessable("Invalid gate: gate.ancha.scenes must list 1 to 500 different scene names"
+                            " (as the scene files name them)")
+    rate: Any = part.get("min_pass_rate")
+    if not (_is_number(rate) and 0 <= rate <= 1):
+        raise Unprocessable("Invalid gate: gate.ancha.min_pass_rate must be a number from 0 to 1")
+    return {"scenes": list(scenes), "min_pass_rate": float(rate)}
 
 
 def _is_number(value: Any) -> bool:

@@ -265,9 +265,12 @@ class Release(Base):
     status: Mapped[str] = mapped_column(String(10))
     detail: Mapped[str | None] = mapped_column(Text, nullable=True)
     created_at: Mapped[datetime] = mapped_column(DateTime)
+    commit: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    ancha_run_id: Mapped[str | None] = mapped_column(String(255), nullable=True)
+    """The uploaded Ancha run a gate with ``ancha`` read (see ``agentos.releases``)."""
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        shown = {
             "id": self.id,
             "workflow_id": self.workflow_id,
             "environment": self.environment,
@@ -277,6 +280,9 @@ class Release(Base):
             "status": self.status,
             "detail": self.detail,
         }
+        if self.commit is not None:  # the reference's shape stays as it is for releases without one
+            shown |= {"commit": self.commit, "ancha_run_id": self.ancha_run_id}
+        return shown
 
 
 class ModelPrice(Base):

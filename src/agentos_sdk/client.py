@@ -275,9 +275,10 @@ class AgentOS(_ClientBase):
         """Compare evaluation `b` against `a` item by item: which checks regressed and improved."""
         return self._call(Routes.compare(a, b))
 
-    def release(self, workflow: Ref, environment: str = "production") -> JSON:
-        """Release the workflow's current version; raises `ReleaseBlockedError` when the gate blocks it."""
-        return self._call(Routes.release(workflow, environment))
+    def release(self, workflow: Ref, environment: str = "production", *, commit: str | None = None) -> JSON:
+        """Release the workflow's current version; raises `ReleaseBlockedError` when the gate blocks it.
+        `commit`: the commit released, which a gate on Ancha scenes reads the uploaded runs of."""
+        return self._call(Routes.release(workflow, environment, commit))
 
     def releases(self, workflow: Ref) -> list[JSON]:
         """The workflow's releases."""
@@ -440,9 +441,10 @@ class AsyncAgentOS(_ClientBase):
         """Compare evaluation `b` against `a` item by item: which checks regressed and improved."""
         return await self._call(Routes.compare(a, b))
 
-    async def release(self, workflow: Ref, environment: str = "production") -> JSON:
-        """Release the workflow's current version; raises `ReleaseBlockedError` when the gate blocks it."""
-        return await self._call(Routes.release(workflow, environment))
+    async def release(self, workflow: Ref, environment: str = "production", *, commit: str | None = None) -> JSON:
+        """Release the workflow's current version; raises `ReleaseBlockedError` when the gate blocks it.
+        `commit`: the commit released, which a gate on Ancha scenes reads the uploaded runs of."""
+        return await self._call(Routes.release(workflow, environment, commit))
 
     async def releases(self, workflow: Ref) -> list[JSON]:
         """The workflow's releases."""

@@ -124,9 +124,10 @@ class Routes:
         return Request("GET", f"/api/evaluations/{segment(a)}/compare/{segment(b)}")
 
     @staticmethod
-    def release(workflow: Ref, environment: str) -> Request:
+    def release(workflow: Ref, environment: str, commit: str | None = None) -> Request:
         path = f"/api/workflows/{segment(workflow)}/release"
-        return Request("POST", path, {"environment": environment}, releasing=True)
+        body = {"environment": environment} | ({"commit": commit} if commit else {})
+        return Request("POST", path, body, releasing=True)
 
     @staticmethod
     def releases(workflow: Ref) -> Request:

@@ -71,10 +71,10 @@ export const routes = {
   getEvaluation: (evaluation) => ({ method: "GET", path: `/api/evaluations/${segment(evaluation)}` }),
   evaluations: (workflow) => ({ method: "GET", path: `${wf(workflow)}/evaluations` }),
   compare: (a, b) => ({ method: "GET", path: `/api/evaluations/${segment(a)}/compare/${segment(b)}` }),
-  release: (workflow, environment) => ({
+  release: (workflow, environment, commit) => ({
     method: "POST",
     path: `${wf(workflow)}/release`,
-    body: { environment },
+    body: commit ? { environment, commit } : { environment },
     releasing: true,
   }),
   releases: (workflow) => ({ method: "GET", path: `${wf(workflow)}/releases` }),
@@ -239,11 +239,13 @@ export class AgentOS {
 
   /**
    * Release the workflow's current version to an environment ("production" unless given,
-   * as a string or `{ environment }`); throws `ReleaseBlockedError` when the gate blocks it.
+   * as a string or `{ environment, commit }`); throws `ReleaseBlockedError` when the gate blocks it.
+   * `commit` names the commit released, which a gate on Ancha scenes reads the uploaded runs of.
    */
   release(workflow, options = {}) {
     const environment = typeof options === "string" ? options : (options.environment ?? "production");
-    return this.request(routes.release(workflow, environment));
+    const commit = typeof options === "string" ? undefined : options.commit;
+    return this.request(routes.release(workflow, environment, commit));
   }
 
   /** The workflow's releases. */

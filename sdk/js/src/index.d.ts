@@ -15,7 +15,9 @@ export interface Check {
 }
 
 export interface Gate {
-  min_pass_rate: number;
+  min_pass_rate?: number;
+  /** Ancha scenes that must pass on the release's commit (the uploaded run is the evaluation). */
+  ancha?: { scenes: string[]; min_pass_rate: number };
   [field: string]: unknown;
 }
 
@@ -134,7 +136,7 @@ export declare class AgentOS {
   getEvaluation(evaluation: Ref): Promise<Evaluation>;
   evaluations(workflow: Ref): Promise<Evaluation[]>;
   compare(a: Ref, b: Ref): Promise<Record<string, unknown>>;
-  release(workflow: Ref, options?: string | { environment?: string }): Promise<Release>;
+  release(workflow: Ref, options?: string | { environment?: string; commit?: string }): Promise<Release>;
   releases(workflow: Ref): Promise<Release[]>;
   metrics(): Promise<Metrics>;
 }

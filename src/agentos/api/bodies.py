@@ -46,6 +46,7 @@ class ChecksPut(_Body):
 
 class GatePut(_Body):
     min_pass_rate: Any = None
+    ancha: Any = None
 
 
 class RunCreate(_Body):
@@ -62,6 +63,8 @@ class EvaluationCreate(_Body):
 
 class ReleaseCreate(_Body):
     environment: str = "production"
+    commit: str | None = Field(default=None, min_length=4, max_length=64)
+    """The commit being released: a gate with ``ancha`` reads the runs uploaded for it."""
 
 
 class PricePut(_Body):

@@ -112,3 +112,17 @@ def scenes(session: Session, workspace_id: str, limit: int = 1000) -> list[str]:
     query = (select(AnchaSceneResult.scene).where(AnchaSceneResult.workspace_id == workspace_id)
              .group_by(AnchaSceneResult.scene).limit(limit))
     return sorted(session.scalars(query))
+
+
+def newest_run_with(session: Session, workspace_id: str, commit: str, scenes: list[str]) -> tuple[str, int, int] | None:
+    """The newest complete run of ``commit`` (a full SHA, or a prefix of at least 7) that ran every
+    scene named: (run id, trials passed, trials judged) over those scenes."""
+    runs = select(AnchaRun).where(AnchaRun.workspace_id == workspace_id, AnchaRun.status == "complete")
+    runs = runs.where(AnchaRun.commit == commit) if len(commit) >= 40 or len(commit) < 7 \
+        else runs.where(AnchaRun.commit.startswith(commit, autoescape=True))
+    for run in session.scalars(runs.order_by(AnchaRun.started_at.desc()).limit(50)):
+        rows = list(session.scalars(select(AnchaSceneResult).where(AnchaSceneResult.run_pk == run.id,
+                                                                   AnchaSceneResult.scene.in_(scenes))))
+        if len(rows) == len(scenes):
+            return run.run_id, sum(r.passed for r in rows), sum(r.passed + r.failed for r in rows)
+    return None

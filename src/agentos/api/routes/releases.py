@@ -23,8 +23,9 @@ def release(
 ) -> Response:
     """201 with the release, or 422 with the gate's reason (the blocked attempt is kept)."""
     environment = body.environment if body is not None else "production"
+    commit = body.commit if body is not None else None
     with svc.db.write() as session:
-        record = record_release(session, crud.find_workflow(session, ws, id_or_name), environment)
+        record = record_release(session, crud.find_workflow(session, ws, id_or_name), environment, commit)
     if record.status == "blocked":
         raise Unprocessable(record.detail or "eval gate: deployment blocked")
     return respond(record.to_dict(), 201)

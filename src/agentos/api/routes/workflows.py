@@ -84,8 +84,9 @@ def put_gate(
     ws: str = Depends(workspace),
     svc: Services = Depends(services),
 ) -> Response:
-    """Set {"min_pass_rate": 0.9}, or remove the gate with null (or {"min_pass_rate": null})."""
-    gate = None if body is None or body.min_pass_rate is None else {"min_pass_rate": body.min_pass_rate}
+    """Set {"min_pass_rate": 0.9} (and/or {"ancha": {"scenes": [...], "min_pass_rate": 0.8}}),
+    or remove the gate with null (or {"min_pass_rate": null})."""
+    gate = None if body is None else {k: v for k, v in body.model_dump().items() if v is not None} or None
     with svc.db.write() as session:
         workflow = crud.update_workflow(session, crud.find_workflow(session, ws, id_or_name), gate=gate)
         return respond(workflow.to_dict())

@@ -1,4 +1,5 @@
 """A team's shared history: uploaded Ancha runs and their scenes, key roles and revocation,
+releases that name their commit (and the uploaded run a gate read),
 workspace quotas and Ancha servers, hosted console sessions and tasks.
 
 Keys made before this revision keep every right they had: their role is ``admin``.
@@ -28,6 +29,9 @@ def upgrade() -> None:
         workspaces.add_column(sa.Column("quota_bytes", sa.BigInteger(), nullable=True))
         workspaces.add_column(sa.Column("ancha_server_url", sa.Text(), nullable=True))
         workspaces.add_column(sa.Column("ancha_server_key", sa.Text(), nullable=True))
+    with op.batch_alter_table("releases") as releases:
+        releases.add_column(sa.Column("commit", sa.String(64), nullable=True))
+        releases.add_column(sa.Column("ancha_run_id", sa.String(255), nullable=True))
     op.create_table(
         "ancha_runs",
         sa.Column("id", sa.String(12), primary_key=True),
@@ -106,6 +110,9 @@ def downgrade() -> None:
     op.drop_table("console_sessions")
     op.drop_table("ancha_scene_results")
     op.drop_table("ancha_runs")
+    with op.batch_alter_table("releases") as releases:
+        for column in ("ancha_run_id", "commit"):
+            releases.drop_column(column)
     with op.batch_alter_table("workspaces") as workspaces:
         for column in ("ancha_server_key", "ancha_server_url", "quota_bytes"):
             workspaces.drop_column(column)
