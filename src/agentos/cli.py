@@ -70,17 +70,63 @@ def keys() -> None:
 
 @keys.command("create")
 @click.option("--workspace", required=True, help="Workspace name (created if new).")
+@click.option("--role", type=click.Choice(["viewer", "ci", "admin"]), default="admin", show_default=True,
+              help="viewer reads; ci also uploads runs, reports evaluations and releases; admin also manages keys "
+                   "and deletes runs.")
+@click.option("--name", default=None, help="A label for the key, such as 'github actions'.")
 @click.option("--database-url", default=None, help="Default: AGENTOS_DATABASE_URL, else agentos.db in $AGENTOS_HOME or your user data directory")
-def keys_create(workspace: str, database_url: str | None) -> None:
+def keys_create(workspace: str, role: str, name: str | None, database_url: str | None) -> None:
     """Print a new API key for WORKSPACE (only its hash is stored)."""
     from agentos.keys import create_key
 
     try:
         url = resolve_url(database_url)
-        click.echo(create_key(url, workspace))
+        click.echo(create_key(url, workspace, role, name))
         click.echo(f"stored in {describe(url)}", err=True)
     except Exception as exc:  # a bad URL or an unreachable database: say so, no traceback
         raise click.ClickException(f"could not create a key: {exc}") from None
+
+
+@main.group()
+def workspaces() -> None:
+    """Workspaces: storage quota and the Ancha server of console tasks."""
+
+
+@workspaces.command("set")
+@click.argument("workspace")
+@click.option("--quota-bytes", type=click.IntRange(min=0), default=None,
+              help="Bytes of uploaded runs the workspace may keep (default: AGENTOS_WORKSPACE_QUOTA_BYTES, else no limit).")
+@click.option("--ancha-server", default=None, help="The Ancha server (`ancha serve`) console tasks open worlds on.")
+@click.option("--ancha-server-key", default=None, help="Its key (ANCHA_SERVER_KEY of that server).")
+@click.option("--database-url", default=None, help="Default: AGENTOS_DATABASE_URL, else agentos.db in $AGENTOS_HOME or your user data directory")
+def workspaces_set(workspace: str, quota_bytes: int | None, ancha_server: str | None, ancha_server_key: str | None,
+                   database_url: str | None) -> None:
+    """Change WORKSPACE's settings; options not given stay as they are."""
+    from sqlalchemy import select
+
+    from agentos.db import Database
+    from agentos.models import Workspace
+
+    url = resolve_url(database_url)
+    if ancha_server is not None and not ancha_server.startswith(("http://", "https://")):
+        raise click.BadParameter("an http(s) URL, as `ancha serve` prints it", param_hint="--ancha-server")
+    db = Database(url)
+    try:
+        with db.write() as session:
+            found = session.scalar(select(Workspace).where(Workspace.name == workspace))
+            if found is None:
+                raise click.ClickException(f"no workspace {workspace!r} in {describe(url)}: "
+                                           "`agentos keys create --workspace NAME` makes one")
+            if quota_bytes is not None:
+                found.quota_bytes = quota_bytes
+            if ancha_server is not None:
+                found.ancha_server_url = ancha_server.rstrip("/")
+            if ancha_server_key is not None:
+                found.ancha_server_key = ancha_server_key
+            quota = "default" if found.quota_bytes is None else f"{found.quota_bytes:,} bytes"
+            click.echo(f"workspace {workspace}: quota {quota}; Ancha server {found.ancha_server_url or 'none'}")
+    finally:
+        db.dispose()
 
 
 if __name__ == "__main__":
