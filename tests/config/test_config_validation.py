@@ -35,7 +35,7 @@ def test_reference_invalid_config__exact_output(tmp_path: Path) -> None:
         "  trials: expected a positive integer, got 0\n"
         "hint: execution: did you mean agent.execution? Put it under agent:\n"
         "  agent.bogus: known fields of agent: command, cwd, env, pass_env, input, slack_transport, execution,"
-        " url, start, ready_url, setup_url, idle, startup_timeout, log_limit, budget_usd, clock, hostnames\n"
+        " url, start, ready_url, setup_url, idle, startup_timeout, log_limit, budget_usd, clock, hostnames, version\n"
         f"  fix the config file: {bad.resolve()}"
     )
 

@@ -48,7 +48,7 @@ from ancha.world.replay import RecordedCall
 
 PAGES = [
     "index.md", "quickstart.md", "concepts.md", "scenes.md", "ancha-yaml.md", "model-calls.md", "checks.md",
-    "feed-and-control.md", "scale.md", "status.md", "containers.md", "hostnames.md", "replay.md",
+    "feed-and-control.md", "scale.md", "status.md", "containers.md", "hostnames.md", "replay.md", "teams.md",
     "tools/slack.md", "tools/github.md", "tools/datadog.md", "tools/pagerduty.md", "tools/okta.md",
 ]
 """The Ancha pages (docs/agentos/ has its own tests)."""
@@ -138,7 +138,7 @@ CI_TITLE_PREFIX = ".github/workflows/"
 JSON_TITLES = (
     "checks.json", "summary.json", "trace.jsonl", "records.jsonl", "models.jsonl", "feed answer", "feed event",
     "context", "POST /envs", "POST /envs (400)", "POST /envs/{id}/checks", "GET /envs/{id}", "ANCHA_EVENT_JSON",
-    "replay.json", "POST /envs/{id}/checkpoint", "POST /checkpoints (400)",
+    "replay.json", "POST /envs/{id}/checkpoint", "POST /checkpoints (400)", "workflow gate",
 )
 
 
@@ -459,3 +459,13 @@ def test_docs__the_quickstart_prints_what_the_page_shows(tmp_path: Path) -> None
         for line in normalized(shown.text, tmp_path):
             line = " ".join(line.split())
             assert line in real, f"quickstart.md:{shown.line}: the command does not print {line!r}:\n{printed}"
+
+
+def test_docs__every_workflow_gate_is_one_agentos_accepts() -> None:
+    from agentos.definitions import validate_gate
+
+    blocks = [b for b in ancha_blocks("json") if title(b) == "workflow gate"]
+    assert blocks, "teams.md shows a gate"
+    for block in blocks:
+        gate = json.loads(block.text)
+        assert validate_gate(gate) == gate, block.where

@@ -103,13 +103,13 @@ class AgentConfig(_Section):
     """``world``: the agent's processes run under libfaketime, so their clock reads the world's
     time; ``wall``: they read the machine's clock. Ours, not the reference's: it comes after the
     reference's fields, so the fields the reference lists keep their order."""
-    version: Annotated[str, StringConstraints(min_length=1, max_length=200)] | None = None
-    """The agent's version (a tag, a model name, a prompt revision), kept in ``summary.json``
-    and recorded with an uploaded run (``ancha push``). Ours, like ``clock``."""
     hostnames: Literal["ancha", "real"] = "ancha"
     """``ancha``: the agent reaches each tool at the base URL Ancha gives it (``ANCHA_<TOOL>_URL``);
     ``real``: at the vendor's own hostnames over HTTPS (``api.github.com``, ``slack.com``, ...),
     with no base URL set, through Ancha's proxy and TLS interception. Ours, like ``clock``."""
+    version: Annotated[str, StringConstraints(min_length=1, max_length=200)] | None = None
+    """The agent's version (a tag, a model name, a prompt revision), kept in ``summary.json``
+    and recorded with an uploaded run (``ancha push``). Ours, like ``clock``."""
 
     @property
     def kind(self) -> Literal["command", "endpoint"] | None:
