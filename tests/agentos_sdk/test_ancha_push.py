@@ -77,3 +77,26 @@ def test_push_without_a_key_says_how_to_get_one(tmp_path: Path, agentos_server) 
                           env=env, timeout=60)
     assert done.returncode == 1
     assert "set AGENTOS_API_KEY to a `ci` key of your workspace" in done.stderr
+
+
+def test_run_upload_sends_the_run_when_it_ends_and_keeps_the_runs_exit_code(
+        tmp_path: Path, agentos_server, api_key: str) -> None:  # type: ignore[no-untyped-def]
+    ancha = [sys.executable, "-m", "ancha.cli"]
+    assert subprocess.run([*ancha, "init"], cwd=tmp_path, capture_output=True, timeout=60).returncode == 0
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("AGENTOS_", "GITHUB_"))}
+    refused = subprocess.run([*ancha, "run", "--upload"], cwd=tmp_path, capture_output=True, text=True,
+                             env=env | {"AGENTOS_URL": agentos_server.url}, timeout=120)
+    assert refused.returncode == 2 and "--upload: no key to upload with" in refused.stderr
+    assert not (tmp_path / ".ancha" / "runs").exists(), "a missing key is found before the run starts"
+    done = subprocess.run([*ancha, "run", "--upload", "--no-progress"], cwd=tmp_path, capture_output=True, text=True,
+                          env=env | {"AGENTOS_URL": agentos_server.url, "AGENTOS_API_KEY": api_key}, timeout=180)
+    assert done.returncode == 0, done.stdout + done.stderr
+    run_id = (tmp_path / ".ancha" / "runs" / "latest").resolve().name
+    assert f"uploaded run {run_id}" in done.stdout
+
+    import httpx
+
+    run = httpx.get(f"{agentos_server.url}/api/ancha/runs/{run_id}", headers={"authorization": f"Bearer {api_key}"})
+    assert run.status_code == 200 and run.json()["status"] == "complete"
+    assert any(f["path"].endswith("/trace.jsonl") for f in run.json()["files"])
+    assert any(f["path"].startswith("_scenes/hello/") for f in run.json()["files"])
