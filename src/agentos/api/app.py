@@ -29,6 +29,7 @@ from starlette.responses import JSONResponse
 from agentos.api.console.app import hosted_console
 from agentos.api.routes import (
     ancha_runs,
+    console_tasks,
     evaluations,
     history,
     keys,
@@ -76,7 +77,8 @@ def create_app(
 
     app = FastAPI(title="AgentOS", version="0.1.0", lifespan=lifespan)
     app.state.services = svc
-    for module in (workflows, runs, stream, evaluations, releases, metrics, prices, ancha_runs, history, keys):
+    for module in (workflows, runs, stream, evaluations, releases, metrics, prices, ancha_runs, history, keys,
+                   console_tasks):
         app.include_router(module.router)
 
     @app.exception_handler(ApiError)

@@ -96,3 +96,17 @@ class KeyCreate(_Body):
 class AnchaServerPut(_Body):
     url: str = Field(max_length=2000)
     key: str | None = Field(default=None, max_length=500)
+
+
+class ConsoleTaskCreate(_Body):
+    """A console task: the checks are a JSON list, validated by Ancha's task rules."""
+
+    name: str = Field(default="", max_length=10_000)
+    scene: str = Field(default="", max_length=10_000)
+    task: str = Field(default="", max_length=100_000)
+    checks: Any = None
+
+
+class ConsoleTaskGrade(_Body):
+    env_id: str | None = Field(default=None, max_length=100)
+    """Which of the task's worlds; default: the newest."""

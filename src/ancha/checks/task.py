@@ -109,27 +109,43 @@ def read_task(path: Path) -> tuple[Any, list[int]]:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise TaskInvalid([Problem("", f"cannot read the task file: {exc}", None, None, display)], path) from exc
-    try:
-        raw = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise TaskInvalid([Problem("", f"not valid JSON (column {exc.colno}): {exc.msg}",
-                                   f"a task is a JSON list of check objects, for example {TASK_EXAMPLE}",
-                                   exc.lineno, display)], path) from exc
+    raw, problems = parse_task_text(text, display)
+    if problems:
+        raise TaskInvalid(problems, path)
     return raw, _item_lines(text) if isinstance(raw, list) else []
+
+
+def parse_task_text(text: str, file: str | None = None) -> tuple[Any, list[Problem]]:
+    """The JSON of a task's text (a file's, or one typed in the hosted console), or the problem
+    that it is not JSON, with its line and column."""
+    try:
+        return json.loads(text), []
+    except json.JSONDecodeError as exc:
+        return None, [Problem("", f"not valid JSON (column {exc.colno}): {exc.msg}",
+                              f"a task is a JSON list of check objects, for example {TASK_EXAMPLE}",
+                              exc.lineno, file)]
 
 
 def load_task(path: Path, scene: Scene) -> list[CheckSpec]:
     """A playground task file's checks, validated against ``scene`` (its refs and people)
     exactly as a scene's own checks are; ``TaskInvalid`` naming every problem."""
     raw, lines = read_task(path)
-    world = Environment("task-file", scene, 1, people=False)  # built to resolve refs, never started
-    try:
-        specs, problems = task_checks(raw, world, str(path), lines)
-    finally:
-        world.close()
+    specs, problems = scene_task_checks(raw, scene, str(path), lines)
     if problems:
         raise TaskInvalid(problems, path)
     return specs
+
+
+def scene_task_checks(raw: Any, scene: Scene, file: str = "",
+                      lines: list[int] | None = None) -> tuple[list[CheckSpec], list[Problem]]:
+    """The checks of a task's JSON list ``raw`` validated against ``scene`` (its refs and
+    people) exactly as a scene's own checks are, and every problem (a playground task file's,
+    a hosted console task's)."""
+    world = Environment("task-file", scene, 1, people=False)  # built to resolve refs, never started
+    try:
+        return task_checks(raw, world, file, lines)
+    finally:
+        world.close()
 
 
 def _item_lines(text: str) -> list[int]:

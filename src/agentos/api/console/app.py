@@ -26,6 +26,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from agentos.api.console import charts
 from agentos.api.console.materialize import RunCopies
 from agentos.api.console.sessions import COOKIE, SESSION_HOURS, session_caller, sign_in, sign_out
+from agentos.api.console.tasks import task_routes
 from agentos.db import Database
 from agentos.history import analysis, queries
 from agentos.keys import Caller, KeyRing
@@ -310,6 +311,7 @@ def hosted_console(db: Database, keys: KeyRing, copies_dir: Path, blobs: Any,
         Route("/flaky", console.flaky_page),
         Route("/regressions", console.regressions_page),
         Route("/compare-runs", console.compare_runs),
+        *task_routes(console),
         *(extra_routes or []),
         Route("/runs/{rest:path}", ancha),
         Route("/compare", ancha),
