@@ -45,15 +45,34 @@ def validate_dataset(dataset: Any) -> list[dict[str, Any]]:
         raise Unprocessable(f"Invalid evaluation: at most {MAX_ITEMS} dataset items")
     problems = []
     for i, entry in enumerate(dataset, start=1):
-        if not isinstance(entry, dict) or not isinstance(entry.get("input", {}), dict):
+        if not isinstance(entry, dict):
+            problems.append(f"item {i}: must be an object with 'input'")
+            continue
+        problems.extend(f"item {i}: {p}" for p in _unknown_fields(entry, DATASET_FIELDS))
+        if "input" not in entry:
+            problems.append(f"item {i}: 'input' is required (an object)")
+        elif not isinstance(entry["input"], dict):
             problems.append(f"item {i}: 'input' must be an object")
-        elif "item" in entry and not isinstance(entry["item"], str):
+        if "item" in entry and not isinstance(entry["item"], str):
             problems.append(f"item {i}: 'item' must be a string")
     if problems:
         raise Unprocessable("Invalid evaluation: " + "; ".join(problems))
     return [
-        {"item": e.get("item") or _label(e.get("input", {})), "input": e.get("input", {})} for e in dataset
+        {"item": e.get("item") or _label(e["input"]), "input": e["input"]}
+        | ({"expected": e["expected"]} if "expected" in e else {})
+        for e in dataset
     ]
+
+
+DATASET_FIELDS = ("input", "item", "expected")
+RESULT_FIELDS = ("item", "status", "checks", "cost_usd", "duration_ms")
+RESULT_CHECK_FIELDS = ("name", "passed")
+
+
+def _unknown_fields(entry: dict[str, Any], known: tuple[str, ...], where: str = "") -> list[str]:
+    """"unknown field 'x'" for each key not in ``known`` (a typo is refused, never dropped)."""
+    return [f"{where}unknown field {key!r} (the fields are {', '.join(known)})"
+            for key in entry if key not in known]
 
 
 def validate_results(results: Any) -> list[dict[str, Any]]:
@@ -68,6 +87,7 @@ def validate_results(results: Any) -> list[dict[str, Any]]:
         if not isinstance(entry, dict):
             problems.append(f"{where}: must be an object")
             continue
+        problems.extend(f"{where}: {p}" for p in _unknown_fields(entry, RESULT_FIELDS))
         if not isinstance(entry.get("item"), str) or not entry["item"]:
             problems.append(f"{where}: 'item' is required (a string)")
         if entry.get("status") not in ("success", "failed"):
@@ -79,6 +99,8 @@ def validate_results(results: Any) -> list[dict[str, Any]]:
         ):
             problems.append(f"{where}: 'checks' must be a list of {{\"name\": str, \"passed\": bool}}")
             checks = []
+        for n, check in enumerate(checks, start=1):
+            problems.extend(f"{where}: {p}" for p in _unknown_fields(check, RESULT_CHECK_FIELDS, f"check {n}: "))
         cost = entry.get("cost_usd")
         if cost is not None and not _is_number(cost):
             problems.append(f"{where}: 'cost_usd' must be a number")
@@ -201,7 +223,12 @@ def run_dataset(
 
 def compare(base: Evaluation, candidate: Evaluation) -> dict[str, Any]:
     """Item by item (matched on `item`, in order among equal ones): checks that regressed
-    (passed in `base`, not in `candidate`) and improved (the reverse)."""
+    (passed in `base`, not in `candidate`) and improved (the reverse). Both must be
+    evaluations of one workflow: across two, "0 regressions" would mean nothing."""
+    if base.workflow_id != candidate.workflow_id:
+        raise Unprocessable(f"Cannot compare evaluation {candidate.id} with {base.id}: they evaluate two different"
+                            f" workflows ({candidate.workflow_id} and {base.workflow_id}); compare evaluations of"
+                            " one workflow, for example two versions of it")
     pending: dict[str, list[dict[str, Any]]] = {}
     for item in candidate.items:
         pending.setdefault(item["item"], []).append(item)

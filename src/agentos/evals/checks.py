@@ -52,6 +52,9 @@ class CheckValidationError(Exception):
         super().__init__(self.detail)
 
 
+CHECK_FIELDS = ("id", "name", "type", "target", "value", "case_sensitive")
+
+
 def validate_checks(raw: Any) -> list[dict[str, Any]]:
     """Normalize a batch of checks, or raise CheckValidationError listing every problem.
 
@@ -90,7 +93,8 @@ def _normalize(item: Any) -> tuple[dict[str, Any] | None, list[str]]:
     """One check in its stored shape, and everything wrong with it."""
     if not isinstance(item, Mapping):
         return None, ["must be an object"]
-    problems: list[str] = []
+    problems: list[str] = [f"unknown field {key!r} (a check's fields are {', '.join(CHECK_FIELDS)})"
+                           for key in item if key not in CHECK_FIELDS]
     name, kind, target, value = item.get("name"), item.get("type"), item.get("target"), item.get("value")
     if name is None or (isinstance(name, str) and not name.strip()):
         problems.append("name is required")

@@ -69,9 +69,12 @@ def test_validate_checks__duplicate_ids_are_made_unique() -> None:
     assert first["id"] == "chk_a1b2c3d4e5" and second["id"] != first["id"]
 
 
-def test_validate_checks__drops_unknown_fields() -> None:
-    check = validate_checks([{"name": "n", "type": "max_cost_usd", "value": 1, "extra": True}])[0]
-    assert set(check) == {"id", "name", "type", "target", "value", "case_sensitive"}
+def test_validate_checks__refuses_unknown_fields_naming_them() -> None:
+    """A typo such as "threshold" used to be dropped, and still made a new version."""
+    with pytest.raises(CheckValidationError) as refused:
+        validate_checks([{"name": "n", "type": "max_cost_usd", "value": 1, "threshold": 0.8}])
+    assert str(refused.value) == ("Invalid checks: check 1: unknown field 'threshold' (a check's fields are id, name,"
+                                  " type, target, value, case_sensitive)")
 
 
 def test_validate_checks__keeps_case_sensitive() -> None:

@@ -158,3 +158,48 @@ def test_dataset_evaluations__a_regressed_version_is_compared_and_blocked(api, s
     assert blocked.json() == {
         "detail": f"eval gate: check pass-rate {rate:.1f}% is below the required 80.0% — deployment blocked"
     }
+
+
+def test_a_typo_in_a_dataset_item_is_refused_not_evaluated_as_an_empty_input(api, support_workflow):
+    answer = api.post("/api/workflows/Support Triage Crew/evaluations",
+                      json={"name": "typo", "dataset": [{"item": "crash", "inputs": {"ticket": "App crash"}}]})
+    assert answer.status_code == 422
+    assert answer.json()["detail"] == (
+        "Invalid evaluation: item 1: unknown field 'inputs' (the fields are input, item, expected); "
+        "item 1: 'input' is required (an object)")
+    assert api.post("/api/workflows/Support Triage Crew/release").status_code == 201, "no evaluation, no gate: free"
+
+
+def test_reported_results_and_their_checks_refuse_unknown_fields(api, support_workflow):
+    answer = api.post("/api/workflows/Support Triage Crew/evaluations", json={"name": "x", "results": [
+        {"item": "a", "status": "success", "score": 0.3, "checks": [{"name": "c", "passed": True, "weight": 2}]}]})
+    assert answer.status_code == 422
+    assert answer.json()["detail"] == (
+        "Invalid evaluation: result 1: unknown field 'score' (the fields are item, status, checks, cost_usd, "
+        "duration_ms); result 1: check 1: unknown field 'weight' (the fields are name, passed)")
+
+
+def test_a_checks_unknown_field_is_refused_and_makes_no_new_version(api, support_workflow):
+    before = api.get("/api/workflows/Support Triage Crew").json()["version"]
+    answer = api.put("/api/workflows/Support Triage Crew/checks", json={"checks": [
+        {"name": "cheap", "type": "max_cost_usd", "value": 0.05, "threshold": 0.8}]})
+    # 400, as the reference answers every invalid check ("rejected with 400 and none of the batch is saved").
+    assert answer.status_code == 400 and "unknown field 'threshold'" in answer.json()["detail"]
+    assert api.get("/api/workflows/Support Triage Crew").json()["version"] == before
+
+
+def test_a_dataset_item_may_carry_its_expected_output(api, support_workflow):
+    answer = api.post("/api/workflows/Support Triage Crew/evaluations", json={"name": "with expected", "dataset": [
+        {"item": "refund", "input": {"ticket": "Where is my refund?"}, "expected": {"draft_reply": "refund"}}]})
+    assert answer.status_code == 201 and answer.json()["status"] == "completed"
+
+
+def test_compare_refuses_evaluations_of_two_different_workflows(api, support_workflow, support_nodes):
+    other = api.post("/api/workflows", json={"name": "Other Crew", "nodes": support_nodes}).json()
+    results = [{"item": "a", "status": "success", "checks": [{"name": "c", "passed": True}]}]
+    a = api.post("/api/workflows/Support Triage Crew/evaluations", json={"name": "a", "results": results}).json()
+    b = api.post(f"/api/workflows/{other['id']}/evaluations", json={"name": "b", "results": results}).json()
+    answer = api.get(f"/api/evaluations/{a['id']}/compare/{b['id']}")
+    assert answer.status_code == 422
+    assert answer.json()["detail"].startswith(f"Cannot compare evaluation {b['id']} with {a['id']}: they evaluate"
+                                              " two different workflows")
