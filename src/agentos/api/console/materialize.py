@@ -13,6 +13,7 @@ import os
 import shutil
 import tempfile
 import threading
+from collections import OrderedDict
 from pathlib import Path
 
 from agentos.blobs import BlobStore
@@ -21,6 +22,8 @@ from agentos.models import AnchaRun
 
 MARKER = ".agentos-run"
 """In each copied run's folder: the id of the upload it was copied from."""
+KEPT_RUNS = 200
+"""Copied runs kept at once; the least recently opened goes first (it is copied again if opened)."""
 RUN_LEVEL = ("checks.json", "replay.json")
 """A trial's files the run page reads."""
 
@@ -28,11 +31,14 @@ RUN_LEVEL = ("checks.json", "replay.json")
 class RunCopies:
     """``ROOT/WORKSPACE/RUN_ID/...``, filled on demand."""
 
-    def __init__(self, root: Path, blobs: BlobStore) -> None:
+    def __init__(self, root: Path, blobs: BlobStore, kept: int = KEPT_RUNS) -> None:
         self.root = root
         self.blobs = blobs
+        self.kept = kept
         self._lock = threading.Lock()
         self._whole: set[tuple[str, str]] = set()
+        self._recent: OrderedDict[str, Path] = OrderedDict()
+        """Copied runs by upload id, least recently opened first."""
 
     def workspace_dir(self, workspace_id: str) -> Path:
         return self.root / workspace_id
@@ -55,9 +61,20 @@ class RunCopies:
         self._copy(run, [f["path"] for f in run.manifest if f["path"].startswith(prefix)])
         self._whole.add((run.id, f"{scene}/{trial}"))
 
+    def _evict(self, keep: AnchaRun) -> None:
+        """Make room: drop the least recently opened copies beyond ``kept`` (under the lock)."""
+        self._recent[keep.id] = self.run_dir(keep)
+        self._recent.move_to_end(keep.id)
+        while len(self._recent) > self.kept:
+            run_pk, folder = self._recent.popitem(last=False)
+            shutil.rmtree(folder, ignore_errors=True)
+            self._whole = {w for w in self._whole if w[0] != run_pk}
+
     def _copy(self, run: AnchaRun, paths: list[str]) -> None:
         base = self.run_dir(run)
         marker = base / MARKER
+        with self._lock:
+            self._evict(run)
         with self._lock:  # a run deleted and uploaded again under its id: the old copy goes
             if base.exists() and (not marker.exists() or marker.read_text() != run.id):
                 shutil.rmtree(base, ignore_errors=True)
