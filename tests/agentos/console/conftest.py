@@ -22,7 +22,7 @@ from pathlib import Path
 import psycopg
 import pytest
 from console_task_helpers import CHROMIUM, ServerThread, Workspace, run_folder
-from playwright.sync_api import Browser, Page, sync_playwright
+from playwright.sync_api import Browser, Page, expect, sync_playwright
 
 from agentos.api.app import create_app
 from agentos.db import Database
@@ -35,6 +35,9 @@ PG_CANDIDATES = [
     "postgresql://postgres@127.0.0.1:5432/test",
     "postgresql://root@127.0.0.1:5432/test",
 ]
+# Conditions are waited on for up to 15 s: CI machines run several test workers on few CPUs.
+expect.set_options(timeout=15_000)
+
 EXAMPLES = Path(__file__).resolve().parents[3] / "examples"
 EXAMPLE_SCENE = "beta-exports"
 """The bundled example the real run runs: people in their own lanes, checks that ask about them."""

@@ -10,6 +10,7 @@ console's own; a run, a trial and a comparison are Ancha's console pages, unchan
 from __future__ import annotations
 
 import re
+from http import HTTPStatus
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote, urlencode
@@ -17,17 +18,19 @@ from urllib.parse import quote, urlencode
 from jinja2 import ChoiceLoader, Environment, PackageLoader, select_autoescape
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
+from starlette.datastructures import MutableHeaders
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, PlainTextResponse, RedirectResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
-from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from agentos.api.console import charts
 from agentos.api.console.materialize import RunCopies
 from agentos.api.console.sessions import COOKIE, SESSION_HOURS, session_caller, sign_in, sign_out
 from agentos.api.console.tasks import task_routes
 from agentos.db import Database
+from agentos.errors import ApiError
 from agentos.history import analysis, queries
 from agentos.keys import Caller, KeyRing
 from agentos.models import AnchaRun, Workspace
@@ -82,6 +85,12 @@ class HostedConsole:
         answer = RedirectResponse(links.PREFIX + "/sign-in", 303)
         answer.delete_cookie(COOKIE, path=links.PREFIX)
         return answer
+
+    async def problem(self, request: Request, exc: Exception) -> Response:
+        """A request the pages refuse (a bad page cursor): a page that says why, with its status."""
+        assert isinstance(exc, ApiError)
+        return self.page(request, "hosted_problem.html", exc.status_code, title=HTTPStatus(exc.status_code).phrase,
+                         message=exc.detail)
 
     # --- the history pages ----------------------------------------------------------------
 
@@ -288,7 +297,15 @@ class SignedIn:
         scope.setdefault("state", {})
         scope["state"]["caller"] = caller
         scope["state"]["workspace_name"] = f"workspace {name} · {caller.role}"
-        await self.app(scope, receive, send)
+
+        # A signed-in page is the workspace's data: never stored, so after signing out the
+        # browser's back button asks the server again (and is sent to sign in).
+        async def send_unstored(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                MutableHeaders(scope=message).setdefault("cache-control", "no-store")
+            await send(message)
+
+        await self.app(scope, receive, send_unstored)
 
 
 def _workspace_name(db: Database, workspace_id: str) -> str:
@@ -318,4 +335,5 @@ def hosted_console(db: Database, keys: KeyRing, copies_dir: Path, blobs: Any,
         Mount("/static", StaticFiles(packages=[("ancha.console", "static"), ("agentos.api.console", "static")]),
               name="static"),
     ])
+    app.add_exception_handler(ApiError, console.problem)
     return SecurityHeaders(SignedIn(app, db))
