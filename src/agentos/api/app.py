@@ -27,6 +27,7 @@ from starlette.exceptions import HTTPException
 from starlette.responses import JSONResponse
 
 from agentos.api.console.app import hosted_console
+from agentos.api.console.origin import SameOrigin
 from agentos.api.routes import (
     ancha_runs,
     console_tasks,
@@ -105,7 +106,7 @@ def create_app(
     # Uploaded runs' files, copied for the console's pages; this process's own, gone when it stops.
     copies = Path(tempfile.mkdtemp(prefix="agentos-console-"))
     app.state.console_copies = copies
-    app.mount("/ui", hosted_console(svc.db, svc.keys, copies, svc.blobs))
+    app.mount("/ui", SameOrigin(hosted_console(svc.db, svc.keys, copies, svc.blobs)))
 
     app.add_middleware(EncodedSlashes)
     app.add_middleware(RefuseNulInUrl)

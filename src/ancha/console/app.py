@@ -283,7 +283,7 @@ def console_app(runs_dir: Path, server_key: str | None = None, page_key: str | N
         Route("/", console.runs_page),
         Route("/runs/{run_id}", console.run_page),
         Route("/scenes/{scene}", console.scene_page),
-        Route("/compare", ComparePages(console.runs, console.cache, console.page).compare),
+        Route("/compare", ComparePages(console.runs, console.cache, console.page, label).compare),
         Route(trial, console.trial_page),
         Route(trial + "/calls/{seq}", console.call_fragment),
         Route(trial + "/state", console.trial_state),

@@ -61,10 +61,13 @@ class Candidate:
 class ComparePages:
     """The compare page over the console's runs, its trial cache and its page renderer."""
 
-    def __init__(self, runs: ConsoleRuns, cache: TrialCache, page: Callable[..., HTMLResponse]) -> None:
+    def __init__(self, runs: ConsoleRuns, cache: TrialCache, page: Callable[..., HTMLResponse],
+                 where: str | None = None) -> None:
         self.runs = runs
         self.cache = cache
         self.page = page
+        self.where = where or str(runs.path)
+        """How messages name the runs: the runs folder, or a hosted console's workspace."""
 
     def compare(self, request: Request) -> Response:
         params = request.query_params
@@ -82,7 +85,7 @@ class ComparePages:
         b_folder = self._folder(b) if b is not None else None
         for ref, folder in ((a, a_folder), (b, b_folder)):
             if ref is not None and folder is None:
-                return self._problem(404, "No such trial", f"There is no trial {ref} under {self.runs.path}: "
+                return self._problem(404, "No such trial", f"There is no trial {ref} in {self.where}: "
                                      "its run, scene or trial number is not there (the run may have been removed).")
         assert a_folder is not None
         if b_folder is None:
@@ -128,7 +131,7 @@ class ComparePages:
     def _scene_pair(self, scene: str) -> Response:
         history = self.runs.scene_history(scene)
         if not history:
-            return self._problem(404, "No such scene", f"No run under {self.runs.path} ran the scene {scene!r}.")
+            return self._problem(404, "No such scene", f"No run in {self.where} ran the scene {scene!r}.")
         pair = passed_and_failed(scene, history)
         if pair is None:
             return self._problem(404, "Nothing to compare", f"The scene {scene} has no failed trial with a passed "
