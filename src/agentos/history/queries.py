@@ -2,16 +2,19 @@
 
 Every query is scoped to one workspace and reads only complete runs. Pages are keyset
 pages (``before`` = the last row's ``started_at~id``), so the thousandth page costs what the
-first does.
+first does. A page of runs leaves their manifest and summary (tens of KB each) unread, and
+the branch and scene lists hop through their indexes from one name to the next instead of
+reading every row (``bench/team_history.py`` times the pages over 10,000 runs).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
+from typing import Any
 
-from sqlalchemy import and_, or_, select
-from sqlalchemy.orm import Session
+from sqlalchemy import Row, and_, func, or_, select
+from sqlalchemy.orm import InstrumentedAttribute, Session, defer
 
 from agentos.errors import BadRequest
 from agentos.history.analysis import SceneOutcome
@@ -24,7 +27,10 @@ CHART_RUNS = 1000
 @dataclass
 class RunsPage:
     runs: list[AnchaRun]
+    """Without their ``manifest`` and ``summary`` (reading either raises)."""
     next: str | None
+    scenes: dict[str, list[AnchaSceneResult]] = field(default_factory=dict)
+    """With ``with_scenes``: each run's scenes by name, by the run's ``id``."""
 
 
 def _cursor(text: str | None) -> tuple[datetime, str] | None:
@@ -38,8 +44,11 @@ def _cursor(text: str | None) -> tuple[datetime, str] | None:
 
 
 def runs_page(session: Session, workspace_id: str, *, branch: str | None = None, commit: str | None = None,
-              scene: str | None = None, limit: int = 50, before: str | None = None) -> RunsPage:
-    query = select(AnchaRun).where(AnchaRun.workspace_id == workspace_id, AnchaRun.status == "complete")
+              scene: str | None = None, limit: int = 50, before: str | None = None,
+              with_scenes: bool = False) -> RunsPage:
+    query = (select(AnchaRun)
+             .options(defer(AnchaRun.manifest, raiseload=True), defer(AnchaRun.summary, raiseload=True))
+             .where(AnchaRun.workspace_id == workspace_id, AnchaRun.status == "complete"))
     if branch:
         query = query.where(AnchaRun.branch == branch)
     if commit:
@@ -56,17 +65,32 @@ def runs_page(session: Session, workspace_id: str, *, branch: str | None = None,
     more = len(rows) > limit
     rows = rows[:limit]
     last = rows[-1] if rows else None
-    return RunsPage(rows, f"{last.started_at.isoformat()}~{last.id}" if more and last else None)
+    scenes: dict[str, list[AnchaSceneResult]] = {run.id: [] for run in rows}
+    if with_scenes and rows:
+        for result in session.scalars(select(AnchaSceneResult).where(AnchaSceneResult.run_pk.in_(list(scenes)))
+                                      .order_by(AnchaSceneResult.run_pk, AnchaSceneResult.scene)):
+            scenes[result.run_pk].append(result)
+    return RunsPage(rows, f"{last.started_at.isoformat()}~{last.id}" if more and last else None,
+                    scenes if with_scenes else {})
+
+
+_CHART_COLUMNS = (AnchaSceneResult.run_id, AnchaSceneResult.started_at, AnchaSceneResult.commit,
+                  AnchaSceneResult.branch, AnchaSceneResult.scene, AnchaSceneResult.trials, AnchaSceneResult.passed,
+                  AnchaSceneResult.failed, AnchaSceneResult.pass_rate, AnchaSceneResult.gate_met,
+                  AnchaSceneResult.outcomes)
 
 
 def scene_results(session: Session, workspace_id: str, scene: str, *, branch: str | None = None,
-                  limit: int = CHART_RUNS) -> list[AnchaSceneResult]:
-    """The scene's newest ``limit`` results, oldest first."""
-    query = select(AnchaSceneResult).where(AnchaSceneResult.workspace_id == workspace_id,
-                                           AnchaSceneResult.scene == scene)
+                  limit: int = CHART_RUNS) -> list[Row[*tuple[Any, ...]]]:
+    """The scene's newest ``limit`` results, oldest first: rows with the columns a chart reads
+    (run_id, started_at, commit, branch, scene, trials, passed, failed, pass_rate, gate_met,
+    outcomes). Not ORM objects: 1,000 of them took 17 ms a read against 7, and the slowest of
+    30 reads 136 ms against 15."""
+    query = select(*_CHART_COLUMNS).where(AnchaSceneResult.workspace_id == workspace_id,
+                                          AnchaSceneResult.scene == scene)
     if branch:
         query = query.where(AnchaSceneResult.branch == branch)
-    rows = list(session.scalars(query.order_by(AnchaSceneResult.started_at.desc()).limit(limit)))
+    rows = list(session.execute(query.order_by(AnchaSceneResult.started_at.desc()).limit(limit)))
     rows.reverse()
     return rows
 
@@ -92,7 +116,7 @@ def outcomes(session: Session, workspace_id: str, *, branch: str | None = None, 
     return [as_outcome(row) for row in session.scalars(query.order_by(AnchaSceneResult.started_at))]
 
 
-def as_outcome(row: AnchaSceneResult) -> SceneOutcome:
+def as_outcome(row: AnchaSceneResult | Row[*tuple[Any, ...]]) -> SceneOutcome:
     outcomes = tuple(c == "P" for c in row.outcomes)
     trials = row.passed + row.failed
     # The trial order is used only when it agrees with the counts (a summary could disagree).
@@ -103,15 +127,23 @@ def as_outcome(row: AnchaSceneResult) -> SceneOutcome:
 
 
 def branches(session: Session, workspace_id: str, limit: int = 200) -> list[str]:
-    query = (select(AnchaRun.branch).where(AnchaRun.workspace_id == workspace_id, AnchaRun.branch.is_not(None))
-             .group_by(AnchaRun.branch).limit(limit))
-    return sorted(b for b in session.scalars(query) if b)
+    """The workspace's branches, in order (the first ``limit``)."""
+    return [b for b in _distinct(session, AnchaRun.branch, AnchaRun.workspace_id == workspace_id, limit) if b]
 
 
 def scenes(session: Session, workspace_id: str, limit: int = 1000) -> list[str]:
-    query = (select(AnchaSceneResult.scene).where(AnchaSceneResult.workspace_id == workspace_id)
-             .group_by(AnchaSceneResult.scene).limit(limit))
-    return sorted(session.scalars(query))
+    """The scenes of the workspace's runs, in order (the first ``limit``)."""
+    return _distinct(session, AnchaSceneResult.scene, AnchaSceneResult.workspace_id == workspace_id, limit)
+
+
+def _distinct(session: Session, column: InstrumentedAttribute[Any], scope: Any, limit: int) -> list[str]:
+    """A column's distinct values, each found as the least one above the one before: a probe of
+    an index that starts (workspace_id, column) per value, where GROUP BY read every row (a
+    scan of all 60,000 scene rows of 10,000 runs, ~40 ms, growing with the history)."""
+    values = select(func.min(column).label("value")).where(scope).cte("distinct_values", recursive=True)
+    following = select(func.min(column)).where(scope, column > values.c.value).scalar_subquery()
+    values = values.union_all(select(following).where(values.c.value.is_not(None)))
+    return list(session.scalars(select(values.c.value).where(values.c.value.is_not(None)).limit(limit)))
 
 
 def newest_run_with(session: Session, workspace_id: str, commit: str, scenes: list[str]) -> tuple[str, int, int] | None:

@@ -24,6 +24,7 @@ import os
 import re
 import tarfile
 from collections.abc import Iterable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import IO, Any
@@ -48,6 +49,10 @@ CHUNK_PARTS = ".parts"
 _SHA256 = re.compile(r"^[0-9a-f]{64}$")
 _RUN_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,199}$")
 QUOTA_ENV = "AGENTOS_WORKSPACE_QUOTA_BYTES"
+PARALLEL_WRITES = 8
+"""A batch's files written at once (8: more gained little on disk, and boto3 pools 10 connections)."""
+SMALL_FILE = 1024 * 1024
+"""A batch's files up to this size are read whole and written in parallel; larger ones are streamed."""
 
 
 @dataclass(frozen=True)
@@ -300,23 +305,41 @@ def store_file(run: AnchaRun, path: str, chunks: Iterable[bytes], blobs: BlobSto
 
 
 def store_tar(run: AnchaRun, archive: IO[bytes], blobs: BlobStore) -> list[str]:
-    """Files in a tar (uncompressed or gzip), each checked against the manifest; returns their paths."""
+    """Files in a tar (uncompressed or gzip), each checked against the manifest; returns their paths.
+
+    The tar is read in order, and its small files are written ``PARALLEL_WRITES`` at a time:
+    the filesystem store syncs each file to disk, ~3 ms apiece one after the other (2.6 s of a
+    100-trial run's 755 files), while syncs that wait together share the journal's flushes
+    (~0.15 s for the 755); S3's PUTs overlap likewise. Every file read is checked and written (or
+    refused), and a failure is raised once all have ended; a member that is not a regular file
+    of the manifest stops the reading there."""
     _writable(run)
     stored: list[str] = []
-    try:
-        with tarfile.open(fileobj=archive, mode="r:*") as tar:
-            for member in tar:
-                if member.isdir():
-                    continue
-                if not member.isfile():
-                    raise Unprocessable(f"Invalid batch: {member.name[:120]!r} is not a regular file")
-                path = check_path(member.name, "tar member")
-                handle = tar.extractfile(member)
-                assert handle is not None  # a regular file
-                store_file(run, path, _read_chunks(handle), blobs)
-                stored.append(path)
-    except tarfile.TarError as exc:
-        raise BadRequest(f"Invalid batch: the body is not a tar archive ({exc})") from None
+    writes: list[Future[None]] = []
+    with ThreadPoolExecutor(PARALLEL_WRITES, thread_name_prefix="agentos-blob-write") as pool:
+        try:
+            with tarfile.open(fileobj=archive, mode="r:*") as tar:
+                for member in tar:
+                    if member.isdir():
+                        continue
+                    if not member.isfile():
+                        raise Unprocessable(f"Invalid batch: {member.name[:120]!r} is not a regular file")
+                    path = check_path(member.name, "tar member")
+                    entry_of(run, path)  # a file not in the manifest is refused before it is read
+                    handle = tar.extractfile(member)
+                    assert handle is not None  # a regular file
+                    if member.size <= SMALL_FILE:
+                        writes.append(pool.submit(store_file, run, path, [handle.read()], blobs))
+                        if len(writes) > 2 * PARALLEL_WRITES:  # at most this many files held in memory
+                            writes[-2 * PARALLEL_WRITES - 1].exception()  # waits; raised below, in order
+                    else:
+                        store_file(run, path, _read_chunks(handle), blobs)
+                    stored.append(path)
+        except tarfile.TarError as exc:
+            raise BadRequest(f"Invalid batch: the body is not a tar archive ({exc})") from None
+    # Leaving the pool waited for every write.
+    for write in writes:
+        write.result()
     return stored
 
 

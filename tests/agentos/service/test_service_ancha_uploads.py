@@ -7,6 +7,7 @@ from __future__ import annotations
 import hashlib
 import io
 import json
+import re
 import secrets
 import tarfile
 from collections.abc import Callable
@@ -208,6 +209,30 @@ def test_a_batch_may_only_hold_regular_files_of_the_manifest(
         assert answer.status_code == status and says in answer.json()["detail"]
 
 
+def test_a_batch_with_one_wrong_file_among_many__refuses_it_by_name_and_keeps_the_others(
+        service: ServerThread, workspace: Callable[[str], str]) -> None:
+    ci = workspace("ci")
+    files = {f"orders-latency/{n}/trace.jsonl": f"trace of trial {n}\n".encode() * 40 for n in range(1, 41)}
+    files["summary.json"] = b"{}"
+    _begin(service, ci, "run-many", [_entry(path, data) for path, data in files.items()])
+    wrong = "orders-latency/20/trace.jsonl"
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w") as tar:
+        for path, data in files.items():
+            if path == wrong:
+                data = data.replace(b"trace", b"TRACE")
+            info = tarfile.TarInfo(path)
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+    answer = httpx.post(f"{service.url}/api/ancha/runs/run-many/files", content=buffer.getvalue(),
+                        headers={"authorization": f"Bearer {ci}", "content-type": "application/x-tar"})
+    assert answer.status_code == 422 and f"File '{wrong}' does not match its manifest" in answer.json()["detail"]
+    again = _begin(service, ci, "run-many", [_entry(path, data) for path, data in files.items()])
+    assert again.json()["missing"] == [wrong]
+    kept = _get(service, ci, "/api/ancha/runs/run-many/files/orders-latency/40/trace.jsonl")
+    assert kept.status_code == 200 and kept.content == files["orders-latency/40/trace.jsonl"]
+
+
 def _tar_with_symlink() -> bytes:
     buffer = io.BytesIO()
     with tarfile.open(fileobj=buffer, mode="w") as tar:
@@ -298,6 +323,34 @@ def test_another_workspace_cannot_reach_a_run_by_guessing(
         assert answer.status_code == 404
     # The same run id is the intruder's own, separate run.
     assert push_run(folder, service.url, intruder, SOURCE).already_there is False
+
+
+def _options(page: str, select: str) -> list[str]:
+    found = re.search(rf'<select name="{select}"[^>]*>(.*?)</select>', page)
+    assert found, page[:500]
+    return re.findall(r"<option[^>]*>([^<]*)</option>", found.group(1))[1:]  # after "any"
+
+
+def test_the_runs_page_offers_each_branch_and_scene_of_the_workspace_once_and_each_runs_scene_rates(
+        service: ServerThread, workspace: Callable[[str], str], key_database: Database, tmp_path: Path) -> None:
+    ci = workspace("ci")
+    pushed = []
+    for branch, scenes in (("main", {"refunds": "PF", "checkout": "PP"}), ("feature/b", {"checkout": "FF"}),
+                           ("main", {"alerts": "PPPF"}), (None, {"checkout": "P"})):
+        pushed.append(make_run(tmp_path, scenes=scenes).name)
+        push_run(tmp_path / pushed[-1], service.url, ci, RunSource(commit=secrets.token_hex(20), branch=branch))
+    stranger = key_for(key_database, f"other-{secrets.token_hex(4)}", "ci")
+    push_run(make_run(tmp_path / "other", scenes={"strangers-scene": "P"}), service.url, stranger,
+             RunSource(branch="strangers-branch"))
+    with httpx.Client(base_url=service.url, timeout=30) as browser:
+        assert browser.post("/ui/sign-in", data={"key": workspace("viewer")}).status_code == 303
+        page = browser.get("/ui/").text
+    assert _options(page, "branch") == ["feature/b", "main"]
+    assert _options(page, "scene") == ["alerts", "checkout", "refunds"]
+    rows = dict(re.findall(r'<tr class="run-row" data-run="([^"]+)">(.*?)</tr>', page, re.S))
+    assert sorted(rows) == sorted(pushed)
+    scenes = re.sub(r"<[^>]+>", "", re.findall(r"<td>.*?</td>", rows[pushed[0]], re.S)[3])
+    assert scenes.split() == ["checkout", "100%,", "refunds", "50%"]
 
 
 def test_a_revoked_key_stops_at_once(service: ServerThread, workspace: Callable[[str], str]) -> None:

@@ -100,10 +100,10 @@ class HostedConsole:
         branch, commit, scene = (params.get(k) or None for k in ("branch", "commit", "scene"))
         with self.db.read() as session:
             page = queries.runs_page(session, who.workspace_id, branch=branch, commit=commit, scene=scene,
-                                     limit=50, before=params.get("before"))
+                                     limit=50, before=params.get("before"), with_scenes=True)
             branches = queries.branches(session, who.workspace_id)
             scenes = queries.scenes(session, who.workspace_id)
-            rows = [_run_view(run) for run in page.runs]
+        rows = [{"run": run, "scenes": page.scenes[run.id]} for run in page.runs]
         filters = {"branch": branch or "", "commit": commit or "", "scene": scene or ""}
         more = f"{links.PREFIX}/?" + urlencode({k: v for k, v in filters.items() if v} | {"before": page.next}) \
             if page.next else None
@@ -242,11 +242,6 @@ def _trial_with(run: AnchaRun, scene: str, verdict: str) -> str:
             if chosen is not None:
                 return str(chosen.get("trial"))
     return "1"
-
-
-def _run_view(run: AnchaRun) -> dict[str, Any]:
-    scenes = [s for s in (run.summary.get("scenes") or []) if isinstance(s, dict)]
-    return {"run": run, "scenes": scenes}
 
 
 def _caller(request: Request) -> Caller:
