@@ -20,6 +20,8 @@ from agentos.errors import BadRequest
 from agentos.history.analysis import SceneOutcome
 from agentos.models import AnchaRun, AnchaSceneResult
 
+REGRESSION_RUNS = 2000
+"""Runs the regressions read at most (the newest): a regression older than that is history."""
 CHART_RUNS = 1000
 """Runs a scene's chart reads at most (the newest)."""
 

@@ -137,7 +137,7 @@ class HostedConsole:
         who = _caller(request)
         branch = request.query_params.get("branch") or None
         with self.db.read() as session:
-            rows = queries.outcomes(session, who.workspace_id, branch=branch)
+            rows = queries.outcomes(session, who.workspace_id, branch=branch, last_runs=queries.REGRESSION_RUNS)
             branches = queries.branches(session, who.workspace_id)
         found = analysis.regressions(rows, branch=branch)
         return self.page(request, "hosted_regressions.html", regressions=list(reversed(found)),

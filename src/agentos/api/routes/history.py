@@ -50,5 +50,5 @@ def flaky(branch: str | None = None, commit: str | None = None, last: int = Quer
 @router.get("/api/ancha/regressions")
 def regressions(branch: str | None = None, who: Caller = Depends(caller), svc: Services = Depends(services)) -> Response:
     with svc.db.read() as session:
-        rows = queries.outcomes(session, who.workspace_id, branch=branch)
+        rows = queries.outcomes(session, who.workspace_id, branch=branch, last_runs=queries.REGRESSION_RUNS)
     return respond([_plain(r) for r in analysis.regressions(rows, branch=branch)])
