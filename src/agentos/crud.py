@@ -7,11 +7,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import Connection, Table, bindparam, select
+from sqlalchemy import Connection, Row, Table, bindparam, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
-from agentos.definitions import validate_gate, validate_nodes
+from agentos.definitions import validate_environments, validate_gate, validate_nodes
 from agentos.engine.runner import WorkflowSnapshot
 from agentos.errors import BadRequest, Conflict, NotFound, Unprocessable
 from agentos.evals.checks import CheckValidationError, validate_checks
@@ -44,7 +44,10 @@ def find_workflow(session: Session, workspace_id: str, id_or_name: str) -> Workf
 _WORKFLOWS: Table = Workflow.__table__  # type: ignore[assignment]
 
 
-_SNAPSHOT = select(_WORKFLOWS.c.id, _WORKFLOWS.c.version, _WORKFLOWS.c.nodes, _WORKFLOWS.c.checks)
+_SNAPSHOT = select(
+    _WORKFLOWS.c.id, _WORKFLOWS.c.name, _WORKFLOWS.c.version, _WORKFLOWS.c.nodes, _WORKFLOWS.c.checks,
+    _WORKFLOWS.c.environments,
+)
 # Built once: building a statement per call (and its cache key) cost more than running it.
 _SNAPSHOT_BY_ID = _SNAPSHOT.where(
     _WORKFLOWS.c.workspace_id == bindparam("workspace_id"), _WORKFLOWS.c.id == bindparam("key")
@@ -54,10 +57,10 @@ _SNAPSHOT_BY_NAME = _SNAPSHOT.where(
 )
 
 
-def find_snapshot(connection: Connection, workspace_id: str, id_or_name: str) -> WorkflowSnapshot:
-    """What a run of the workflow (by id, else exact name) executes, read with one Core query
-    on a Core connection (`Database.read_connection`), no ORM session or objects: this is on
-    the path of every run."""
+def find_workflow_row(connection: Connection, workspace_id: str, id_or_name: str) -> Row[*tuple[Any, ...]]:
+    """The workflow (by id, else exact name) as one Core row: id, name, version, nodes, checks
+    and environments, read with one query on a Core connection (`Database.read_connection`),
+    no ORM session or objects: this is on the path of every run (`deployments.run_snapshot`)."""
     id_or_name = id_or_name.replace(SLASH, "/")
     params = {"workspace_id": workspace_id, "key": id_or_name}
     row = None
@@ -67,7 +70,7 @@ def find_snapshot(connection: Connection, workspace_id: str, id_or_name: str) ->
         row = connection.execute(_SNAPSHOT_BY_NAME, params).first()
     if row is None:
         raise NotFound(f"Workflow '{id_or_name}' not found")
-    return WorkflowSnapshot(workspace_id, row.id, row.version, list(row.nodes), list(row.checks))
+    return row
 
 
 def snapshot(workflow: Workflow) -> WorkflowSnapshot:
@@ -107,11 +110,13 @@ def create_workflow(
     nodes: Any,
     checks: Any = None,
     gate: Any = None,
+    environments: Any = None,
 ) -> Workflow:
     name = _valid_name(name)
     nodes = validate_nodes(nodes if nodes is not None else [])
     valid_checks = checked(checks)
     valid_gate = validate_gate(gate)
+    declared = validate_environments(environments)
     _ensure_name_free(session, workspace_id, name)
     now = utcnow()
     workflow = Workflow(
@@ -124,6 +129,7 @@ def create_workflow(
         gate=valid_gate,
         created_at=now,
         updated_at=now,
+        environments=declared,
     )
     session.add(workflow)
     session.add(
@@ -143,13 +149,17 @@ def update_workflow(
     nodes: Any = _UNSET,
     checks: Any = _UNSET,
     gate: Any = _UNSET,
+    environments: Any = _UNSET,
 ) -> Workflow:
-    """Apply the given changes; the version moves on when nodes, checks or gate change."""
+    """Apply the given changes; the version moves on when nodes, checks or gate change (not
+    with the environments: declaring them changes no version, nor what any version runs)."""
     # Validate everything first: a refused change saves nothing.
     new_name = _valid_name(name) if name is not _UNSET else workflow.name
     new_nodes = validate_nodes(nodes) if nodes is not _UNSET else workflow.nodes
     new_checks = checked(checks) if checks is not _UNSET else workflow.checks
     new_gate = validate_gate(gate) if gate is not _UNSET else workflow.gate
+    if environments is not _UNSET:
+        workflow.environments = validate_environments(environments)
     if new_name != workflow.name:
         _ensure_name_free(session, workflow.workspace_id, new_name)
         workflow.name = new_name

@@ -1,4 +1,4 @@
-"""Validation of what users write for a workflow: its nodes and its gate.
+"""Validation of what users write for a workflow: its nodes, its gate and its environments.
 
 Every problem is collected and reported at once (422), in the style of the check
 validation: "Invalid workflow: node 'draft': 'model' is required; node 3: unknown node type 'x'".
@@ -178,6 +178,37 @@ def _ancha_gate(part: Any) -> dict[str, Any]:
     if not (_is_number(rate) and 0 <= rate <= 1):
         raise Unprocessable("Invalid gate: gate.ancha.min_pass_rate must be a number from 0 to 1")
     return {"scenes": list(scenes), "min_pass_rate": float(rate)}
+
+
+ENVIRONMENT_NAME = re.compile(r"^[A-Za-z0-9_-]{1,100}$")
+MAX_ENVIRONMENTS = 20
+ENVIRONMENTS_SHAPE = ('expected a list of environment names such as ["staging", "production"] (letters, digits,'
+                      f' - and _, at most 100 characters each, at most {MAX_ENVIRONMENTS} names) or null')
+
+
+def validate_environments(environments: Any) -> list[str] | None:
+    """The environments a workflow declares (see ``agentos.deployments``), or None when it
+    declares none: null and [] both mean none, the reference's behaviour (runs run the
+    current version). Every problem is reported at once, naming the place."""
+    if environments is None:
+        return None
+    if not isinstance(environments, list):
+        raise DefinitionError([f"environments: {ENVIRONMENTS_SHAPE}"])
+    problems: list[str] = []
+    if len(environments) > MAX_ENVIRONMENTS:
+        problems.append(f"environments: at most {MAX_ENVIRONMENTS} names, got {len(environments)}")
+    seen: set[str] = set()
+    for position, name in enumerate(environments, start=1):
+        if not isinstance(name, str) or not ENVIRONMENT_NAME.match(name):
+            problems.append(f"environment {position}: {name!r} is not an environment name (letters, digits,"
+                            " - and _, 1 to 100 characters)")
+        elif name in seen:
+            problems.append(f"environment {position}: '{name}' is declared twice")
+        else:
+            seen.add(name)
+    if problems:
+        raise DefinitionError(problems)
+    return list(environments) or None
 
 
 def _is_number(value: Any) -> bool:

@@ -77,6 +77,9 @@ class Workflow(Base):
     gate: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
     created_at: Mapped[datetime] = mapped_column(DateTime)
     updated_at: Mapped[datetime] = mapped_column(DateTime)
+    environments: Mapped[list[str] | None] = mapped_column(JSON, nullable=True)
+    """The environments it declares (None: none, and runs run the current version); each runs
+    the version last released to it (see ``agentos.deployments``). Not part of a version."""
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -254,7 +257,10 @@ class Evaluation(Base):
 
 class Release(Base):
     __tablename__ = "releases"
-    __table_args__ = (Index("ix_releases_workflow_created", "workflow_id", "created_at"),)
+    __table_args__ = (
+        Index("ix_releases_workflow_created", "workflow_id", "created_at"),
+        Index("ix_releases_workflow_environment", "workflow_id", "environment", "status", "created_at"),
+    )
 
     id: Mapped[str] = mapped_column(String(12), primary_key=True)
     workspace_id: Mapped[str] = mapped_column(String(12))
@@ -268,6 +274,8 @@ class Release(Base):
     commit: Mapped[str | None] = mapped_column(String(64), nullable=True)
     ancha_run_id: Mapped[str | None] = mapped_column(String(255), nullable=True)
     """The uploaded Ancha run a gate with ``ancha`` read (see ``agentos.releases``)."""
+    kind: Mapped[str] = mapped_column(String(10), default="release", server_default="release")
+    """``release`` (through the gate) or ``rollback`` (back to the version released before)."""
 
     def to_dict(self) -> dict[str, Any]:
         shown = {

@@ -162,10 +162,11 @@ class AgentOS(_ClientBase):
 
     def create_workflow(
         self, name: str, nodes: Sequence[Mapping[str, Any]], checks: Sequence[Mapping[str, Any]] | None = None,
-        gate: Mapping[str, Any] | None = None,
+        gate: Mapping[str, Any] | None = None, environments: Sequence[str] | None = None,
     ) -> JSON:
-        """Create a workflow (version 1) and return it."""
-        return self._call(Routes.create_workflow(name, nodes, checks, gate))
+        """Create a workflow (version 1) and return it. `environments` declares where it is
+        released to (each then runs the version released to it last)."""
+        return self._call(Routes.create_workflow(name, nodes, checks, gate, environments))
 
     def get_workflow(self, workflow: Ref) -> JSON:
         """The workflow with this id or exact name."""
@@ -176,7 +177,8 @@ class AgentOS(_ClientBase):
         return self._call(Routes.list_workflows())
 
     def update_workflow(self, workflow: Ref, **fields: Any) -> JSON:
-        """Change fields (name, nodes, checks, gate) of a workflow; returns the new version."""
+        """Change fields (name, nodes, checks, gate, environments) of a workflow; returns it (a
+        change of nodes, checks or gate makes a new version)."""
         return self._call(Routes.update_workflow(workflow, fields))
 
     def delete_workflow(self, workflow: Ref) -> None:
@@ -199,10 +201,14 @@ class AgentOS(_ClientBase):
 
     def run(
         self, workflow: Ref, input: Mapping[str, Any] | None = None, wait: bool = True,
-        *, poll_interval: float = 0.25,
+        *, environment: str | None = None, version: int | None = None, poll_interval: float = 0.25,
     ) -> JSON:
-        """Run the workflow's current version; with wait, return once it has finished (with evals)."""
-        run = self._call(Routes.run(workflow, input, wait))
+        """Run the workflow; with wait, return once it has finished (with evals).
+
+        It runs `version` when given, else the version released to `environment` (default
+        production) when the workflow declares environments, else its current version.
+        """
+        run = self._call(Routes.run(workflow, input, wait, environment, version))
         while wait and self._is_pending(run):
             time.sleep(poll_interval)
             run = self.get_run(run)
@@ -251,13 +257,15 @@ class AgentOS(_ClientBase):
 
     def evaluate(
         self, workflow: Ref, dataset: Sequence[Mapping[str, Any]] | None = None, name: str | None = None,
-        results: Sequence[Mapping[str, Any]] | None = None, *, wait: bool = True, poll_interval: float = 0.25,
+        results: Sequence[Mapping[str, Any]] | None = None, *, version: int | None = None, wait: bool = True,
+        poll_interval: float = 0.25,
     ) -> JSON:
-        """Evaluate the workflow's current version: run each `dataset` item, or report `results`.
+        """Evaluate a version of the workflow (`version`, default the current one): run each
+        `dataset` item, or report `results`.
 
         With wait, returns once the evaluation is no longer pending (check_pass_rate filled in).
         """
-        evaluation = self._call(Routes.evaluate(workflow, dataset, name, results))
+        evaluation = self._call(Routes.evaluate(workflow, dataset, name, results, version))
         while wait and self._is_pending(evaluation):
             time.sleep(poll_interval)
             evaluation = self.get_evaluation(evaluation)
@@ -275,10 +283,18 @@ class AgentOS(_ClientBase):
         """Compare evaluation `b` against `a` item by item: which checks regressed and improved."""
         return self._call(Routes.compare(a, b))
 
-    def release(self, workflow: Ref, environment: str = "production", *, commit: str | None = None) -> JSON:
-        """Release the workflow's current version; raises `ReleaseBlockedError` when the gate blocks it.
+    def release(
+        self, workflow: Ref, environment: str = "production", *, commit: str | None = None, version: int | None = None,
+    ) -> JSON:
+        """Release `version` of the workflow (default: the current one) to `environment`; raises
+        `ReleaseBlockedError` when the gate blocks it (the gate reads that version's evaluations).
         `commit`: the commit released, which a gate on Ancha scenes reads the uploaded runs of."""
-        return self._call(Routes.release(workflow, environment, commit))
+        return self._call(Routes.release(workflow, environment, commit, version))
+
+    def rollback(self, workflow: Ref, environment: str = "production") -> JSON:
+        """Pin the version `environment` ran before its last release (a new release record);
+        raises `ConflictError` when it ran no earlier one."""
+        return self._call(Routes.rollback(workflow, environment))
 
     def releases(self, workflow: Ref) -> list[JSON]:
         """The workflow's releases."""
@@ -328,10 +344,11 @@ class AsyncAgentOS(_ClientBase):
 
     async def create_workflow(
         self, name: str, nodes: Sequence[Mapping[str, Any]], checks: Sequence[Mapping[str, Any]] | None = None,
-        gate: Mapping[str, Any] | None = None,
+        gate: Mapping[str, Any] | None = None, environments: Sequence[str] | None = None,
     ) -> JSON:
-        """Create a workflow (version 1) and return it."""
-        return await self._call(Routes.create_workflow(name, nodes, checks, gate))
+        """Create a workflow (version 1) and return it. `environments` declares where it is
+        released to (each then runs the version released to it last)."""
+        return await self._call(Routes.create_workflow(name, nodes, checks, gate, environments))
 
     async def get_workflow(self, workflow: Ref) -> JSON:
         """The workflow with this id or exact name."""
@@ -342,7 +359,8 @@ class AsyncAgentOS(_ClientBase):
         return await self._call(Routes.list_workflows())
 
     async def update_workflow(self, workflow: Ref, **fields: Any) -> JSON:
-        """Change fields (name, nodes, checks, gate) of a workflow; returns the new version."""
+        """Change fields (name, nodes, checks, gate, environments) of a workflow; returns it (a
+        change of nodes, checks or gate makes a new version)."""
         return await self._call(Routes.update_workflow(workflow, fields))
 
     async def delete_workflow(self, workflow: Ref) -> None:
@@ -365,10 +383,14 @@ class AsyncAgentOS(_ClientBase):
 
     async def run(
         self, workflow: Ref, input: Mapping[str, Any] | None = None, wait: bool = True,
-        *, poll_interval: float = 0.25,
+        *, environment: str | None = None, version: int | None = None, poll_interval: float = 0.25,
     ) -> JSON:
-        """Run the workflow's current version; with wait, return once it has finished (with evals)."""
-        run = await self._call(Routes.run(workflow, input, wait))
+        """Run the workflow; with wait, return once it has finished (with evals).
+
+        It runs `version` when given, else the version released to `environment` (default
+        production) when the workflow declares environments, else its current version.
+        """
+        run = await self._call(Routes.run(workflow, input, wait, environment, version))
         while wait and self._is_pending(run):
             await asyncio.sleep(poll_interval)
             run = await self.get_run(run)
@@ -417,13 +439,15 @@ class AsyncAgentOS(_ClientBase):
 
     async def evaluate(
         self, workflow: Ref, dataset: Sequence[Mapping[str, Any]] | None = None, name: str | None = None,
-        results: Sequence[Mapping[str, Any]] | None = None, *, wait: bool = True, poll_interval: float = 0.25,
+        results: Sequence[Mapping[str, Any]] | None = None, *, version: int | None = None, wait: bool = True,
+        poll_interval: float = 0.25,
     ) -> JSON:
-        """Evaluate the workflow's current version: run each `dataset` item, or report `results`.
+        """Evaluate a version of the workflow (`version`, default the current one): run each
+        `dataset` item, or report `results`.
 
         With wait, returns once the evaluation is no longer pending (check_pass_rate filled in).
         """
-        evaluation = await self._call(Routes.evaluate(workflow, dataset, name, results))
+        evaluation = await self._call(Routes.evaluate(workflow, dataset, name, results, version))
         while wait and self._is_pending(evaluation):
             await asyncio.sleep(poll_interval)
             evaluation = await self.get_evaluation(evaluation)
@@ -441,10 +465,18 @@ class AsyncAgentOS(_ClientBase):
         """Compare evaluation `b` against `a` item by item: which checks regressed and improved."""
         return await self._call(Routes.compare(a, b))
 
-    async def release(self, workflow: Ref, environment: str = "production", *, commit: str | None = None) -> JSON:
-        """Release the workflow's current version; raises `ReleaseBlockedError` when the gate blocks it.
+    async def release(
+        self, workflow: Ref, environment: str = "production", *, commit: str | None = None, version: int | None = None,
+    ) -> JSON:
+        """Release `version` of the workflow (default: the current one) to `environment`; raises
+        `ReleaseBlockedError` when the gate blocks it (the gate reads that version's evaluations).
         `commit`: the commit released, which a gate on Ancha scenes reads the uploaded runs of."""
-        return await self._call(Routes.release(workflow, environment, commit))
+        return await self._call(Routes.release(workflow, environment, commit, version))
+
+    async def rollback(self, workflow: Ref, environment: str = "production") -> JSON:
+        """Pin the version `environment` ran before its last release (a new release record);
+        raises `ConflictError` when it ran no earlier one."""
+        return await self._call(Routes.rollback(workflow, environment))
 
     async def releases(self, workflow: Ref) -> list[JSON]:
         """The workflow's releases."""

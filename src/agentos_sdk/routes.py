@@ -41,13 +41,15 @@ class Routes:
     @staticmethod
     def create_workflow(
         name: str, nodes: Sequence[Mapping[str, Any]], checks: Sequence[Mapping[str, Any]] | None,
-        gate: Mapping[str, Any] | None,
+        gate: Mapping[str, Any] | None, environments: Sequence[str] | None = None,
     ) -> Request:
         body: JSON = {"name": name, "nodes": list(nodes)}
         if checks is not None:
             body["checks"] = list(checks)
         if gate is not None:
             body["gate"] = dict(gate)
+        if environments is not None:
+            body["environments"] = list(environments)
         return Request("POST", "/api/workflows", body)
 
     @staticmethod
@@ -79,8 +81,15 @@ class Routes:
         return Request("PUT", f"/api/workflows/{segment(workflow)}/gate", {"min_pass_rate": min_pass_rate})
 
     @staticmethod
-    def run(workflow: Ref, input: Mapping[str, Any] | None, wait: bool) -> Request:
-        body = {"input": dict(input or {}), "wait": wait}
+    def run(
+        workflow: Ref, input: Mapping[str, Any] | None, wait: bool, environment: str | None = None,
+        version: int | None = None,
+    ) -> Request:
+        body: JSON = {"input": dict(input or {}), "wait": wait}
+        if environment is not None:
+            body["environment"] = environment
+        if version is not None:
+            body["version"] = version
         return Request("POST", f"/api/workflows/{segment(workflow)}/runs", body)
 
     @staticmethod
@@ -99,7 +108,7 @@ class Routes:
     @staticmethod
     def evaluate(
         workflow: Ref, dataset: Sequence[Mapping[str, Any]] | None, name: str | None,
-        results: Sequence[Mapping[str, Any]] | None,
+        results: Sequence[Mapping[str, Any]] | None, version: int | None = None,
     ) -> Request:
         if (dataset is None) == (results is None):
             raise ValueError("evaluate() needs exactly one of dataset= (items to run) or results= (reported)")
@@ -109,6 +118,8 @@ class Routes:
             body["dataset"] = list(dataset)
         if results is not None:
             body["results"] = list(results)
+        if version is not None:
+            body["version"] = version
         return Request("POST", f"/api/workflows/{segment(workflow)}/evaluations", body)
 
     @staticmethod
@@ -124,10 +135,16 @@ class Routes:
         return Request("GET", f"/api/evaluations/{segment(a)}/compare/{segment(b)}")
 
     @staticmethod
-    def release(workflow: Ref, environment: str, commit: str | None = None) -> Request:
+    def release(workflow: Ref, environment: str, commit: str | None = None, version: int | None = None) -> Request:
         path = f"/api/workflows/{segment(workflow)}/release"
-        body = {"environment": environment} | ({"commit": commit} if commit else {})
+        body: JSON = {"environment": environment} | ({"commit": commit} if commit else {})
+        if version is not None:
+            body["version"] = version
         return Request("POST", path, body, releasing=True)
+
+    @staticmethod
+    def rollback(workflow: Ref, environment: str) -> Request:
+        return Request("POST", f"/api/workflows/{segment(workflow)}/rollback", {"environment": environment})
 
     @staticmethod
     def releases(workflow: Ref) -> Request:

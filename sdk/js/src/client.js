@@ -23,10 +23,16 @@ const wf = (workflow) => `/api/workflows/${segment(workflow)}`;
 
 /** One builder per API operation: { method, path, body?, query?, releasing? }. */
 export const routes = {
-  createWorkflow: (name, nodes, checks, gate) => ({
+  createWorkflow: (name, nodes, checks, gate, environments) => ({
     method: "POST",
     path: "/api/workflows",
-    body: { name, nodes, ...(checks != null && { checks }), ...(gate != null && { gate }) },
+    body: {
+      name,
+      nodes,
+      ...(checks != null && { checks }),
+      ...(gate != null && { gate }),
+      ...(environments != null && { environments }),
+    },
   }),
   getWorkflow: (workflow) => ({ method: "GET", path: wf(workflow) }),
   listWorkflows: () => ({ method: "GET", path: "/api/workflows" }),
@@ -39,10 +45,15 @@ export const routes = {
     path: `${wf(workflow)}/gate`,
     body: { min_pass_rate: minPassRate },
   }),
-  run: (workflow, input, wait) => ({
+  run: (workflow, input, wait, environment, version) => ({
     method: "POST",
     path: `${wf(workflow)}/runs`,
-    body: { input: input ?? {}, wait },
+    body: {
+      input: input ?? {},
+      wait,
+      ...(environment != null && { environment }),
+      ...(version != null && { version }),
+    },
   }),
   getRun: (run) => ({ method: "GET", path: `/api/runs/${segment(run)}` }),
   listRuns: ({ workflow, status } = {}) => ({
@@ -53,7 +64,7 @@ export const routes = {
       ...(status != null && { status }),
     },
   }),
-  evaluate: (workflow, { dataset, name, results }) => {
+  evaluate: (workflow, { dataset, name, results, version }) => {
     if ((dataset == null) === (results == null)) {
       throw new TypeError("evaluate() needs exactly one of dataset (items to run) or results (reported)");
     }
@@ -65,17 +76,23 @@ export const routes = {
         name: name ?? `evaluation ${new Date().toISOString().slice(0, 19).replace("T", " ")}`,
         ...(dataset != null && { dataset }),
         ...(results != null && { results }),
+        ...(version != null && { version }),
       },
     };
   },
   getEvaluation: (evaluation) => ({ method: "GET", path: `/api/evaluations/${segment(evaluation)}` }),
   evaluations: (workflow) => ({ method: "GET", path: `${wf(workflow)}/evaluations` }),
   compare: (a, b) => ({ method: "GET", path: `/api/evaluations/${segment(a)}/compare/${segment(b)}` }),
-  release: (workflow, environment, commit) => ({
+  release: (workflow, environment, commit, version) => ({
     method: "POST",
     path: `${wf(workflow)}/release`,
-    body: commit ? { environment, commit } : { environment },
+    body: { environment, ...(commit && { commit }), ...(version != null && { version }) },
     releasing: true,
+  }),
+  rollback: (workflow, environment) => ({
+    method: "POST",
+    path: `${wf(workflow)}/rollback`,
+    body: { environment },
   }),
   releases: (workflow) => ({ method: "GET", path: `${wf(workflow)}/releases` }),
   metrics: () => ({ method: "GET", path: "/api/dashboard/metrics" }),
@@ -135,9 +152,12 @@ export class AgentOS {
 
   // Workflows
 
-  /** Create a workflow (version 1). */
-  createWorkflow(name, nodes, { checks, gate } = {}) {
-    return this.request(routes.createWorkflow(name, nodes, checks, gate));
+  /**
+   * Create a workflow (version 1). `environments` declares where it is released to (each
+   * then runs the version released to it last).
+   */
+  createWorkflow(name, nodes, { checks, gate, environments } = {}) {
+    return this.request(routes.createWorkflow(name, nodes, checks, gate, environments));
   }
 
   /** The workflow with this id or exact name. */
@@ -150,7 +170,10 @@ export class AgentOS {
     return this.request(routes.listWorkflows());
   }
 
-  /** Change fields (name, nodes, checks, gate) of a workflow; resolves to the new version. */
+  /**
+   * Change fields (name, nodes, checks, gate, environments) of a workflow; resolves to it (a
+   * change of nodes, checks or gate makes a new version).
+   */
   updateWorkflow(workflow, fields) {
     return this.request(routes.updateWorkflow(workflow, fields));
   }
@@ -177,9 +200,13 @@ export class AgentOS {
 
   // Runs
 
-  /** Run the workflow's current version; with wait (the default), resolve once it has finished. */
-  async run(workflow, { input = {}, wait = true, pollInterval = 250 } = {}) {
-    let run = await this.request(routes.run(workflow, input, wait));
+  /**
+   * Run the workflow; with wait (the default), resolve once it has finished. It runs `version`
+   * when given, else the version released to `environment` (default production) when the
+   * workflow declares environments, else its current version.
+   */
+  async run(workflow, { input = {}, wait = true, environment, version, pollInterval = 250 } = {}) {
+    let run = await this.request(routes.run(workflow, input, wait, environment, version));
     while (wait && isPending(run)) {
       await sleep(pollInterval);
       run = await this.getRun(run);
@@ -210,11 +237,12 @@ export class AgentOS {
   // Evaluations and releases
 
   /**
-   * Evaluate the workflow's current version: run each `dataset` item, or report `results`.
-   * With wait (the default), resolves once the evaluation is no longer pending.
+   * Evaluate a version of the workflow (`version`, default the current one): run each
+   * `dataset` item, or report `results`. With wait (the default), resolves once the
+   * evaluation is no longer pending.
    */
-  async evaluate(workflow, { dataset, name, results, wait = true, pollInterval = 250 } = {}) {
-    let evaluation = await this.request(routes.evaluate(workflow, { dataset, name, results }));
+  async evaluate(workflow, { dataset, name, results, version, wait = true, pollInterval = 250 } = {}) {
+    let evaluation = await this.request(routes.evaluate(workflow, { dataset, name, results, version }));
     while (wait && isPending(evaluation)) {
       await sleep(pollInterval);
       evaluation = await this.getEvaluation(evaluation);
@@ -238,14 +266,25 @@ export class AgentOS {
   }
 
   /**
-   * Release the workflow's current version to an environment ("production" unless given,
-   * as a string or `{ environment, commit }`); throws `ReleaseBlockedError` when the gate blocks it.
+   * Release a version of the workflow (`version`, default the current one) to an environment
+   * ("production" unless given, as a string or `{ environment, commit, version }`); throws
+   * `ReleaseBlockedError` when the gate blocks it (the gate reads that version's evaluations).
    * `commit` names the commit released, which a gate on Ancha scenes reads the uploaded runs of.
    */
   release(workflow, options = {}) {
     const environment = typeof options === "string" ? options : (options.environment ?? "production");
-    const commit = typeof options === "string" ? undefined : options.commit;
-    return this.request(routes.release(workflow, environment, commit));
+    const { commit, version } = typeof options === "string" ? {} : options;
+    return this.request(routes.release(workflow, environment, commit, version));
+  }
+
+  /**
+   * Pin the version an environment ("production" unless given, as a string or
+   * `{ environment }`) ran before its last release, as a new release; throws `ConflictError`
+   * when it ran no earlier one.
+   */
+  rollback(workflow, options = {}) {
+    const environment = typeof options === "string" ? options : (options.environment ?? "production");
+    return this.request(routes.rollback(workflow, environment));
   }
 
   /** The workflow's releases. */

@@ -30,6 +30,10 @@ export interface Workflow {
   gate: Gate | null;
   created_at: string;
   updated_at: string;
+  /** Only on a workflow that declares environments: their names. */
+  environments?: string[];
+  /** Only on a workflow that declares environments: the version each runs (null: none released yet). */
+  deployments?: Record<string, number | null>;
   [field: string]: unknown;
 }
 
@@ -105,11 +109,11 @@ export declare class AgentOS {
   createWorkflow(
     name: string,
     nodes: Array<Record<string, unknown>>,
-    options?: { checks?: Check[]; gate?: Gate },
+    options?: { checks?: Check[]; gate?: Gate; environments?: string[] },
   ): Promise<Workflow>;
   getWorkflow(workflow: Ref): Promise<Workflow>;
   listWorkflows(): Promise<Workflow[]>;
-  updateWorkflow(workflow: Ref, fields: Partial<Workflow>): Promise<Workflow>;
+  updateWorkflow(workflow: Ref, fields: Partial<Workflow> & { environments?: string[] | null }): Promise<Workflow>;
   deleteWorkflow(workflow: Ref): Promise<void>;
   versions(workflow: Ref): Promise<Array<Record<string, unknown>>>;
   setChecks(workflow: Ref, checks: Check[]): Promise<Workflow>;
@@ -117,7 +121,15 @@ export declare class AgentOS {
 
   run(
     workflow: Ref,
-    options?: { input?: Record<string, unknown>; wait?: boolean; pollInterval?: number },
+    options?: {
+      input?: Record<string, unknown>;
+      wait?: boolean;
+      /** Run the version released to this environment (not with `version`). */
+      environment?: string;
+      /** Run this version (not with `environment`). */
+      version?: number;
+      pollInterval?: number;
+    },
   ): Promise<Run>;
   getRun(run: Ref): Promise<Run>;
   listRuns(filter?: { workflow?: Ref; status?: RunStatus }): Promise<Run[]>;
@@ -129,6 +141,8 @@ export declare class AgentOS {
       dataset?: Array<{ input: Record<string, unknown> }>;
       results?: Array<Record<string, unknown>>;
       name?: string;
+      /** The version evaluated (default: the current one). */
+      version?: number;
       wait?: boolean;
       pollInterval?: number;
     },
@@ -136,7 +150,11 @@ export declare class AgentOS {
   getEvaluation(evaluation: Ref): Promise<Evaluation>;
   evaluations(workflow: Ref): Promise<Evaluation[]>;
   compare(a: Ref, b: Ref): Promise<Record<string, unknown>>;
-  release(workflow: Ref, options?: string | { environment?: string; commit?: string }): Promise<Release>;
+  release(
+    workflow: Ref,
+    options?: string | { environment?: string; commit?: string; version?: number },
+  ): Promise<Release>;
+  rollback(workflow: Ref, options?: string | { environment?: string }): Promise<Release>;
   releases(workflow: Ref): Promise<Release[]>;
   metrics(): Promise<Metrics>;
 }

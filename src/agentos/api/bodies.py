@@ -3,7 +3,7 @@ here on purpose: the domain validators report every problem with the reference's
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 from pydantic_core import PydanticCustomError
@@ -24,11 +24,16 @@ class _Body(BaseModel):
         return data
 
 
+VersionNumber = Annotated[int, Field(ge=1, strict=True)]
+"""A workflow version by number: 1, 2, ..."""
+
+
 class WorkflowCreate(_Body):
     name: Any = None
     nodes: Any = None
     checks: Any = None
     gate: Any = None
+    environments: Any = None
 
 
 class WorkflowPatch(_Body):
@@ -38,6 +43,7 @@ class WorkflowPatch(_Body):
     nodes: Any = None
     checks: Any = None
     gate: Any = None
+    environments: Any = None
 
 
 class ChecksPut(_Body):
@@ -52,6 +58,11 @@ class GatePut(_Body):
 class RunCreate(_Body):
     input: dict[str, Any] = {}
     wait: bool = True
+    environment: str | None = Field(default=None, min_length=1, max_length=100)
+    """Run the version released to this environment (default: production, when the workflow
+    declares environments)."""
+    version: VersionNumber | None = None
+    """Run this version (not with `environment`)."""
 
 
 class EvaluationCreate(_Body):
@@ -59,12 +70,20 @@ class EvaluationCreate(_Body):
     dataset: Any = None
     results: Any = None
     wait: bool = True
+    version: VersionNumber | None = None
+    """The version evaluated (default: the current one)."""
 
 
 class ReleaseCreate(_Body):
     environment: str = "production"
     commit: str | None = Field(default=None, min_length=4, max_length=64)
     """The commit being released: a gate with ``ancha`` reads the runs uploaded for it."""
+    version: VersionNumber | None = None
+    """The version released (default: the current one); the gate reads its evaluations."""
+
+
+class RollbackCreate(_Body):
+    environment: str = "production"
 
 
 class PricePut(_Body):

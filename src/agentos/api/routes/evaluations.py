@@ -1,5 +1,6 @@
-"""Evaluations: run a dataset through the current version, or record reported results;
-read, list and compare them. Rates are fractions 0..1 (see agentos.evaluations)."""
+"""Evaluations: run a dataset through a version (the current one unless named), or record
+reported results of one; read, list and compare them. Rates are fractions 0..1 (see
+agentos.evaluations)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from agentos import crud
 from agentos import evaluations as evals
 from agentos.api.bodies import EvaluationCreate
 from agentos.api.services import Services, respond, services, workspace
+from agentos.deployments import version_snapshot
 from agentos.errors import Unprocessable
 from agentos.models import Evaluation
 
@@ -21,13 +23,15 @@ router = APIRouter()
 def create_evaluation(
     id_or_name: str, body: EvaluationCreate, ws: str = Depends(workspace), svc: Services = Depends(services)
 ) -> Response:
-    """`{name, dataset: [{input, item?}...], wait?}` runs the current version once per item;
+    """`{name, dataset: [{input, item?}...], wait?}` runs the version once per item;
     `{name, results: [{item, status, checks: [{name, passed}], cost_usd?, duration_ms?}]}`
-    records an evaluation made elsewhere (an ancha run) as completed at once."""
+    records an evaluation made elsewhere (an ancha run) as completed at once. The version is
+    `version` (a candidate need not be current), else the current one."""
     if (body.dataset is None) == (body.results is None):
         raise Unprocessable("Invalid evaluation: give either 'dataset' or 'results'")
     with svc.db.read() as session:
-        workflow = crud.snapshot(crud.find_workflow(session, ws, id_or_name))
+        found = crud.find_workflow(session, ws, id_or_name)
+        workflow = version_snapshot(session, found.name, crud.snapshot(found), body.version)
     if body.results is not None:
         items = evals.validate_results(body.results)
         evaluation = evals.new_evaluation(workflow, body.name, "reported", len(items), None)

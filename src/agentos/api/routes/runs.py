@@ -11,6 +11,7 @@ from agentos import crud
 from agentos.api.bodies import RunCreate
 from agentos.api.services import Services, respond, services, workspace
 from agentos.broker import LocalBroker
+from agentos.deployments import run_snapshot
 from agentos.engine.runner import WorkflowSnapshot
 from agentos.errors import NotFound, Unprocessable
 from agentos.models import Run
@@ -24,7 +25,10 @@ STATUSES = ("queued", "running", "success", "failed")
 async def start_run(
     id_or_name: str, body: RunCreate, ws: str = Depends(workspace), svc: Services = Depends(services)
 ) -> Response:
-    """Run the workflow's current version; with `wait` (the default) answer when it finished.
+    """Run a version of the workflow; with `wait` (the default) answer when it finished.
+
+    The version is the one named (`version`), else the one released to `environment` (default
+    production) when the workflow declares environments, else the current one.
 
     On SQLite, a waited run whose nodes are all instant (set, condition, mock models without
     delay) executes on the event loop: its reads and its one write are local and take a
@@ -34,20 +38,20 @@ async def start_run(
     over the network starts in a worker thread.
     """
     if svc.db.is_sqlite and body.wait and svc.runner.queue is None and isinstance(svc.broker, LocalBroker):
-        workflow = _snapshot(svc, ws, id_or_name)
+        workflow = _snapshot(svc, ws, id_or_name, body)
         if not workflow.waits:
             return respond(svc.runner.start(workflow, body.input, wait=True), 201)
         return respond(await run_in_threadpool(svc.runner.start, workflow, body.input, wait=True), 201)
     return await run_in_threadpool(_start_run, svc, ws, id_or_name, body)
 
 
-def _snapshot(svc: Services, ws: str, id_or_name: str) -> WorkflowSnapshot:
+def _snapshot(svc: Services, ws: str, id_or_name: str, body: RunCreate) -> WorkflowSnapshot:
     with svc.db.read_connection() as connection:
-        return crud.find_snapshot(connection, ws, id_or_name)
+        return run_snapshot(connection, ws, id_or_name, body.environment, body.version)
 
 
 def _start_run(svc: Services, ws: str, id_or_name: str, body: RunCreate) -> Response:
-    return respond(svc.runner.start(_snapshot(svc, ws, id_or_name), body.input, wait=body.wait), 201)
+    return respond(svc.runner.start(_snapshot(svc, ws, id_or_name, body), body.input, wait=body.wait), 201)
 
 
 @router.get("/api/runs/{run_id}")

@@ -1,4 +1,6 @@
-"""Workflows: create, read (by id or exact name), list, change, delete, versions, checks, gate."""
+"""Workflows: create, read (by id or exact name), list, change, delete, versions, checks, gate.
+
+A workflow that declares environments also shows what each one runs (`deployments`)."""
 
 from __future__ import annotations
 
@@ -11,6 +13,7 @@ from starlette.responses import Response
 from agentos import crud
 from agentos.api.bodies import ChecksPut, GatePut, WorkflowCreate, WorkflowPatch
 from agentos.api.services import Services, respond, services, workspace
+from agentos.deployments import workflow_answer
 from agentos.models import Workflow, WorkflowVersion
 
 router = APIRouter()
@@ -21,21 +24,21 @@ def create_workflow(
     body: WorkflowCreate, ws: str = Depends(workspace), svc: Services = Depends(services)
 ) -> Response:
     with svc.db.write() as session:
-        workflow = crud.create_workflow(session, ws, body.name, body.nodes, body.checks, body.gate)
-        return respond(workflow.to_dict(), 201)
+        workflow = crud.create_workflow(session, ws, body.name, body.nodes, body.checks, body.gate, body.environments)
+        return respond(workflow_answer(session, workflow), 201)
 
 
 @router.get("/api/workflows")
 def list_workflows(ws: str = Depends(workspace), svc: Services = Depends(services)) -> Response:
     with svc.db.read() as session:
         rows = session.scalars(select(Workflow).where(Workflow.workspace_id == ws).order_by(Workflow.created_at))
-        return respond([w.to_dict() for w in rows])
+        return respond([workflow_answer(session, w) for w in rows])
 
 
 @router.get("/api/workflows/{id_or_name}")
 def get_workflow(id_or_name: str, ws: str = Depends(workspace), svc: Services = Depends(services)) -> Response:
     with svc.db.read() as session:
-        return respond(crud.find_workflow(session, ws, id_or_name).to_dict())
+        return respond(workflow_answer(session, crud.find_workflow(session, ws, id_or_name)))
 
 
 @router.patch("/api/workflows/{id_or_name}")
@@ -45,7 +48,7 @@ def patch_workflow(
     changes: dict[str, Any] = {field: getattr(body, field) for field in body.model_fields_set}
     with svc.db.write() as session:
         workflow = crud.update_workflow(session, crud.find_workflow(session, ws, id_or_name), **changes)
-        return respond(workflow.to_dict())
+        return respond(workflow_answer(session, workflow))
 
 
 @router.delete("/api/workflows/{id_or_name}", status_code=204)
@@ -74,7 +77,7 @@ def put_checks(
         workflow = crud.update_workflow(
             session, crud.find_workflow(session, ws, id_or_name), checks=body.checks if body.checks else []
         )
-        return respond(workflow.to_dict())
+        return respond(workflow_answer(session, workflow))
 
 
 @router.put("/api/workflows/{id_or_name}/gate")
@@ -89,4 +92,4 @@ def put_gate(
     gate = None if body is None else {k: v for k, v in body.model_dump().items() if v is not None} or None
     with svc.db.write() as session:
         workflow = crud.update_workflow(session, crud.find_workflow(session, ws, id_or_name), gate=gate)
-        return respond(workflow.to_dict())
+        return respond(workflow_answer(session, workflow))
