@@ -139,17 +139,19 @@ def _mock_problems(responses: Any) -> list[str]:
 
 GATE_SHAPE = ('expected {"min_pass_rate": a number from 0 to 1, "ancha": {"scenes": [scene names],'
               ' "min_pass_rate": a number from 0 to 1}} (each part optional) or null')
+GATE_FIELDS = {"min_pass_rate", "ancha", "scorers"}
 _SCENE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$")
 
 
 def validate_gate(gate: Any) -> dict[str, Any] | None:
     """A gate is null or {"min_pass_rate": fraction 0..1}, and may also require a pass rate of
     Ancha scenes on the release's commit: {"ancha": {"scenes": [...], "min_pass_rate": ...}}
-    (the uploaded run of that commit is the evaluation; ``agentos.releases``)."""
+    (the uploaded run of that commit is the evaluation; ``agentos.releases``), and scorers'
+    mean scores in the evaluation: {"scorers": {"tone": 0.8}}."""
     if gate is None:
         return None
-    if not isinstance(gate, dict) or not set(gate) <= {"min_pass_rate", "ancha"}:
-        unknown = sorted(set(gate) - {"min_pass_rate", "ancha"}) if isinstance(gate, dict) else []
+    if not isinstance(gate, dict) or not set(gate) <= GATE_FIELDS:
+        unknown = sorted(set(gate) - GATE_FIELDS) if isinstance(gate, dict) else []
         where = f"unknown field gate.{unknown[0]}: " if unknown else ""
         raise Unprocessable(f"Invalid gate: {where}{GATE_SHAPE}")
     checked: dict[str, Any] = {}
@@ -160,7 +162,25 @@ def validate_gate(gate: Any) -> dict[str, Any] | None:
         checked["min_pass_rate"] = float(rate)
     if gate.get("ancha") is not None:
         checked["ancha"] = _ancha_gate(gate["ancha"])
+    if gate.get("scorers") is not None:
+        checked["scorers"] = _scorers_gate(gate["scorers"])
     return checked or None
+
+
+SCORERS_GATE_SHAPE = ('gate.scorers must be an object of scorer name: the lowest mean score allowed (from 0 to'
+                      ' 1), such as {"tone": 0.8}')
+
+
+def _scorers_gate(part: Any) -> dict[str, float]:
+    """{scorer name: min mean}: the latest completed evaluation of the released version must
+    have scored with each named scorer, and its mean must reach the minimum."""
+    if not isinstance(part, dict) or not part:
+        raise Unprocessable(f"Invalid gate: {SCORERS_GATE_SHAPE}")
+    problems = [f"gate.scorers.{name}: must be a number from 0 to 1" for name, low in part.items()
+                if not (_is_number(low) and 0 <= low <= 1)]
+    if problems:
+        raise Unprocessable("Invalid gate: " + "; ".join(problems) + f" ({SCORERS_GATE_SHAPE})")
+    return {name: float(low) for name, low in part.items()}
 
 
 def _ancha_gate(part: Any) -> dict[str, Any]:

@@ -21,6 +21,7 @@ from agentos.engine.runner import Runner, WorkflowSnapshot
 from agentos.errors import NotFound, Unprocessable
 from agentos.ids import new_id
 from agentos.models import Evaluation
+from agentos.scorers import Grader, score_item, summarize
 from agentos.timestamps import utcnow
 
 log = logging.getLogger("agentos.evaluations")
@@ -148,11 +149,15 @@ def new_evaluation(
         owner_id=owner_id,
         created_at=utcnow(),
         completed_at=None,
+        scores=None,
     )
 
 
-def complete(evaluation: Evaluation, items: list[dict[str, Any]]) -> None:
-    """Fill in the summary from per-item results and mark the evaluation completed."""
+def complete(
+    evaluation: Evaluation, items: list[dict[str, Any]], scorers: list[dict[str, Any]] | None = None
+) -> None:
+    """Fill in the summary from per-item results and mark the evaluation completed; with
+    scorers, `scores` too (and what grading models cost counts in `cost_usd`)."""
     per_check: dict[str, list[int]] = {}
     for item in items:
         for check in item["checks"]:
@@ -163,7 +168,13 @@ def complete(evaluation: Evaluation, items: list[dict[str, Any]]) -> None:
     evaluation.runs_succeeded = sum(1 for item in items if item["status"] == "success")
     evaluation.checks_passed = sum(t[0] for t in per_check.values())
     evaluation.checks_total = sum(t[1] for t in per_check.values())
-    evaluation.cost_usd = round(sum(item.get("cost_usd") or 0.0 for item in items), 8)
+    evaluation.cost_usd = round(
+        sum(item.get("cost_usd") or 0.0 for item in items)
+        + sum(s.get("cost_usd", 0.0) for item in items for s in item.get("scores", [])),
+        8,
+    )
+    if scorers:
+        evaluation.scores = summarize(scorers, items)
     evaluation.per_check = [
         {"name": name, "passed": p, "total": t, "pass_rate": round(p / t, 6)} for name, (p, t) in per_check.items()
     ]
@@ -177,13 +188,17 @@ def run_dataset(
     workflow: WorkflowSnapshot,
     evaluation: Evaluation,
     dataset: list[dict[str, Any]],
+    scorers: list[dict[str, Any]] | None = None,
 ) -> Evaluation:
-    """Run the workflow once per item (a few at a time) and complete the evaluation."""
+    """Run the workflow once per item (a few at a time), score each item's final state with
+    the scorers (``agentos.scorers``), and complete the evaluation."""
+    grader: Grader | None = None
 
     def one(index: int) -> dict[str, Any]:
         entry = dataset[index]
         run = runner.start(workflow, entry["input"], wait=True, evaluation_id=evaluation.id)
         evals = run["evals"] or {"results": []}
+        scored = {"scores": score_item(scorers, run["state"] or {}, entry, grader)} if scorers else {}
         return {
             "index": index,
             "item": entry["item"],
@@ -193,12 +208,14 @@ def run_dataset(
             "cost_usd": run["cost_usd"],
             "duration_ms": run["duration_ms"],
             "error": run["error"],
-        }
+        } | scored
 
     try:
+        if scorers and any(s["type"] == "rubric" for s in scorers):
+            grader = Grader(db, runner.providers, workflow.workspace_id)
         with ThreadPoolExecutor(max_workers=min(PARALLEL_ITEMS, len(dataset))) as pool:
             items = list(pool.map(one, range(len(dataset))))
-        complete(evaluation, items)
+        complete(evaluation, items, scorers)
     except Exception as exc:
         log.exception("evaluation %s failed", evaluation.id)
         evaluation.status, evaluation.error, evaluation.completed_at = "failed", str(exc), utcnow()
@@ -215,6 +232,7 @@ def run_dataset(
                 checks_total=evaluation.checks_total,
                 cost_usd=evaluation.cost_usd,
                 per_check=evaluation.per_check,
+                scores=evaluation.scores,
                 completed_at=evaluation.completed_at,
             )
         )

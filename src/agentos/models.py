@@ -218,6 +218,8 @@ class Evaluation(Base):
     owner_id: Mapped[str | None] = mapped_column(String(12), nullable=True)
     created_at: Mapped[datetime] = mapped_column(DateTime)
     completed_at: Mapped[datetime | None] = mapped_column(DateTime, nullable=True)
+    # Per scorer {name, type, mean, passed, total}; None when the evaluation named no scorers.
+    scores: Mapped[list[Any] | None] = mapped_column(JSON, nullable=True)
 
     @property
     def check_pass_rate(self) -> float | None:
@@ -252,7 +254,7 @@ class Evaluation(Base):
             "items": self.items,
             "created_at": iso(self.created_at),
             "completed_at": iso(self.completed_at),
-        }
+        } | ({"scores": self.scores} if self.scores is not None else {})
 
 
 class Release(Base):
@@ -291,6 +293,23 @@ class Release(Base):
         if self.commit is not None:  # the reference's shape stays as it is for releases without one
             shown |= {"commit": self.commit, "ancha_run_id": self.ancha_run_id}
         return shown
+
+
+class ModelGrade(Base):
+    """A grading model's answer to one prompt, kept so that evaluating again reads it instead
+    of asking the model (a gate's decision can be reproduced). `key` hashes the workspace,
+    provider, model and prompt."""
+
+    __tablename__ = "model_grades"
+
+    key: Mapped[str] = mapped_column(String(64), primary_key=True)
+    workspace_id: Mapped[str] = mapped_column(String(12), index=True)
+    model: Mapped[str] = mapped_column(String(200))
+    text: Mapped[str] = mapped_column(Text)
+    input_tokens: Mapped[int] = mapped_column(Integer)
+    output_tokens: Mapped[int] = mapped_column(Integer)
+    cost_usd: Mapped[float] = mapped_column(Float)
+    created_at: Mapped[datetime] = mapped_column(DateTime)
 
 
 class ModelPrice(Base):

@@ -8,6 +8,9 @@ A workflow that declares environments is released only to one of them, and each 
 version released to it last (``agentos.deployments``); a rollback goes back to the version
 it ran before.
 
+A gate may also require scorers' mean scores (``gate.scorers``, {name: min mean}) in that
+evaluation: one it did not score with blocks, as does a mean below the minimum.
+
 A gate may also require Ancha scenes to pass on the release's commit (``gate.ancha``): the
 newest complete run uploaded for that commit (``ancha run --upload``) that ran every named
 scene is the evaluation, and its pass rate over those scenes' judged trials must reach
@@ -44,11 +47,14 @@ def latest_completed_evaluation(session: Session, workflow: Workflow, version: i
 
 def gate_verdict(workflow: Workflow, evaluation: Evaluation | None, version: int) -> str | None:
     """Why the gate blocks the release of `version`, or None when it may go."""
-    if not workflow.gate or workflow.gate.get("min_pass_rate") is None:
+    gate = workflow.gate or {}
+    if gate.get("min_pass_rate") is None and not gate.get("scorers"):
         return None
-    required = float(workflow.gate["min_pass_rate"])
     if evaluation is None:
         return f"eval gate: no completed evaluation of version {version} — deployment blocked"
+    if gate.get("min_pass_rate") is None:
+        return scorers_verdict(gate["scorers"], evaluation, version)
+    required = float(gate["min_pass_rate"])
     rate = evaluation.check_pass_rate
     if rate is None:
         return (
@@ -60,6 +66,20 @@ def gate_verdict(workflow: Workflow, evaluation: Evaluation | None, version: int
             f"eval gate: check pass-rate {rate * 100:.1f}% is below the required {required * 100:.1f}%"
             " — deployment blocked"
         )
+    return scorers_verdict(gate.get("scorers") or {}, evaluation, version)
+
+
+def scorers_verdict(required: dict[str, float], evaluation: Evaluation, version: int) -> str | None:
+    """Why the scorers' part of the gate ({name: min mean}) blocks, or None."""
+    means = {s["name"]: s["mean"] for s in evaluation.scores or []}
+    for name, low in required.items():
+        mean = means.get(name)
+        if name not in means:
+            return (f"eval gate: evaluation {evaluation.id} of version {version} has no scorer '{name}'"
+                    f" (evaluate it with a scorer named '{name}') — deployment blocked")
+        if mean is None or mean < low:
+            shown = "none" if mean is None else f"{mean:.2f}"
+            return f"eval gate: scorer '{name}' mean {shown} is below the required {low:.2f} — deployment blocked"
     return None
 
 

@@ -53,6 +53,7 @@ class ChecksPut(_Body):
 class GatePut(_Body):
     min_pass_rate: Any = None
     ancha: Any = None
+    scorers: Any = None
 
 
 class RunCreate(_Body):
@@ -72,6 +73,8 @@ class EvaluationCreate(_Body):
     wait: bool = True
     version: VersionNumber | None = None
     """The version evaluated (default: the current one)."""
+    scorers: Any = None
+    """Scorers of each item's final state (``agentos.scorers``), dataset evaluations only."""
 
 
 class ReleaseCreate(_Body):

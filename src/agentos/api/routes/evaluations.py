@@ -15,6 +15,7 @@ from agentos.api.services import Services, respond, services, workspace
 from agentos.deployments import version_snapshot
 from agentos.errors import Unprocessable
 from agentos.models import Evaluation
+from agentos.scorers import validate_scorers
 
 router = APIRouter()
 
@@ -23,7 +24,8 @@ router = APIRouter()
 def create_evaluation(
     id_or_name: str, body: EvaluationCreate, ws: str = Depends(workspace), svc: Services = Depends(services)
 ) -> Response:
-    """`{name, dataset: [{input, item?}...], wait?}` runs the version once per item;
+    """`{name, dataset: [{input, item?, expected?}...], scorers?, wait?}` runs the version once
+    per item (and scores each item's final state with the scorers);
     `{name, results: [{item, status, checks: [{name, passed}], cost_usd?, duration_ms?}]}`
     records an evaluation made elsewhere (an ancha run) as completed at once. The version is
     `version` (a candidate need not be current), else the current one."""
@@ -33,6 +35,9 @@ def create_evaluation(
         found = crud.find_workflow(session, ws, id_or_name)
         workflow = version_snapshot(session, found.name, crud.snapshot(found), body.version)
     if body.results is not None:
+        if body.scorers is not None:
+            raise Unprocessable("Invalid evaluation: 'scorers' score the runs of a 'dataset'; reported results"
+                                " carry no final state to score")
         items = evals.validate_results(body.results)
         evaluation = evals.new_evaluation(workflow, body.name, "reported", len(items), None)
         evals.complete(evaluation, items)
@@ -40,14 +45,15 @@ def create_evaluation(
             session.add(evaluation)
         return respond(evaluation.to_dict(), 201)
     dataset = evals.validate_dataset(body.dataset)
+    scorers = None if body.scorers is None else validate_scorers(body.scorers, dataset)
     evaluation = evals.new_evaluation(workflow, body.name, "dataset", len(dataset), svc.instance.id)
     with svc.db.write() as session:
         session.add(evaluation)
     if not body.wait:
         running = evaluation.to_dict()
-        svc.runner.pool.submit(evals.run_dataset, svc.db, svc.runner, workflow, evaluation, dataset)
+        svc.runner.pool.submit(evals.run_dataset, svc.db, svc.runner, workflow, evaluation, dataset, scorers)
         return respond(running, 201)
-    evals.run_dataset(svc.db, svc.runner, workflow, evaluation, dataset)
+    evals.run_dataset(svc.db, svc.runner, workflow, evaluation, dataset, scorers)
     return respond(evaluation.to_dict(), 201)
 
 

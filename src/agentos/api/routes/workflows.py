@@ -87,7 +87,8 @@ def put_gate(
     ws: str = Depends(workspace),
     svc: Services = Depends(services),
 ) -> Response:
-    """Set {"min_pass_rate": 0.9} (and/or {"ancha": {"scenes": [...], "min_pass_rate": 0.8}}),
+    """Set {"min_pass_rate": 0.9} (and/or {"ancha": {"scenes": [...], "min_pass_rate": 0.8}},
+    {"scorers": {"tone": 0.8}}),
     or remove the gate with null (or {"min_pass_rate": null})."""
     gate = None if body is None else {k: v for k, v in body.model_dump().items() if v is not None} or None
     with svc.db.write() as session:
