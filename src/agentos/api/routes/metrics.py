@@ -1,4 +1,4 @@
-"""GET /api/dashboard/metrics."""
+"""GET /api/dashboard/metrics and GET /api/metrics."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ from starlette.responses import Response
 
 from agentos.api.services import Services, respond, services, workspace
 from agentos.metrics import dashboard_metrics
+from agentos.workflow_metrics import workflow_metrics
 
 router = APIRouter()
 
@@ -15,3 +16,20 @@ router = APIRouter()
 def metrics(ws: str = Depends(workspace), svc: Services = Depends(services)) -> Response:
     with svc.db.read() as session:
         return respond(dashboard_metrics(session, ws))
+
+
+@router.get("/api/metrics")
+def metrics_by(
+    workflow: str | None = None,
+    check: str | None = None,
+    model: str | None = None,
+    environment: str | None = None,
+    days: int = 30,
+    group_by: str = "day",
+    ws: str = Depends(workspace),
+    svc: Services = Depends(services),
+) -> Response:
+    """Pass rate, cost and latency by day, workflow, check or model (see agentos.workflow_metrics)."""
+    with svc.db.read() as session:
+        return respond(workflow_metrics(session, ws, workflow=workflow, check=check, model=model,
+                                        environment=environment, days=days, group_by=group_by))
