@@ -258,14 +258,15 @@ class AgentOS(_ClientBase):
     def evaluate(
         self, workflow: Ref, dataset: Sequence[Mapping[str, Any]] | None = None, name: str | None = None,
         results: Sequence[Mapping[str, Any]] | None = None, *, version: int | None = None, wait: bool = True,
-        poll_interval: float = 0.25,
+        poll_interval: float = 0.25, scorers: Sequence[Mapping[str, Any]] | None = None,
     ) -> JSON:
         """Evaluate a version of the workflow (`version`, default the current one): run each
-        `dataset` item, or report `results`.
+        `dataset` item, or report `results`. `scorers` grade each item's final state against
+        its `expected` output (exact, similarity, rubric); the answer's `scores` sums them up.
 
         With wait, returns once the evaluation is no longer pending (check_pass_rate filled in).
         """
-        evaluation = self._call(Routes.evaluate(workflow, dataset, name, results, version))
+        evaluation = self._call(Routes.evaluate(workflow, dataset, name, results, version, scorers))
         while wait and self._is_pending(evaluation):
             time.sleep(poll_interval)
             evaluation = self.get_evaluation(evaluation)
@@ -440,14 +441,15 @@ class AsyncAgentOS(_ClientBase):
     async def evaluate(
         self, workflow: Ref, dataset: Sequence[Mapping[str, Any]] | None = None, name: str | None = None,
         results: Sequence[Mapping[str, Any]] | None = None, *, version: int | None = None, wait: bool = True,
-        poll_interval: float = 0.25,
+        poll_interval: float = 0.25, scorers: Sequence[Mapping[str, Any]] | None = None,
     ) -> JSON:
         """Evaluate a version of the workflow (`version`, default the current one): run each
-        `dataset` item, or report `results`.
+        `dataset` item, or report `results`. `scorers` grade each item's final state against
+        its `expected` output (exact, similarity, rubric); the answer's `scores` sums them up.
 
         With wait, returns once the evaluation is no longer pending (check_pass_rate filled in).
         """
-        evaluation = await self._call(Routes.evaluate(workflow, dataset, name, results, version))
+        evaluation = await self._call(Routes.evaluate(workflow, dataset, name, results, version, scorers))
         while wait and self._is_pending(evaluation):
             await asyncio.sleep(poll_interval)
             evaluation = await self.get_evaluation(evaluation)

@@ -109,6 +109,7 @@ class Routes:
     def evaluate(
         workflow: Ref, dataset: Sequence[Mapping[str, Any]] | None, name: str | None,
         results: Sequence[Mapping[str, Any]] | None, version: int | None = None,
+        scorers: Sequence[Mapping[str, Any]] | None = None,
     ) -> Request:
         if (dataset is None) == (results is None):
             raise ValueError("evaluate() needs exactly one of dataset= (items to run) or results= (reported)")
@@ -120,6 +121,8 @@ class Routes:
             body["results"] = list(results)
         if version is not None:
             body["version"] = version
+        if scorers is not None:
+            body["scorers"] = list(scorers)
         return Request("POST", f"/api/workflows/{segment(workflow)}/evaluations", body)
 
     @staticmethod

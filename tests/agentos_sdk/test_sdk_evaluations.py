@@ -36,6 +36,19 @@ def test_evaluate__runs_every_item_and_reports_the_pass_rate(
     assert evaluation["id"] in {e["id"] for e in client.evaluations(workflow["id"])}
 
 
+def test_evaluate__scorers_grade_each_item_against_its_expected_output(
+    client: AgentOS, make_workflow: MakeWorkflow
+) -> None:
+    workflow = make_workflow(reply="Your refund is on its way.", checks=[PASSING])
+    dataset = [dict(item, expected={"draft_reply": "your refund is on its way."}) for item in DATASET]
+
+    evaluation = client.evaluate(workflow["id"], dataset, "scored",
+                                 scorers=[{"name": "reply", "type": "exact", "target": "draft_reply"}])
+
+    assert evaluation["scores"] == [{"name": "reply", "type": "exact", "mean": 1.0, "passed": 2, "total": 2}]
+    assert [item["scores"][0]["passed"] for item in evaluation["items"]] == [True, True]
+
+
 def test_evaluate__without_a_name_gets_a_timestamped_one(client: AgentOS, make_workflow: MakeWorkflow) -> None:
     evaluation = client.evaluate(make_workflow(checks=[PASSING]), DATASET)
 

@@ -64,7 +64,7 @@ export const routes = {
       ...(status != null && { status }),
     },
   }),
-  evaluate: (workflow, { dataset, name, results, version }) => {
+  evaluate: (workflow, { dataset, name, results, version, scorers }) => {
     if ((dataset == null) === (results == null)) {
       throw new TypeError("evaluate() needs exactly one of dataset (items to run) or results (reported)");
     }
@@ -77,6 +77,7 @@ export const routes = {
         ...(dataset != null && { dataset }),
         ...(results != null && { results }),
         ...(version != null && { version }),
+        ...(scorers != null && { scorers }),
       },
     };
   },
@@ -238,11 +239,12 @@ export class AgentOS {
 
   /**
    * Evaluate a version of the workflow (`version`, default the current one): run each
-   * `dataset` item, or report `results`. With wait (the default), resolves once the
+   * `dataset` item, or report `results`. `scorers` grade each item's final state against its
+   * `expected` output (exact, similarity, rubric). With wait (the default), resolves once the
    * evaluation is no longer pending.
    */
-  async evaluate(workflow, { dataset, name, results, version, wait = true, pollInterval = 250 } = {}) {
-    let evaluation = await this.request(routes.evaluate(workflow, { dataset, name, results, version }));
+  async evaluate(workflow, { dataset, name, results, version, scorers, wait = true, pollInterval = 250 } = {}) {
+    let evaluation = await this.request(routes.evaluate(workflow, { dataset, name, results, version, scorers }));
     while (wait && isPending(evaluation)) {
       await sleep(pollInterval);
       evaluation = await this.getEvaluation(evaluation);

@@ -77,6 +77,21 @@ export interface RunEvent {
 }
 
 export type Evaluation = Record<string, unknown> & { id: string; status?: string };
+/** A scorer of a dataset evaluation: exact, similarity (rapidfuzz's ratio) or rubric (a model grades). */
+export type Scorer = {
+  name: string;
+  type: "exact" | "similarity" | "rubric";
+  /** The state variable scored. */
+  target: string;
+  case_sensitive?: boolean;
+  /** The score from which an item passes (similarity: 0.8, rubric: 0.5 by default). */
+  min?: number;
+  rubric?: string;
+  /** "provider/model", such as "openai/gpt-4o-mini", or a model name with `provider`. */
+  model?: string;
+  provider?: "openai" | "anthropic" | "mock";
+  responses?: Array<string | Record<string, unknown>>;
+};
 export type Release = Record<string, unknown> & { id: string; environment: string; version: number };
 export type Metrics = Record<string, unknown> & {
   total_runs: number;
@@ -138,11 +153,13 @@ export declare class AgentOS {
   evaluate(
     workflow: Ref,
     options: {
-      dataset?: Array<{ input: Record<string, unknown> }>;
+      dataset?: Array<{ input: Record<string, unknown>; item?: string; expected?: unknown }>;
       results?: Array<Record<string, unknown>>;
       name?: string;
       /** The version evaluated (default: the current one). */
       version?: number;
+      /** Scorers of each item's final state against its `expected` output (dataset evaluations). */
+      scorers?: Scorer[];
       wait?: boolean;
       pollInterval?: number;
     },

@@ -199,6 +199,20 @@ test("evaluate: without a name gets a timestamped one", async () => {
   assert.match(evaluation.name, /^evaluation \d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/);
 });
 
+test("evaluate: scorers grade each item against its expected output", async () => {
+  const workflow = await makeWorkflow({ checks: [PASSING] }, "Your refund is on its way.");
+  const dataset = DATASET.map((item) => ({ ...item, expected: { draft_reply: "your refund is on its way." } }));
+
+  const evaluation = await client.evaluate(workflow.id, {
+    dataset,
+    name: "scored",
+    scorers: [{ name: "reply", type: "exact", target: "draft_reply" }],
+  });
+
+  assert.deepEqual(evaluation.scores, [{ name: "reply", type: "exact", mean: 1.0, passed: 2, total: 2 }]);
+  assert.deepEqual(evaluation.items.map((item) => item.scores[0].passed), [true, true]);
+});
+
 test("release: blocked by the gate rejects with ReleaseBlockedError and the reference's detail", async () => {
   const workflow = await makeWorkflow({ checks: [PASSING, FAILING], gate: { min_pass_rate: 0.9 } });
   await client.evaluate(workflow.id, { dataset: DATASET, name: "candidate" });
