@@ -21,6 +21,7 @@ from agentos.engine.streams import RunStreams
 from agentos.errors import Forbidden, Unauthorized
 from agentos.instances import Instance
 from agentos.keys import Caller, KeyRing
+from agentos.telemetry.export import TracedRunStreams, open_tracer_provider
 
 
 @dataclass
@@ -56,7 +57,9 @@ class Services:
             raise
         instance = Instance(db, instance_label or f"{socket.gethostname()}:{id(db):x}", broker)
         instance.register()
-        streams = RunStreams()
+        # OTEL_* variables asking for OTLP traces: every run executed here is exported as a trace.
+        tracer_provider = open_tracer_provider()
+        streams = RunStreams() if tracer_provider is None else TracedRunStreams(tracer_provider)
         providers = Providers()
         return cls(
             db=db,
@@ -75,6 +78,8 @@ class Services:
         if self.runner.queue is not None:
             self.runner.queue.close()
         self.broker.close()
+        if isinstance(self.streams, TracedRunStreams):
+            self.streams.shutdown()  # exports the spans still batched
         self.providers.close()
         self.db.dispose()
 

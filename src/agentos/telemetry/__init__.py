@@ -1,0 +1,1 @@
+"""OpenTelemetry in and out: runs exported as OTLP traces, OTLP traces ingested as runs."""

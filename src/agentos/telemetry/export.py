@@ -1,0 +1,155 @@
+"""Runs as OTLP traces with the GenAI semantic conventions, built from the run's events.
+
+One span per run, a child span per node, and under an llm node a `chat {model}` span with
+gen_ai.system, gen_ai.request.model, gen_ai.usage.* and the call's cost (agentos.cost_usd).
+The spans are built when the run's stream closes, with the events' timestamps as their times,
+so the runner needs no tracing of its own. Configured by the standard OTEL_* variables;
+nothing is exported unless OTEL_TRACES_EXPORTER names otlp and an OTLP endpoint is set.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+from collections.abc import Mapping
+from datetime import UTC, datetime
+from typing import Any
+
+from opentelemetry.context import Context
+from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
+from opentelemetry.sdk.resources import Resource
+from opentelemetry.sdk.trace import TracerProvider
+from opentelemetry.sdk.trace.export import BatchSpanProcessor
+from opentelemetry.trace import Span, SpanKind, Status, StatusCode, Tracer, set_span_in_context
+
+from agentos.engine.streams import Event, RunStreams
+
+log = logging.getLogger(__name__)
+
+ENDPOINT_VARIABLES = ("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "OTEL_EXPORTER_OTLP_ENDPOINT")
+
+
+def exporting(environ: Mapping[str, str]) -> bool:
+    """Whether the OTEL_* variables ask for OTLP traces: an otlp exporter and an endpoint."""
+    exporters = {e.strip().lower() for e in environ.get("OTEL_TRACES_EXPORTER", "").split(",")}
+    return "otlp" in exporters and any(environ.get(name, "").strip() for name in ENDPOINT_VARIABLES)
+
+
+def open_tracer_provider(environ: Mapping[str, str] | None = None) -> TracerProvider | None:
+    """A tracer provider exporting over OTLP/HTTP as the OTEL_* variables say, or None.
+
+    The exporter and the batch processor read their own variables (endpoint, headers,
+    OTEL_BSP_SCHEDULE_DELAY...); the resource reads OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES.
+    """
+    if not exporting(os.environ if environ is None else environ):
+        return None
+    resource = Resource.create({} if os.environ.get("OTEL_SERVICE_NAME") else {"service.name": "agentos"})
+    provider = TracerProvider(resource=resource)
+    provider.add_span_processor(BatchSpanProcessor(OTLPSpanExporter()))
+    return provider
+
+
+class TracedRunStreams(RunStreams):
+    """Live run streams that also turn each run's events into a trace when the run's stream closes."""
+
+    def __init__(self, provider: TracerProvider) -> None:
+        super().__init__()
+        self.provider = provider
+        self._tracer = provider.get_tracer("agentos")
+        self._runs: dict[str, list[Event]] = {}
+        self._traced_lock = threading.Lock()
+
+    def publish(self, run_id: str, event: Event) -> None:
+        super().publish(run_id, event)
+        with self._traced_lock:
+            self._runs.setdefault(run_id, []).append(event)
+
+    def close(self, run_id: str) -> None:
+        super().close(run_id)
+        with self._traced_lock:
+            events = self._runs.pop(run_id, [])
+        if any(e.get("type") == "run_finished" for e in events):
+            try:
+                trace_run(self._tracer, events)
+            except Exception:  # telemetry must never fail a run
+                log.exception("tracing run %s failed", run_id)
+
+    def shutdown(self) -> None:
+        self.provider.shutdown()
+
+
+def trace_run(tracer: Tracer, events: list[Event]) -> None:
+    """Spans for one run's events: the run, its nodes, and the model calls of its llm nodes."""
+    started = next((e for e in events if e.get("type") == "run_started"), events[0])
+    finished = next(e for e in events if e.get("type") == "run_finished")
+    evaluated = next((e for e in events if e.get("type") == "run_evaluated"), None)
+    run_attributes: dict[str, Any] = {
+        "agentos.run.id": str(started.get("run_id")),
+        "agentos.run.status": str(finished.get("status")),
+        "agentos.cost_usd": float(finished.get("cost_usd") or 0.0),
+    }
+    if started.get("workflow_id") is not None:
+        run_attributes["agentos.workflow.id"] = str(started["workflow_id"])
+    if started.get("workflow_version") is not None:
+        run_attributes["agentos.workflow.version"] = int(started["workflow_version"])
+    if evaluated is not None:
+        run_attributes["agentos.evals.passed"] = int(evaluated.get("passed") or 0)
+        run_attributes["agentos.evals.total"] = int(evaluated.get("total") or 0)
+    run_span = tracer.start_span(
+        f"run {started.get('workflow_id', '')}".strip(), kind=SpanKind.INTERNAL,
+        attributes=run_attributes, start_time=_nanos(started),
+    )
+    if finished.get("error"):
+        run_span.set_status(Status(StatusCode.ERROR, str(finished["error"])))
+    run_context = set_span_in_context(run_span)
+    node_starts: dict[str, Event] = {}
+    for event in events:
+        if event.get("type") == "node_started":
+            node_starts[str(event.get("node_id"))] = event
+        elif event.get("type") == "node_finished":
+            _trace_node(tracer, run_context, node_starts.pop(str(event.get("node_id")), event), event)
+    run_span.end(end_time=_nanos(finished))
+
+
+def _trace_node(tracer: Tracer, parent: Context, started: Event, finished: Event) -> None:
+    attributes: dict[str, Any] = {
+        "agentos.node.id": str(finished.get("node_id")),
+        "agentos.node.type": str(finished.get("node_type")),
+        "agentos.node.status": str(finished.get("status")),
+    }
+    span = tracer.start_span(f"node {finished.get('node_id')}", context=parent, attributes=attributes,
+                             start_time=_nanos(started))
+    _fail_if(span, finished)
+    if finished.get("node_type") == "llm" and finished.get("model"):
+        _trace_model_call(tracer, set_span_in_context(span), started, finished)
+    span.end(end_time=_nanos(finished))
+
+
+def _trace_model_call(tracer: Tracer, parent: Context, started: Event, finished: Event) -> None:
+    model = str(finished["model"])
+    attributes: dict[str, Any] = {
+        "gen_ai.operation.name": "chat",
+        "gen_ai.system": str(finished.get("provider") or "openai"),
+        "gen_ai.request.model": model,
+    }
+    for key in ("input_tokens", "output_tokens"):
+        if finished.get(key) is not None:
+            attributes[f"gen_ai.usage.{key}"] = int(finished[key])
+    if finished.get("cost_usd") is not None:
+        attributes["agentos.cost_usd"] = float(finished["cost_usd"])
+    span = tracer.start_span(f"chat {model}", context=parent, kind=SpanKind.CLIENT, attributes=attributes,
+                             start_time=_nanos(started))
+    _fail_if(span, finished)
+    span.end(end_time=_nanos(finished))
+
+
+def _fail_if(span: Span, finished: Event) -> None:
+    if finished.get("status") == "failed":
+        span.set_status(Status(StatusCode.ERROR, str(finished.get("error") or "failed")))
+
+
+def _nanos(event: Event) -> int:
+    """An event's `at` (ISO 8601, UTC, a Z) as nanoseconds since the epoch."""
+    moment = datetime.fromisoformat(str(event["at"]).removesuffix("Z")).replace(tzinfo=UTC)
+    return int(moment.timestamp() * 1_000_000) * 1000
