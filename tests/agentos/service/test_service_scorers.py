@@ -150,3 +150,18 @@ def test_bad_scorers_and_scorer_gates__are_422_naming_the_place(api, support_wor
     assert gate.json()["detail"].startswith("Invalid gate: gate.scorers.tone: must be a number from 0 to 1")
     assert api.put("/api/workflows/Support Triage Crew/gate", json={"scorers": []}).status_code == 422
     assert api.get(EVALUATIONS).json() == [], "nothing was evaluated"
+
+
+def test_rubric_scorer__items_graded_with_one_prompt_at_once_both_complete(
+    api, support_workflow, model_stub, monkeypatch
+):
+    monkeypatch.setattr(model_stub, "reply", "0.6 - fine")
+    tone = {"name": "tone", "type": "rubric", "target": "draft_reply", "rubric": "Polite",
+            "model": "gpt-4o-mini", "provider": "openai"}
+    twins = [{"item": f"twin {n}", "input": {"ticket": "Where is my refund?"}} for n in range(8)]
+    ev = evaluate(api, [tone], twins)
+    assert ev["status"] == "completed", ev["error"]
+    assert [item["scores"][0]["score"] for item in ev["items"]] == [0.6] * 8
+    calls = len(model_stub.requests)
+    assert evaluate(api, [tone], twins)["scores"] == ev["scores"]
+    assert len(model_stub.requests) == calls, "the kept answer serves every twin the second time"
