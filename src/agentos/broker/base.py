@@ -5,7 +5,9 @@ inside the very transaction that stores them (NOTIFY is delivered on commit), an
 after the commit. So whatever a subscriber receives is already in the database, and a
 subscriber that subscribed before reading the database can miss nothing: a message it
 cannot use (events elided because they were too large, a gap after a reconnect) sends it
-back to the database. `final` marks the batch that holds the run's last events.
+back to the database. `final` marks the batch that holds the run's last events; it also
+carries the finished run's wire shape when it fits, so that an API process waiting for a
+run that a worker executes answers without reading it back.
 
 Each process keeps one connection to the broker, on one channel for every run; messages
 are dispatched here to the subscribers of their run (WebSockets, and threads waiting for
@@ -41,35 +43,46 @@ class Message:
     last_seq: int
     final: bool
     events: list[Event] | None  # None: too large to carry, read them from the database
+    # A final message's run as stored (its wire shape); None: read it from the database.
+    run: dict[str, Any] | None = None
 
     def encode(self, limit: int | None = None) -> str:
-        text = json.dumps({"r": self.run_id, "s": self.last_seq, "f": self.final, "e": self.events},
-                          separators=(",", ":"))
-        if limit is not None and len(text.encode()) > limit:
-            text = json.dumps({"r": self.run_id, "s": self.last_seq, "f": self.final, "e": None})
+        """The message as JSON text of at most `limit` bytes: without its events if they do
+        not fit, and without the run too if that does not fit either."""
+        head = {"r": self.run_id, "s": self.last_seq, "f": self.final}
+        for events, run in ((self.events, self.run), (None, self.run), (None, None)):
+            text = json.dumps({**head, "e": events, **({"run": run} if run is not None else {})},
+                              separators=(",", ":"))
+            if limit is None or len(text.encode()) <= limit:
+                break
         return text
 
     @classmethod
     def decode(cls, text: str | bytes) -> Message | None:
         try:
             data = json.loads(text)
-            return cls(str(data["r"]), int(data["s"]), bool(data["f"]), data.get("e"))
+            run = data.get("run")
+            return cls(str(data["r"]), int(data["s"]), bool(data["f"]), data.get("e"),
+                       run if isinstance(run, dict) else None)
         except (ValueError, KeyError, TypeError):
             log.warning("ignored a broker message that is not a run announcement")
             return None
 
 
 class Subscription:
-    """A subscriber's queue of one run's messages; `finished` is set by its final message."""
+    """A subscriber's queue of one run's messages; `finished` is set by its final message,
+    which is kept as `final`."""
 
     def __init__(self, run_id: str, loop: asyncio.AbstractEventLoop | None) -> None:
         self.run_id = run_id
         self.loop = loop
         self.queue: asyncio.Queue[Message] | None = asyncio.Queue() if loop else None
         self.finished = threading.Event()
+        self.final: Message | None = None
 
     def deliver(self, message: Message) -> None:
         if message.final:
+            self.final = message
             self.finished.set()
         if self.queue is not None and self.loop is not None:
             try:
@@ -103,6 +116,16 @@ class Broker:
 
     def publish_after(self, message: Message) -> None:
         """After that transaction committed."""
+
+    def publish_all_in(self, connection: Connection, messages: list[Message]) -> None:
+        """`publish_in` for the messages of several runs stored in one transaction."""
+        for message in messages:
+            self.publish_in(connection, message)
+
+    def publish_all_after(self, messages: list[Message]) -> None:
+        """`publish_after` for the messages of several runs stored in one transaction."""
+        for message in messages:
+            self.publish_after(message)
 
     def send(self, message: Message) -> None:
         """Outside any transaction of the runner's (the sweep of a gone process's runs)."""

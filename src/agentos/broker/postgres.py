@@ -13,6 +13,7 @@ its subscribers read them from the database.
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import threading
 
@@ -26,6 +27,8 @@ log = logging.getLogger("agentos.broker")
 CHANNEL = "agentos_runs"
 PAYLOAD_LIMIT = 7900
 RECONNECT_SECONDS = 1.0
+# The payloads go as one JSON array (a text[] parameter is dumped element by element in Python).
+_NOTIFY_ALL = text("SELECT pg_notify(:channel, payload) FROM json_array_elements_text(CAST(:payloads AS json)) AS payload")
 
 
 def conninfo(url: str) -> str:
@@ -50,6 +53,12 @@ class PostgresBroker(Broker):
                 text("SELECT pg_notify(:channel, :payload)"),
                 {"channel": CHANNEL, "payload": message.encode(PAYLOAD_LIMIT)},
             )
+
+    def publish_all_in(self, connection: Connection, messages: list[Message]) -> None:
+        """One statement for the messages of several runs (a worker stores its runs' ends together)."""
+        if self.same_database and messages:
+            payloads = json.dumps([m.encode(PAYLOAD_LIMIT) for m in messages])
+            connection.execute(_NOTIFY_ALL, {"channel": CHANNEL, "payloads": payloads})
 
     def publish_after(self, message: Message) -> None:
         if not self.same_database:

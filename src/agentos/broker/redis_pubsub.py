@@ -40,6 +40,16 @@ class RedisBroker(Broker):
         except Exception as exc:  # subscribers fall back to the database within resync_seconds
             log.warning("could not publish run %s to Redis (%s)", message.run_id, type(exc).__name__)
 
+    def publish_all_after(self, messages: list[Message]) -> None:
+        """One round trip for the messages of several runs."""
+        try:
+            with self._client.pipeline(transaction=False) as pipeline:
+                for message in messages:
+                    pipeline.publish(CHANNEL, message.encode())
+                pipeline.execute()
+        except Exception as exc:
+            log.warning("could not publish %d runs to Redis (%s)", len(messages), type(exc).__name__)
+
     async def listen(self) -> None:
         from redis import asyncio as aioredis
 
