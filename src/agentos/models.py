@@ -464,3 +464,42 @@ class ConsoleTask(Base):
 
 def _rounded(value: float | None, digits: int) -> float | None:
     return None if value is None else round(value, digits)
+
+
+class AlertRule(Base):
+    """A workflow's alert on one check's production pass rate (see agentos.alerts)."""
+
+    __tablename__ = "alert_rules"
+
+    id: Mapped[str] = mapped_column(String(12), primary_key=True)
+    workspace_id: Mapped[str] = mapped_column(String(12), index=True)
+    workflow_id: Mapped[str] = mapped_column(ForeignKey("workflows.id", ondelete="CASCADE"), index=True)
+    check: Mapped[str] = mapped_column(String(200))
+    window: Mapped[int] = mapped_column(Integer)
+    alpha: Mapped[float] = mapped_column(Float)
+    notify: Mapped[list[Any]] = mapped_column(JSON)
+    state: Mapped[str] = mapped_column(String(10), default="resolved", server_default="resolved")
+    """resolved or firing; only the change from one to the other notifies."""
+    last_run_id: Mapped[str | None] = mapped_column(String(12), nullable=True)
+    """The newest run the rule was evaluated on (no new run: nothing to evaluate)."""
+    pass_rate: Mapped[float | None] = mapped_column(Float, nullable=True)
+    baseline: Mapped[float | None] = mapped_column(Float, nullable=True)
+    p_value: Mapped[float | None] = mapped_column(Float, nullable=True)
+    changed_at: Mapped[datetime | None] = mapped_column(DateTime, nullable=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "workflow_id": self.workflow_id,
+            "check": self.check,
+            "window": self.window,
+            "alpha": self.alpha,
+            "notify": self.notify,
+            "state": self.state,
+            "pass_rate": self.pass_rate,
+            "baseline": self.baseline,
+            "p_value": self.p_value,
+            "changed_at": iso(self.changed_at),
+            "created_at": iso(self.created_at),
+        }

@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import os
 import shutil
 import tempfile
 from collections.abc import AsyncIterator
@@ -26,9 +27,11 @@ from fastapi.exceptions import RequestValidationError
 from starlette.exceptions import HTTPException
 from starlette.responses import JSONResponse
 
+from agentos.alerts import AlertWatcher
 from agentos.api.console.app import hosted_console
 from agentos.api.console.origin import SameOrigin
 from agentos.api.routes import (
+    alerts,
     ancha_runs,
     console_tasks,
     evaluations,
@@ -68,9 +71,13 @@ def create_app(
         to_thread.current_default_thread_limiter().total_tokens = 100
         svc.instance.start_heartbeat()
         listener = asyncio.ensure_future(svc.broker.listen())
+        # Alert rules are judged in a thread of their own, off the request path (agentos.alerts).
+        watcher = AlertWatcher(svc.db, float(os.environ.get("AGENTOS_ALERT_INTERVAL_S", "1")))
+        watcher.start()
         try:
             yield
         finally:
+            watcher.stop()
             listener.cancel()
             await asyncio.gather(listener, return_exceptions=True)
             svc.close()
@@ -78,8 +85,8 @@ def create_app(
 
     app = FastAPI(title="AgentOS", version="0.1.0", lifespan=lifespan)
     app.state.services = svc
-    for module in (workflows, runs, stream, evaluations, releases, metrics, prices, ancha_runs, history, keys,
-                   console_tasks):
+    for module in (workflows, alerts, runs, stream, evaluations, releases, metrics, prices, ancha_runs, history,
+                   keys, console_tasks):
         app.include_router(module.router)
 
     @app.exception_handler(ApiError)
