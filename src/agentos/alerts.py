@@ -88,11 +88,10 @@ def evaluate_rule(session: Session, rule: AlertRule) -> Change | None:
     evaluation = latest_completed_evaluation(session, workflow, baseline_version)
     baseline = next((float(c["pass_rate"]) for c in (evaluation.per_check if evaluation else [])
                      if c.get("name") == rule.check), None)
-    query = select(Run.id, Run.evals).where(Run.workflow_id == workflow.id, Run.status == "success",
-                                            Run.evaluation_id.is_(None))
+    query = select(Run.id, Run.evals).where(*_production_runs(workflow.id))
     if workflow.environments:
         query = query.where(Run.workflow_version == version)
-    runs = session.execute(query.order_by(Run.finished_at.desc(), Run.id.desc()).limit(rule.window)).tuples().all()
+    runs = session.execute(query.order_by(*_NEWEST).limit(rule.window)).tuples().all()
     if not runs or runs[0][0] == rule.last_run_id:
         return None
     rule.last_run_id = runs[0][0]
@@ -118,11 +117,26 @@ def evaluate_rule(session: Session, rule: AlertRule) -> Change | None:
     return Change(rule=rule.to_dict(), workflow=workflow.name, verdict=verdict)
 
 
+_NEWEST = (Run.created_at.desc(), Run.id.desc())
+
+
+def _production_runs(workflow_id: str) -> tuple[Any, ...]:
+    """The runs a rule may judge: successful (so scored) runs that are not evaluation items."""
+    return Run.workflow_id == workflow_id, Run.status == "success", Run.evaluation_id.is_(None)
+
+
 def evaluate_workspace_rules(db: Database) -> list[Change]:
-    """Judge every rule once; the changes of state (their notifications are the caller's)."""
+    """Judge every rule whose workflow has a run newer than the one it was judged on (read
+    first, so a quiet database sees no write); the changes of state (their notifications
+    are the caller's)."""
     changes: list[Change] = []
     with db.read() as session:
-        ids = list(session.scalars(select(AlertRule.id)))
+        ids = []
+        for rule_id, workflow_id, last_run_id in session.execute(
+                select(AlertRule.id, AlertRule.workflow_id, AlertRule.last_run_id)).tuples():
+            newest = session.scalar(select(Run.id).where(*_production_runs(workflow_id)).order_by(*_NEWEST).limit(1))
+            if newest is not None and newest != last_run_id:
+                ids.append(rule_id)
     for rule_id in ids:
         try:
             with db.write() as session:
