@@ -46,7 +46,7 @@ _WORKFLOWS: Table = Workflow.__table__  # type: ignore[assignment]
 
 _SNAPSHOT = select(
     _WORKFLOWS.c.id, _WORKFLOWS.c.name, _WORKFLOWS.c.version, _WORKFLOWS.c.nodes, _WORKFLOWS.c.checks,
-    _WORKFLOWS.c.environments,
+    _WORKFLOWS.c.environments, _WORKFLOWS.c.kind,
 )
 # Built once: building a statement per call (and its cache key) cost more than running it.
 _SNAPSHOT_BY_ID = _SNAPSHOT.where(
@@ -156,6 +156,9 @@ def update_workflow(
     # Validate everything first: a refused change saves nothing.
     new_name = _valid_name(name) if name is not _UNSET else workflow.name
     new_nodes = validate_nodes(nodes) if nodes is not _UNSET else workflow.nodes
+    if workflow.kind == "external" and new_nodes:
+        raise Unprocessable(f"Workflow '{workflow.name}' is external (its runs are traces sent to POST /v1/traces):"
+                            " it has no nodes; change its checks, gate or name only")
     new_checks = checked(checks) if checks is not _UNSET else workflow.checks
     new_gate = validate_gate(gate) if gate is not _UNSET else workflow.gate
     if environments is not _UNSET:

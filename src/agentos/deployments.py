@@ -98,6 +98,11 @@ def run_snapshot(
     if environment is not None and version is not None:
         raise Unprocessable("Invalid run: give either 'environment' or 'version', not both")
     row = crud.find_workflow_row(connection, workspace_id, id_or_name)
+    if row.kind == "external":
+        raise Conflict(
+            f"Workflow '{row.name}' is external: its runs are the traces its agent sends to POST /v1/traces"
+            " (OTLP/HTTP), so it cannot be run through POST /runs"
+        )
     current = WorkflowSnapshot(workspace_id, row.id, row.version, list(row.nodes), list(row.checks))
     if version is not None:
         return version_snapshot(connection, row.name, current, version)

@@ -80,9 +80,12 @@ class Workflow(Base):
     environments: Mapped[list[str] | None] = mapped_column(JSON, nullable=True)
     """The environments it declares (None: none, and runs run the current version); each runs
     the version last released to it (see ``agentos.deployments``). Not part of a version."""
+    kind: Mapped[str] = mapped_column(String(10), default="graph", server_default="graph")
+    """graph: the engine runs its nodes; external: an agent built elsewhere, whose runs are the
+    traces it sends to POST /v1/traces (see ``agentos.telemetry.ingest``)."""
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        shape = {
             "id": self.id,
             "name": self.name,
             "version": self.version,
@@ -92,6 +95,9 @@ class Workflow(Base):
             "created_at": iso(self.created_at),
             "updated_at": iso(self.updated_at),
         }
+        if self.kind == "external":  # graph workflows keep the reference's shape
+            shape["type"] = "external"
+        return shape
 
 
 class WorkflowVersion(Base):

@@ -42,6 +42,7 @@ from agentos.api.routes import (
     releases,
     runs,
     stream,
+    traces,
     workflows,
 )
 from agentos.api.services import Services
@@ -86,7 +87,7 @@ def create_app(
     app = FastAPI(title="AgentOS", version="0.1.0", lifespan=lifespan)
     app.state.services = svc
     for module in (workflows, alerts, runs, stream, evaluations, releases, metrics, prices, ancha_runs, history,
-                   keys, console_tasks):
+                   keys, console_tasks, traces):
         app.include_router(module.router)
 
     @app.exception_handler(ApiError)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import gzip
+import json
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -9,11 +11,17 @@ from typing import Any
 
 import httpx
 import pytest
+from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
     ExportTraceServiceRequest,
     ExportTraceServiceResponse,
 )
 from opentelemetry.proto.common.v1.common_pb2 import AnyValue
+from opentelemetry.sdk.resources import Resource
+from opentelemetry.sdk.trace import TracerProvider
+from opentelemetry.sdk.trace.export import SimpleSpanProcessor, SpanExportResult
+from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+from sqlalchemy import select
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import Response
@@ -22,6 +30,7 @@ from starlette.routing import Route
 from agentos.api.app import create_app
 from agentos.db import Database
 from agentos.keys import issue_key
+from agentos.models import RunEvent
 from conftest import SIX_CHECKS, SUPPORT_NODES, ServerThread
 
 
@@ -141,3 +150,141 @@ def test_export__nothing_is_exported_without_an_otlp_exporter_and_endpoint():
     assert not exporting({"OTEL_TRACES_EXPORTER": "none", "OTEL_EXPORTER_OTLP_ENDPOINT": "http://collector:4318"})
     assert not exporting({"OTEL_TRACES_EXPORTER": "otlp"})
     assert exporting({"OTEL_TRACES_EXPORTER": "otlp", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT": "http://c:4318/v1/traces"})
+
+
+# -- In: POST /v1/traces --------------------------------------------------------------------------------------
+
+ANSWER = "Your refund for order GB204815 is on its way."
+CHECKS = [
+    {"name": "Mentions the refund", "type": "contains", "target": "output", "value": "refund"},
+    {"name": "Under a cent", "type": "max_cost_usd", "value": 0.01},
+]
+
+
+def _export_agent_trace(base_url: str, key: str, service_name: str, answer: str) -> SpanExportResult:
+    """An agent built elsewhere: its spans, made with the OpenTelemetry SDK, exported by its OTLPSpanExporter."""
+    spans = InMemorySpanExporter()
+    provider = TracerProvider(resource=Resource.create({"service.name": service_name}))
+    provider.add_span_processor(SimpleSpanProcessor(spans))
+    tracer = provider.get_tracer("support-agent")
+    with tracer.start_as_current_span("answer ticket", attributes={"ticket.id": "T-1"}) as root:
+        with tracer.start_as_current_span("chat gpt-4o-mini", attributes={
+            "gen_ai.system": "openai", "gen_ai.request.model": "gpt-4o-mini",
+            "gen_ai.usage.input_tokens": 1000, "gen_ai.usage.output_tokens": 500,
+        }):
+            pass
+        root.set_attribute("gen_ai.completion", answer)
+    exporter = OTLPSpanExporter(endpoint=f"{base_url}/v1/traces", headers={"Authorization": f"Bearer {key}"})
+    try:
+        return exporter.export(spans.get_finished_spans())
+    finally:
+        exporter.shutdown()
+        provider.shutdown()
+
+
+def _runs_of(api, workflow: str) -> list[dict[str, Any]]:
+    response = api.get("/api/runs", params={"workflow": workflow})
+    assert response.status_code == 200, response.text
+    return list(response.json())
+
+
+def test_ingest__an_sdk_exported_trace_is_a_run_of_the_services_external_workflow_scored_by_its_checks(api):
+    assert _export_agent_trace(str(api.base_url), api.key, "support-bot", ANSWER) is SpanExportResult.SUCCESS
+    workflow = api.get("/api/workflows/support-bot").json()
+    assert (workflow["type"], workflow["nodes"], workflow["checks"]) == ("external", [], [])
+    (first,) = _runs_of(api, "support-bot")
+    assert first["status"] == "success" and first["evals"] is None
+    assert first["state"]["output"] == ANSWER
+    assert first["state"]["attributes"] == {"ticket.id": "T-1", "gen_ai.completion": ANSWER}
+    assert first["cost_usd"] == pytest.approx((1000 * 0.15 + 500 * 0.60) / 1e6)
+    assert first["duration_ms"] >= 0 and first["finished_at"] >= first["started_at"]
+
+    assert api.put("/api/workflows/support-bot/checks", json={"checks": CHECKS}).status_code == 200
+    _export_agent_trace(str(api.base_url), api.key, "support-bot", "Sorry, I cannot help.")
+    runs = _runs_of(api, "support-bot")
+    assert len(runs) == 2 and {r["workflow_id"] for r in runs} == {workflow["id"]}
+    scored = next(r for r in runs if r["id"] != first["id"])
+    assert (scored["evals"]["passed"], scored["evals"]["total"]) == (1, 2)
+    assert [r["passed"] for r in scored["evals"]["results"]] == [False, True]
+    db = Database(api.database_url, run_migrations=False)
+    try:
+        with db.read() as session:
+            events = session.scalars(select(RunEvent).where(RunEvent.run_id == scored["id"]).order_by(RunEvent.seq))
+            assert [(e.type, e.data["seq"]) for e in events] == [
+                ("run_started", 1), ("run_finished", 2), ("run_evaluated", 3)]
+    finally:
+        db.dispose()
+
+
+def test_ingest__an_external_workflow_cannot_be_run_through_post_runs(api):
+    _export_agent_trace(str(api.base_url), api.key, "elsewhere-bot", ANSWER)
+    response = api.post("/api/workflows/elsewhere-bot/runs", json={"input": {}})
+    assert response.status_code == 409
+    assert "external" in response.text and "/v1/traces" in response.text
+
+
+def _json_span(trace_id: str, span_id: str, parent: str = "", **attributes: Any) -> dict[str, Any]:
+    return {
+        "traceId": trace_id, "spanId": span_id, "parentSpanId": parent, "name": f"span {span_id[:4]}",
+        "startTimeUnixNano": "1764770000000000000", "endTimeUnixNano": "1764770001500000000",
+        "attributes": [{"key": k, "value": {"stringValue": v}} for k, v in attributes.items()],
+    }
+
+
+def test_ingest__a_json_body_is_a_run_and_spans_without_their_root_are_refused_as_partial_success(api):
+    messages = '[{"role": "assistant", "parts": [{"type": "text", "content": "A refund is coming."}]}]'
+    body = {"resourceSpans": [{
+        "resource": {"attributes": [{"key": "service.name", "value": {"stringValue": "json-bot"}}]},
+        "scopeSpans": [{"spans": [
+            _json_span("5b8efff798038103d269b633813fc60c", "eee19b7ec3c1b174", **{"user.tier": "gold"}),
+            _json_span("5b8efff798038103d269b633813fc60c", "eee19b7ec3c1b175", "eee19b7ec3c1b174",
+                       **{"gen_ai.output.messages": messages}),
+            _json_span("00000000000000000000000000000001", "0000000000000002", "0000000000000003"),
+        ]}],
+    }]}
+    response = api.post("/v1/traces", json=body)
+    assert response.status_code == 200, response.text
+    partial = response.json()["partialSuccess"]
+    assert int(partial["rejectedSpans"]) == 1 and "00000000000000000000000000000001" in partial["errorMessage"]
+    (run,) = _runs_of(api, "json-bot")
+    assert run["state"]["output"] == "A refund is coming."
+    assert run["state"]["trace_id"] == "5b8efff798038103d269b633813fc60c"
+    assert run["state"]["attributes"] == {"user.tier": "gold"}
+    assert (run["duration_ms"], run["started_at"]) == (1500, "2025-12-03T13:53:20.000Z")
+
+
+@pytest.mark.parametrize(("content_type", "body", "says"), [
+    ("application/x-protobuf", b"\xff\xff\xff", "protobuf"),
+    ("application/json", b"{not json", "not JSON"),
+    ("application/json", b'{"resourceSpans": [{"scopeSpans": [{"spans": [{"traceId": "zz"}]}]}]}', "hex"),
+    ("application/json", b'{"resourceSpans": 3}', "JSON"),
+    ("text/plain", b"hello", "Content-Type"),
+])
+def test_ingest__a_bad_body_is_a_400_naming_why(api, content_type, body, says):
+    response = api.post("/v1/traces", content=body, headers={"Content-Type": content_type})
+    assert response.status_code == 400, response.text
+    assert says in response.text
+
+
+def test_ingest__a_gzip_body_is_read_as_the_exporters_compression_sends_it(api):
+    body = {"resourceSpans": [{
+        "resource": {"attributes": [{"key": "service.name", "value": {"stringValue": "gzip-bot"}}]},
+        "scopeSpans": [{"spans": [_json_span("5b8efff798038103d269b633813fc60d", "eee19b7ec3c1b176",
+                                             **{"gen_ai.completion": "done"})]}],
+    }]}
+    response = api.post("/v1/traces", content=gzip.compress(json.dumps(body).encode()),
+                        headers={"Content-Type": "application/json", "Content-Encoding": "gzip"})
+    assert (response.status_code, response.json()) == (200, {})
+    assert [r["state"]["output"] for r in _runs_of(api, "gzip-bot")] == ["done"]
+
+
+def test_ingest__a_viewer_key_may_not_send_traces(api):
+    db = Database(api.database_url, run_migrations=False)
+    try:
+        viewer = issue_key(db, "otel-viewers", role="viewer")
+    finally:
+        db.dispose()
+    response = httpx.post(f"{api.base_url}/v1/traces", json={"resourceSpans": []},
+                          headers={"Authorization": f"Bearer {viewer}"}, timeout=30)
+    assert response.status_code == 403
+    assert "role ci" in response.text
