@@ -3,7 +3,8 @@
 Slack spreads one workspace over several hosts: the Web API on ``slack.com/api/...``, file
 bytes and upload URLs on ``files.slack.com``, public file links on ``slack-files.com``,
 permalinks and the workspace's home on ``<domain>.slack.com``, Socket Mode on
-``wss-primary.slack.com``, and pictures on ``a.slack-edge.com`` and Gravatar. Reached under
+``wss-primary.slack.com``, incoming webhooks on ``hooks.slack.com``, and pictures on
+``a.slack-edge.com`` and Gravatar. Reached under
 its Ancha address, the replica serves all of them below its one base URL; reached through
 Slack's own hosts, it hands each link out on the host Slack would, and ``real_hosts`` leads
 every one of those hosts back to the path the replica serves it at.
@@ -29,7 +30,8 @@ PUBLIC_FILES = "https://slack-files.com"
 SOCKET_MODE = "wss://wss-primary.slack.com"
 """Where ``apps.connections.open`` sends an app: ``/link/?ticket=...&app_id=...``."""
 HOOKS = "hooks.slack.com"
-"""Incoming webhooks (``/services/T/B/X``): the replica serves none yet, so they answer 404."""
+"""Incoming webhooks (``/services/T/B/X``): served at the same path below the replica's URL
+(``incoming_webhooks.py``)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -21,7 +21,7 @@ import orjson
 
 from ancha.world.kernel import hostnames
 from ancha.world.kernel.tool import ToolRequest, ToolResponse
-from ancha.world.tools.slack import errors, events, file_urls, image_links
+from ancha.world.tools.slack import errors, events, file_urls, image_links, incoming_webhooks
 from ancha.world.tools.slack.call import Call, Caller
 from ancha.world.tools.slack.canvases import Canvas
 from ancha.world.tools.slack.coverage_ledger import LEDGER
@@ -68,6 +68,8 @@ class SlackReplica:
         keys = world.secrets
         self.signing_secret = keys.token_hex(16)
         self.app_token = f"xapp-1-{self.bot.app_id}-{_digits(keys, 13)}-{keys.token_hex(32)}"
+        self.webhooks = incoming_webhooks.create(self, seed.incoming_webhooks)
+        """The scene's incoming webhooks by URL path (``/services/T/B/X``)."""
         self.base_url = f"http://127.0.0.1/envs/{world.id}/slack"
         """Where callers reach this replica (from the last request's Host, or Slack's own
         ``https://slack.com`` through real hostnames): the links it hands out follow (``urls``)."""
@@ -81,9 +83,15 @@ class SlackReplica:
 
     # --- Tool ---------------------------------------------------------------------------
 
-    def credentials(self) -> dict[str, str]:
-        return {"token": self.bot_token, "signing_secret": self.signing_secret, "app_token": self.app_token,
-                "team_id": self.state.team["id"], "bot_user_id": self.bot.id}
+    def credentials(self) -> dict[str, Any]:
+        """What the context gives the agent; ``webhooks`` (a scene with incoming webhooks): each
+        one's ref -> its URL's path, below the tool's URL or ``https://hooks.slack.com``."""
+        given: dict[str, Any] = {"token": self.bot_token, "signing_secret": self.signing_secret,
+                                 "app_token": self.app_token, "team_id": self.state.team["id"],
+                                 "bot_user_id": self.bot.id}
+        if self.webhooks:
+            given["webhooks"] = {hook.ref: hook.path for hook in self.webhooks.values()}
+        return given
 
     def handle(self, request: ToolRequest) -> ToolResponse:
         path = request.path
@@ -91,6 +99,8 @@ class SlackReplica:
         if base is not None and base != self.base_url:  # links point where the caller reached us
             self.base_url = base
             self.urls = SlackAddresses.of(base, self.state.team["domain"])
+        if path.startswith(incoming_webhooks.PATH_PREFIX):
+            return incoming_webhooks.serve(self, request)
         method = method_of(path)
         if method is None:
             return file_urls.serve(self, request)  # the upload URL and url_private; else 404

@@ -95,6 +95,15 @@ class SlackMessageFile(_File):
     files: list[dict[str, Any]] = Field(default_factory=list)
 
 
+class SlackIncomingWebhookFile(_File):
+    ref: RefName
+    """Names the webhook: its URL is the context's ``tools.slack.webhooks.<ref>``."""
+    channel: Ref
+    """Channel ref: where its posts go."""
+    app: str | None = None
+    """The app it belongs to, the name its posts show; none: the scene's bot (the agent's app)."""
+
+
 class SlackFile(_File):
     team: SlackTeamFile = Field(default_factory=SlackTeamFile)
     bot: SlackBotFile = Field(default_factory=SlackBotFile)
@@ -105,6 +114,9 @@ class SlackFile(_File):
     (``SeededMessages``, which serializes as this list)."""
     messages_file: str | None = Field(default=None, description="JSONL file beside the scene, one message a line")
     """Resolved: None (its messages are read into ``messages``)."""
+    incoming_webhooks: list[SlackIncomingWebhookFile] = Field(
+        default_factory=list, description="incoming webhook URLs that post to a channel as an app")
+    """Each gets a ``hooks.slack.com/services/T/B/X`` URL of the world's secrets (``incoming_webhooks.py``)."""
     rate_limits: Literal["off", "real"] = Field(
         default="off", description="real: the agent's calls get Slack's per-method rate limits (429 ratelimited)")
     """``real``: the agent's calls are held to Slack's per-method rate limits (``rate_limits.py``)."""
@@ -255,7 +267,23 @@ def _world(clean: dict[str, Any], scene: Source, refs: RefTable) -> SlackFile:
         if channel is not None:
             channels.append(channel)
     return SlackFile(team=_build(SlackTeamFile, clean.get("team", {})) or SlackTeamFile(), bot=bot, users=users,
-                      channels=channels, rate_limits=clean.get("rate_limits") or "off")
+                      channels=channels, incoming_webhooks=_webhooks(clean, scene, refs),
+                      rate_limits=clean.get("rate_limits") or "off")
+
+
+def _webhooks(clean: dict[str, Any], scene: Source, refs: RefTable) -> list[SlackIncomingWebhookFile]:
+    """The incoming webhooks, each ref declared (kind ``webhook``) and its channel ref resolved."""
+    hooks: list[SlackIncomingWebhookFile] = []
+    for i, data in enumerate(clean.get("incoming_webhooks", [])):
+        if data is None:  # invalid: already reported
+            continue
+        path = f"world.slack.incoming_webhooks[{i}]"
+        _declare(refs, data.get("ref"), "webhook", scene, f"{path}.ref")
+        channel = refs.resolve(data.get("channel"), "channel", scene.reporter(f"{path}.channel"), tool=TOOL)
+        hook = _build(SlackIncomingWebhookFile, {**data, "channel": channel}) if channel else None
+        if hook is not None:
+            hooks.append(hook)
+    return hooks
 
 
 def _declare(refs: RefTable, name: object, kind: str, source: Source, path: str, index: int = 0,

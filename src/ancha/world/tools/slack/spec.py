@@ -62,7 +62,8 @@ TOOL: ToolSpec[SlackReplica] = ToolSpec(
     ),
     judge_view=judge_view,
     render=render,
-    secret_patterns=(r"xox[a-z]-[A-Za-z0-9-]+", r"xapp-[A-Za-z0-9-]+"),
+    secret_patterns=(r"xox[a-z]-[A-Za-z0-9-]+", r"xapp-[A-Za-z0-9-]+",
+                     r"/services/T[A-Z0-9]+/B[A-Z0-9]+/[A-Za-z0-9]+"),  # an incoming webhook's URL
     vendor_files=("web_api", "events", "rate_tiers"),
     coverage=COVERAGE,
     agent_accounts=_agent_accounts,
