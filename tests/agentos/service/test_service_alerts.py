@@ -1,6 +1,6 @@
 """Alerts on a check's production pass rate: rules over the API, and the pages they send,
-to Ancha's PagerDuty replica (an embedded Ancha server), a Slack-style incoming webhook and a
-generic webhook (both local receivers: Ancha's Slack replica serves no incoming webhooks)."""
+to Ancha's PagerDuty replica and a Slack incoming webhook of Ancha's Slack replica (an
+embedded Ancha server), and to a generic webhook (a local receiver)."""
 
 from __future__ import annotations
 
@@ -22,7 +22,11 @@ WORKFLOW = {"name": "Answerer", "nodes": [{"id": "answer", "type": "set", "value
             "checks": [{"name": CHECK, "type": "expression", "value": "answer == 'ok'"}]}
 SCENE = {
     "name": "agentos-alerts",
-    "world": {"pagerduty": {
+    "world": {"slack": {
+        "users": [{"ref": "slack_laura", "name": "laura"}],
+        "channels": [{"ref": "slack_alerts", "name": "alerts", "members": ["slack_laura", "slack_bot"]}],
+        "incoming_webhooks": [{"ref": "hook_alerts", "channel": "slack_alerts", "app": "AgentOS Alerts"}],
+    }, "pagerduty": {
         "agent": {"ref": "pagerduty_agent", "name": "Ancha Agent", "email": "ancha-agent@acme.test"},
         "users": [{"ref": "pd_laura", "name": "Laura Diaz", "email": "laura@acme.test"}],
         "escalation_policies": [{"ref": "pd_policy", "name": "Answerer", "rules": [
@@ -43,7 +47,7 @@ def wait_for(condition: Callable[[], Any], what: str, deadline_s: float = 20.0) 
 
 
 class Receiver:
-    """A local HTTP endpoint keeping every JSON body posted to /slack and /hook."""
+    """A local HTTP endpoint keeping every JSON body posted to it, by path (/hook)."""
 
     def __init__(self) -> None:
         self.posts: dict[str, list[dict[str, Any]]] = {"slack": [], "hook": []}
@@ -79,6 +83,16 @@ def incident_status(ancha: EmbeddedServer, env_id: str, status: str) -> bool:
     return bool(graded.json()["results"][0]["passed"])
 
 
+def alerts_channel(context: dict[str, Any]) -> list[str]:
+    """The texts in #alerts of the live world, newest first, read with Slack's Web API."""
+    slack = context["tools"]["slack"]
+    listed = httpx.get(f"{slack['url']}/api/conversations.list", headers={"authorization": f"Bearer {slack['token']}"})
+    channel = next(c["id"] for c in listed.json()["channels"] if c["name"] == "alerts")
+    history = httpx.get(f"{slack['url']}/api/conversations.history", params={"channel": channel},
+                        headers={"authorization": f"Bearer {slack['token']}"})
+    return [m.get("text", "") for m in history.json()["messages"]]
+
+
 def _runs(api: Any, answer: str, count: int) -> None:
     for _ in range(count):
         response = api.post("/api/workflows/Answerer/runs", json={"input": {"answer": answer}})
@@ -105,7 +119,7 @@ def test_alert__pages_ancha_pagerduty_once_when_the_rate_drops_and_resolves_when
         _baseline(api, 9, 10)
         rule = api.post("/api/workflows/Answerer/alerts", json={"check": CHECK, "window": 10, "notify": [
             {"type": "pagerduty", "routing_key": pagerduty["routing_key"], "url": f"{pagerduty['url']}/v2/enqueue"},
-            {"type": "slack", "url": f"{local.url}/slack"},
+            {"type": "slack", "url": on_call["tools"]["slack"]["url"] + on_call["tools"]["slack"]["webhooks"]["hook_alerts"]},
             {"type": "webhook", "url": f"{local.url}/hook"},
         ]})
         assert rule.status_code == 201, rule.text
@@ -115,11 +129,11 @@ def test_alert__pages_ancha_pagerduty_once_when_the_rate_drops_and_resolves_when
         _runs(api, "wrong", 6)
         wait_for(lambda: _state(api) == "firing", "the alert to fire")
         wait_for(lambda: incident_status(ancha, on_call["env_id"], "triggered"), "Ancha's incident to trigger")
-        wait_for(lambda: receiver.posts["hook"] and receiver.posts["slack"], "the webhooks")
+        wait_for(lambda: receiver.posts["hook"] and alerts_channel(on_call), "the webhooks")
         fired = receiver.posts["hook"][0]
         assert (fired["state"], fired["check"], fired["baseline"]) == ("firing", CHECK, 0.9)
         assert fired["pass_rate"] < 0.9 and fired["p_value"] < 0.01
-        assert "Answerer" in receiver.posts["slack"][0]["text"]
+        assert "Answerer" in alerts_channel(on_call)[0]
 
         _runs(api, "wrong", 2)  # still firing: no second page
         wait_for(lambda: api.get("/api/workflows/Answerer/alerts").json()["alerts"][0]["pass_rate"] == 0.2,
@@ -131,7 +145,7 @@ def test_alert__pages_ancha_pagerduty_once_when_the_rate_drops_and_resolves_when
         wait_for(lambda: incident_status(ancha, on_call["env_id"], "resolved"), "Ancha's incident to resolve")
         wait_for(lambda: len(receiver.posts["hook"]) == 2, "the resolved webhook")
         assert receiver.posts["hook"][1]["state"] == "resolved"
-        assert len(receiver.posts["slack"]) == 2
+        wait_for(lambda: len(alerts_channel(on_call)) == 2, "the resolved Slack message")
 
 
 def test_alert_rules__listed_deleted_and_bad_bodies_422_naming_the_place(api):
