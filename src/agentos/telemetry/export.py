@@ -82,8 +82,10 @@ class TracedRunStreams(RunStreams):
 def trace_run(tracer: Tracer, events: list[Event]) -> None:
     """Spans for one run's events: the run, its nodes, and the model calls of its llm nodes."""
     started = next((e for e in events if e.get("type") == "run_started"), events[0])
-    finished = next(e for e in events if e.get("type") == "run_finished")
-    evaluated = next((e for e in events if e.get("type") == "run_evaluated"), None)
+    # The last run_finished, and a run_evaluated only after it: the run's final word.
+    last = max(i for i, e in enumerate(events) if e.get("type") == "run_finished")
+    finished = events[last]
+    evaluated = next((e for e in events[last:] if e.get("type") == "run_evaluated"), None)
     run_attributes: dict[str, Any] = {
         "agentos.run.id": str(started.get("run_id")),
         "agentos.run.status": str(finished.get("status")),
