@@ -39,6 +39,7 @@ from agentos.engine.queue import (
 from agentos.engine.runner import ClaimedRun, Runner
 from agentos.engine.streams import RunStreams
 from agentos.instances import Instance
+from agentos.telemetry.export import TracedRunStreams, open_tracer_provider
 
 log = logging.getLogger("agentos.worker")
 
@@ -57,8 +58,12 @@ def run_worker(database_url: str, queue_url: str, broker_url: str | None, concur
         await asyncio.to_thread(instance.register)
         instance.start_heartbeat()
         ctx["instance"] = instance
+        # OTEL_* variables asking for OTLP traces: the runs this worker executes are exported too.
+        tracer_provider = open_tracer_provider()
+        ctx["tracer_provider"] = tracer_provider
+        streams = RunStreams() if tracer_provider is None else TracedRunStreams(tracer_provider)
         # A thread per run at most, plus one claiming and one executing a batch of instant runs.
-        runner = Runner(db, RunStreams(), Providers(), instance.id, broker=broker, threads=concurrency + 2)
+        runner = Runner(db, streams, Providers(), instance.id, broker=broker, threads=concurrency + 2)
         ctx["runner"] = runner
         ctx["batches"] = RunBatches(runner)
         ctx["wake_ups"] = asyncio.ensure_future(worker.listen_for_wake_ups())
@@ -73,6 +78,8 @@ def run_worker(database_url: str, queue_url: str, broker_url: str | None, concur
             runner.providers.close()
         if "instance" in ctx:
             await asyncio.to_thread(ctx["instance"].stop)
+        if ctx.get("tracer_provider") is not None:
+            await asyncio.to_thread(ctx["tracer_provider"].shutdown)  # exports the spans still batched
         broker.close()
         db.dispose()
 

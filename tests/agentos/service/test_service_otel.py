@@ -288,3 +288,31 @@ def test_ingest__a_viewer_key_may_not_send_traces(api):
                           headers={"Authorization": f"Bearer {viewer}"}, timeout=30)
     assert response.status_code == 403
     assert "role ci" in response.text
+
+
+def test_export__runs_executed_by_an_agentos_worker_are_exported_by_the_worker(pg_database, otlp_receiver):
+    from tests.agentos.service.test_service_processes import agentos
+    from tests.agentos.service.test_service_queue import INSTANT, _queue_env
+
+    from agentos.keys import create_key
+
+    receiver, collector = otlp_receiver
+    database_url = pg_database()
+    key = create_key(database_url, "queued-traces")
+    env = _queue_env(database_url)
+    traced = env | {"OTEL_TRACES_EXPORTER": "otlp", "OTEL_EXPORTER_OTLP_ENDPOINT": collector.url,
+                    "OTEL_SERVICE_NAME": "agentos-worker", "OTEL_BSP_SCHEDULE_DELAY": "50"}
+    with (
+        agentos(["serve"], env) as api,
+        agentos(["worker", "--concurrency", "2"], traced, serves=False),
+        httpx.Client(base_url=api.url, headers={"Authorization": f"Bearer {key}"}, timeout=60) as client,
+    ):
+        assert client.post("/api/workflows", json=INSTANT).status_code == 201
+        run = client.post("/api/workflows/Instant/runs", json={"input": {"ticket": "T-1"}}).json()
+        assert run["status"] == "success", run
+        spans = receiver.wait_for(lambda spans: any(s["name"].startswith("run ") for s in spans), seconds=30)
+    assert receiver.service_names == {"agentos-worker"}, "the worker exported it; the API process exports nothing"
+    (run_span,) = [s for s in spans if s["name"].startswith("run ")]
+    assert run_span["attributes"]["agentos.run.id"] == run["id"]
+    assert {s["attributes"].get("agentos.node.id") for s in spans if s["name"].startswith("node ")} == \
+        {n["id"] for n in INSTANT["nodes"]}
