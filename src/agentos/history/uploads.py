@@ -333,7 +333,7 @@ def store_tar(run: AnchaRun, archive: IO[bytes], blobs: BlobStore) -> list[str]:
                         if len(writes) > 2 * PARALLEL_WRITES:  # at most this many files held in memory
                             writes[-2 * PARALLEL_WRITES - 1].exception()  # waits; raised below, in order
                     else:
-                        store_file(run, path, _read_chunks(handle), blobs)
+                        store_file(run, path, read_chunks(handle), blobs)
                     stored.append(path)
         except tarfile.TarError as exc:
             raise BadRequest(f"Invalid batch: the body is not a tar archive ({exc})") from None
@@ -343,7 +343,8 @@ def store_tar(run: AnchaRun, archive: IO[bytes], blobs: BlobStore) -> list[str]:
     return stored
 
 
-def _read_chunks(handle: IO[bytes]) -> Iterator[bytes]:
+def read_chunks(handle: IO[bytes]) -> Iterator[bytes]:
+    """A file's bytes in 1 MiB chunks, never all at once."""
     while chunk := handle.read(1 << 20):
         yield chunk
 

@@ -3,6 +3,7 @@ beside every other run of the workspace (see docs/teams.md)."""
 
 from __future__ import annotations
 
+import json
 import os
 import time
 from pathlib import Path
@@ -54,8 +55,6 @@ def push(run: str, url: str | None, api_key: str | None, commit: str | None, bra
 
 
 def _agent_version(run_dir: Path) -> str | None:
-    import json
-
     try:
         summary = json.loads((run_dir / "summary.json").read_text(encoding="utf-8"))
         version = ((summary.get("config") or {}).get("agent") or {}).get("version")

@@ -19,10 +19,10 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-import psycopg
 import pytest
 from console_task_helpers import CHROMIUM, ServerThread, Workspace, run_folder
 from playwright.sync_api import Browser, Page, expect, sync_playwright
+from tests.agentos.servers import pg_databases
 
 from agentos.api.app import create_app
 from agentos.db import Database
@@ -31,10 +31,6 @@ from ancha.results.upload import RunSource, push_run
 from ancha.server.embedded import EmbeddedServer
 from ancha.server.keys import new_key
 
-PG_CANDIDATES = [
-    "postgresql://postgres@127.0.0.1:5432/test",
-    "postgresql://root@127.0.0.1:5432/test",
-]
 # Conditions are waited on for up to 15 s: CI machines run several test workers on few CPUs.
 expect.set_options(timeout=15_000)
 
@@ -43,40 +39,10 @@ EXAMPLE_SCENE = "beta-exports"
 """The bundled example the real run runs: people in their own lanes, checks that ask about them."""
 
 
-def _pg_admin_url() -> str | None:
-    candidates = [os.environ["AGENTOS_TEST_PG_URL"]] if os.environ.get("AGENTOS_TEST_PG_URL") else PG_CANDIDATES
-    for url in candidates:
-        try:
-            with psycopg.connect(url, connect_timeout=3):
-                return url
-        except psycopg.Error:
-            continue
-    return None
-
-
 @pytest.fixture(scope="session")
 def pg_database() -> Iterator[Callable[[], str]]:
     """A factory of fresh PostgreSQL databases (SQLAlchemy URLs), all dropped at the end."""
-    admin = _pg_admin_url()
-    created: list[str] = []
-
-    def make() -> str:
-        if admin is None:
-            reason = "PostgreSQL is not reachable on 127.0.0.1:5432 (set AGENTOS_TEST_PG_URL)"
-            if os.environ.get("CI", "").lower() == "true":
-                pytest.fail(reason)
-            pytest.skip(reason)
-        name = f"agentos_console_{secrets.token_hex(6)}"
-        with psycopg.connect(admin, autocommit=True) as conn:
-            conn.execute(f'CREATE DATABASE "{name}"')
-        created.append(name)
-        return "postgresql+psycopg://" + admin.split("://", 1)[1].rsplit("/", 1)[0] + "/" + name
-
-    yield make
-    if admin is not None:
-        with psycopg.connect(admin, autocommit=True) as conn:
-            for name in created:
-                conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+    yield from pg_databases("agentos_console")
 
 
 @dataclass

@@ -5,50 +5,16 @@ from __future__ import annotations
 import json
 import secrets
 import shutil
-import socket
-import threading
-import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import httpx
-import uvicorn
+from tests.agentos.servers import ServerThread, free_port  # noqa: F401  (the tests import them from here)
 
 CHROMIUM = "/usr/bin/chromium"
 EXAMPLES = Path(__file__).resolve().parents[3] / "examples"
 SCENE = "export-question"
 """The bundled example whose world the tasks use: a customer's question in #support."""
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-class ServerThread:
-    """An ASGI app served by uvicorn on a loopback port in a background thread."""
-
-    def __init__(self, app: Any) -> None:
-        self.port = free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
-        self.server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=self.port, log_level="warning",
-                                                    lifespan="on"))
-        self.thread = threading.Thread(target=self.server.run, daemon=True)
-
-    def __enter__(self) -> ServerThread:
-        self.thread.start()
-        deadline = time.monotonic() + 15
-        while not self.server.started:
-            if time.monotonic() > deadline or not self.thread.is_alive():
-                raise RuntimeError("server did not start")
-            time.sleep(0.01)
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.server.should_exit = True
-        self.thread.join(10)
 
 
 @dataclass

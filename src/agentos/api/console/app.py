@@ -16,6 +16,7 @@ from typing import Any
 from urllib.parse import quote, urlencode
 
 from jinja2 import ChoiceLoader, Environment, PackageLoader, select_autoescape
+from sqlalchemy import Select, select
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import MutableHeaders
@@ -226,9 +227,7 @@ class AnchaPages:
         await self.console.ancha_page(scope, receive, send)
 
 
-def uploads_query(workspace_id: str, run_id: str) -> Any:
-    from sqlalchemy import select
-
+def uploads_query(workspace_id: str, run_id: str) -> Select[AnchaRun]:
     return select(AnchaRun).where(AnchaRun.workspace_id == workspace_id, AnchaRun.run_id == run_id,
                                   AnchaRun.status == "complete")
 

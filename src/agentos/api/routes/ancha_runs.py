@@ -49,10 +49,6 @@ async def _spooled(request: Request) -> IO[bytes]:
     return spool
 
 
-def _chunks(handle: IO[bytes]) -> list[bytes]:
-    return list(iter(lambda: handle.read(1 << 20), b""))
-
-
 def _run_url(request: Request, run_id: str) -> str:
     return f"{str(request.base_url).rstrip('/')}/ui/runs/{run_id}"
 
@@ -96,7 +92,7 @@ async def upload_file(run_id: str, path: str, request: Request, who: Caller = De
     spool = await _spooled(request)
     try:
         if offset_header is None:
-            await run_in_threadpool(lambda: uploads.store_file(run, path, iter(_chunks(spool)), svc.blobs))
+            await run_in_threadpool(lambda: uploads.store_file(run, path, uploads.read_chunks(spool), svc.blobs))
             offset = uploads.entry_of(run, path).size
         else:
             if not offset_header.isdigit():
