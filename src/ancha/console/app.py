@@ -9,11 +9,9 @@ from __future__ import annotations
 import hmac
 import json
 import os
-from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
-import httpx
 from jinja2 import Environment, PackageLoader, select_autoescape
 from starlette.applications import Starlette
 from starlette.requests import Request
@@ -32,6 +30,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from ancha.console import links
 from ancha.console.compare_page import ComparePages
 from ancha.console.headers import SecurityHeaders, raw_file_headers
+from ancha.console.live_relay import one_event, relay
 from ancha.console.origin import RunOrigins, fork_command, fork_from, read_origin
 from ancha.console.runs import ConsoleRuns, run_row
 from ancha.console.timeline import build_timeline, format_offset
@@ -185,37 +184,15 @@ class Console:
         folder = self._trial(request)
         where = folder.read_live() if folder is not None else None
         if where is None:
-            return StreamingResponse(_one_event("end", {"status": "finished"}), media_type="text/event-stream")
+            return StreamingResponse(one_event("end", {"status": "finished"}), media_type="text/event-stream")
         # ANCHA_SERVER_KEY, else the key kept for that server (an `ancha run`'s own, an `ancha serve`'s).
         key = server_key(where["server_url"]) or self.server_key
         headers = {"authorization": f"Bearer {key}"} if key else {}
         if last := request.headers.get("last-event-id"):
             headers["last-event-id"] = last
         url = f"{where['server_url'].rstrip('/')}/envs/{where['env_id']}/live"
-        return StreamingResponse(_relay(url, headers), media_type="text/event-stream",
+        return StreamingResponse(relay(url, headers, "the trial's server"), media_type="text/event-stream",
                                  headers={"cache-control": "no-store"})
-
-
-async def _relay(url: str, headers: dict[str, str]) -> AsyncIterator[bytes]:
-    try:
-        async with httpx.AsyncClient(timeout=httpx.Timeout(10, read=30)) as client, \
-                client.stream("GET", url, headers=headers) as answer:
-            if answer.status_code != 200:
-                text = (await answer.aread()).decode(errors="replace")[:300]
-                yield _event_bytes("gone", {"reason": f"the server answered {answer.status_code}: {text}"})
-                return
-            async for piece in answer.aiter_raw():
-                yield piece
-    except httpx.HTTPError as exc:
-        yield _event_bytes("gone", {"reason": f"the trial's server could not be reached: {exc}"})
-
-
-def _event_bytes(kind: str, data: dict[str, Any]) -> bytes:
-    return f"event: {kind}\ndata: {json.dumps(data)}\n\n".encode()
-
-
-async def _one_event(kind: str, data: dict[str, Any]) -> AsyncIterator[bytes]:
-    yield _event_bytes(kind, data)
 
 
 def _int(text: Any) -> int | None:

@@ -25,12 +25,12 @@ from ruamel.yaml import YAML
 
 from agentos.errors import ApiError, Conflict, NotFound
 from agentos.models import ConsoleTask, Workspace
+from ancha.console.live_relay import relay
 
 CONFIGURE = ("an admin of the workspace sets one with PUT /api/workspace/ancha-server "
              '{"url": "http://HOST:PORT", "key": "SERVER KEY"} (the URL and key `ancha serve` prints), '
              "or `agentos workspaces set WORKSPACE --ancha-server URL --ancha-server-key KEY`")
 TIMEOUT = httpx.Timeout(30.0, connect=5.0)
-LIVE_TIMEOUT = httpx.Timeout(10.0, read=30.0)
 """The live stream sends a status every second: 30 s of silence means the server is gone."""
 AGENT = {"input": "command"}
 """What ``ancha playground`` opens a world with: whoever acts in it is outside the server."""
@@ -109,20 +109,10 @@ class AnchaServer:
         answer = self._call("POST", f"/envs/{env_id}/checks", f"grade the world {env_id}", env_id, json=checks)
         return [r for r in answer.get("results") or [] if isinstance(r, dict)]
 
-    async def live(self, env_id: str, last_event_id: str | None = None) -> AsyncIterator[bytes]:
+    def live(self, env_id: str, last_event_id: str | None = None) -> AsyncIterator[bytes]:
         """The world's events as Server-Sent Events, relayed; a ``gone`` event says why they stop."""
         headers = self.headers | ({"last-event-id": last_event_id} if last_event_id else {})
-        try:
-            async with httpx.AsyncClient(timeout=LIVE_TIMEOUT) as client, \
-                    client.stream("GET", f"{self.url}/envs/{env_id}/live", headers=headers) as answer:
-                if answer.status_code != 200:
-                    text = (await answer.aread()).decode(errors="replace")[:300]
-                    yield sse("gone", {"reason": f"the Ancha server answered {answer.status_code}: {text}"})
-                    return
-                async for piece in answer.aiter_raw():
-                    yield piece
-        except httpx.HTTPError as exc:
-            yield sse("gone", {"reason": f"the Ancha server at {self.url} could not be reached: {exc}"})
+        return relay(f"{self.url}/envs/{env_id}/live", headers, f"the Ancha server at {self.url}")
 
 
 def world_scene(source: str, task: str, checks: list[Any]) -> str:
@@ -136,10 +126,6 @@ def world_scene(source: str, task: str, checks: list[Any]) -> str:
     out = io.StringIO()
     yaml.dump(tree, out)
     return out.getvalue()
-
-
-def sse(kind: str, data: dict[str, Any]) -> bytes:
-    return f"event: {kind}\ndata: {json.dumps(data)}\n\n".encode()
 
 
 def _error_text(answer: httpx.Response) -> str:

@@ -24,12 +24,13 @@ from starlette.responses import RedirectResponse, Response, StreamingResponse
 from starlette.routing import Route
 
 from agentos.api.console.task_store import ConsoleTasks, TaskDraft, TaskRefused, opening_of
-from agentos.api.console.task_worlds import CONFIGURE, AnchaServer, NoAnchaServer, sse
+from agentos.api.console.task_worlds import CONFIGURE, AnchaServer, NoAnchaServer
 from agentos.errors import ApiError, NotFound
 from agentos.keys import Caller
 from agentos.models import ConsoleTask
 from ancha.checks.task import MAX_TASK_CHECKS, TASK_EXAMPLE
 from ancha.console import links
+from ancha.console.live_relay import one_event
 
 if TYPE_CHECKING:
     from agentos.api.console.app import HostedConsole
@@ -143,13 +144,9 @@ class TaskPages:
                                              request.path_params["env_id"])
         except ApiError as exc:
             # 200, so the page reads why (a browser drops an event stream answered otherwise unread)
-            return StreamingResponse(_one(sse("gone", {"reason": exc.detail})), media_type="text/event-stream")
+            return StreamingResponse(one_event("gone", {"reason": exc.detail}), media_type="text/event-stream")
         return StreamingResponse(server.live(request.path_params["env_id"], request.headers.get("last-event-id")),
                                  media_type="text/event-stream", headers={"cache-control": "no-store"})
-
-
-async def _one(event: bytes) -> Any:
-    yield event
 
 
 def _caller(request: Request) -> Caller:
