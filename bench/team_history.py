@@ -35,16 +35,12 @@ import json
 import os
 import random
 import re
-import secrets
 import socket
 import statistics
-import subprocess
 import sys
 import tempfile
 import threading
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -54,13 +50,15 @@ import httpx
 import psycopg
 from sqlalchemy import func, insert, select, text
 
-from agentos.db import Database
-from agentos.keys import issue_key
-from agentos.models import AnchaRun, AnchaSceneResult, Workspace
-from ancha.results.upload import RunSource, push_run
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-PG_ADMIN_URLS = [os.environ.get("AGENTOS_BENCH_PG_URL", ""), "postgresql://postgres@127.0.0.1:5432/test",
-                 "postgresql://root@127.0.0.1:5432/test"]
+from agentos_service import agentos_serve, pg_admin_url, pg_database, sqlite_database  # noqa: E402
+
+from agentos.db import Database  # noqa: E402
+from agentos.keys import issue_key  # noqa: E402
+from agentos.models import AnchaRun, AnchaSceneResult, Workspace  # noqa: E402
+from ancha.results.upload import RunSource, push_run  # noqa: E402
+
 TARGET_PAGE_MS = 300
 TARGET_UPLOAD_S = 2.0
 HOT_SCENE = "orders-latency"
@@ -79,71 +77,9 @@ TRIAL_FILES = ("agent.log", "calls.jsonl", "checks.json", "records.jsonl", "repl
 # --- services -------------------------------------------------------------------------------
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def pg_admin_url() -> str | None:
-    for url in PG_ADMIN_URLS:
-        if not url:
-            continue
-        try:
-            with psycopg.connect(url, connect_timeout=3):
-                return url
-        except psycopg.Error:
-            continue
-    return None
-
-
-@contextmanager
-def pg_database() -> Iterator[str]:
-    admin = pg_admin_url()
-    if admin is None:
-        raise LookupError("PostgreSQL not reachable")
-    name = f"agentos_bench_{secrets.token_hex(4)}"
-    with psycopg.connect(admin, autocommit=True) as conn:
-        conn.execute(f'CREATE DATABASE "{name}"')
-    try:
-        yield "postgresql+psycopg://" + admin.split("://", 1)[1].rsplit("/", 1)[0] + "/" + name
-    finally:
-        with psycopg.connect(admin, autocommit=True) as conn:
-            conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-
-
-@contextmanager
-def sqlite_database(folder: Path) -> Iterator[str]:
-    yield f"sqlite:///{folder / 'agentos.db'}"
-
-
-@contextmanager
-def agentos_serve(database_url: str, blobs: Path) -> Iterator[str]:
-    """`agentos serve` (create_app under uvicorn) in a child process, on a loopback port."""
-    port = free_port()
-    process = subprocess.Popen(
-        [sys.executable, "-m", "agentos.cli", "serve", "--port", str(port), "--log-level", "warning"],
-        env={**os.environ, "AGENTOS_DATABASE_URL": database_url, "AGENTOS_BLOB_URL": blobs.resolve().as_uri()},
-        stdout=subprocess.DEVNULL,
-    )
-    base = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                httpx.get(base + "/ui/sign-in", timeout=1)
-                break
-            except httpx.TransportError:
-                if process.poll() is not None or time.monotonic() > deadline:
-                    raise SystemExit("agentos serve did not start") from None
-                time.sleep(0.05)
-        yield base
-    finally:
-        process.terminate()
-        process.wait(15)
-
-
-# --- part 1: the history pages --------------------------------------------------------------
+def _blobs(folder: Path) -> dict[str, str]:
+    """The served app's blob store: a folder of the bench's own."""
+    return {"AGENTOS_BLOB_URL": folder.resolve().as_uri()}
 
 
 def _sha(rng: random.Random) -> str:
@@ -319,7 +255,7 @@ def bench_pages(runs: int, requests: int, deep_pages: int) -> list[tuple[str, Ti
         print(f"inserted {runs:,} runs in {time.perf_counter() - started:.1f} s; scenes in runs: "
               + ", ".join(f"{s} {n:,}" for s, n in sorted(counts.items(), key=lambda kv: -kv[1])), file=sys.stderr)
         results: list[tuple[str, Timing]] = []
-        with agentos_serve(url, Path(tmp) / "blobs") as base, httpx.Client(base_url=base, timeout=60) as client:
+        with agentos_serve(url, env=_blobs(Path(tmp) / "blobs")) as base, httpx.Client(base_url=base, timeout=60) as client:
             signed = client.post("/ui/sign-in", data={"key": key})
             if signed.status_code != 303 or "agentos_session" not in client.cookies:
                 raise SystemExit(f"signing in failed: {signed.status_code} {signed.text[:200]}")
@@ -546,12 +482,12 @@ def bench_upload(setup: str, trials: int, pushes: int) -> tuple[Push, list[Push]
     with tempfile.TemporaryDirectory(dir=os.environ.get("AGENTOS_BENCH_TMP")) as tmp:
         folder = Path(tmp)
         run = build_run(folder / "project", trials)
-        with (sqlite_database(folder) if setup == "sqlite" else pg_database()) as url:
+        with (sqlite_database() if setup == "sqlite" else pg_database()) as url:
             db = Database(url)
             key = issue_key(db, "bench", "ci")
             db.dispose()
             done: list[Push] = []
-            with agentos_serve(url, folder / "blobs") as base:
+            with agentos_serve(url, env=_blobs(folder / "blobs")) as base:
                 for index in range(pushes):
                     run_id = f"20261203T123400Z-bench{index}"
                     settle_disk()
