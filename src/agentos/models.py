@@ -23,6 +23,7 @@ from sqlalchemy import (
     String,
     Text,
     UniqueConstraint,
+    false,
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
@@ -226,6 +227,9 @@ class Evaluation(Base):
     completed_at: Mapped[datetime | None] = mapped_column(DateTime, nullable=True)
     # Per scorer {name, type, mean, passed, total}; None when the evaluation named no scorers.
     scores: Mapped[list[Any] | None] = mapped_column(JSON, nullable=True)
+    # The stored dataset (agentos.datasets) and its version the items came from; None: inline.
+    dataset_name: Mapped[str | None] = mapped_column(String(200), nullable=True)
+    dataset_version: Mapped[int | None] = mapped_column(Integer, nullable=True)
 
     @property
     def check_pass_rate(self) -> float | None:
@@ -260,7 +264,10 @@ class Evaluation(Base):
             "items": self.items,
             "created_at": iso(self.created_at),
             "completed_at": iso(self.completed_at),
-        } | ({"scores": self.scores} if self.scores is not None else {})
+        } | ({"scores": self.scores} if self.scores is not None else {}) | (
+            {"dataset": {"name": self.dataset_name, "version": self.dataset_version}}
+            if self.dataset_name is not None else {}
+        )
 
 
 class Release(Base):
@@ -509,3 +516,52 @@ class AlertRule(Base):
             "changed_at": iso(self.changed_at),
             "created_at": iso(self.created_at),
         }
+
+
+class Dataset(Base):
+    """A stored list of evaluation items (see agentos.datasets); `version` goes up by one on
+    every change, and its items at any version can be read back."""
+
+    __tablename__ = "datasets"
+    __table_args__ = (UniqueConstraint("workspace_id", "name", name="uq_datasets_workspace_name"),)
+
+    id: Mapped[str] = mapped_column(String(12), primary_key=True)
+    workspace_id: Mapped[str] = mapped_column(ForeignKey("workspaces.id", ondelete="CASCADE"))
+    name: Mapped[str] = mapped_column(String(200))
+    version: Mapped[int] = mapped_column(Integer)
+    created_at: Mapped[datetime] = mapped_column(DateTime)
+    updated_at: Mapped[datetime] = mapped_column(DateTime)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"id": self.id, "name": self.name, "version": self.version,
+                "created_at": iso(self.created_at), "updated_at": iso(self.updated_at)}
+
+
+class DatasetItem(Base):
+    """One item of a dataset, part of the versions from `added_in_version` up to (not
+    including) `removed_in_version`; items are never changed, only added and removed."""
+
+    __tablename__ = "dataset_items"
+    __table_args__ = (Index("ix_dataset_items_dataset_version", "dataset_id", "added_in_version"),)
+
+    id: Mapped[str] = mapped_column(String(12), primary_key=True)
+    dataset_id: Mapped[str] = mapped_column(ForeignKey("datasets.id", ondelete="CASCADE"))
+    workspace_id: Mapped[str] = mapped_column(String(12))
+    item: Mapped[str] = mapped_column(Text)
+    input: Mapped[dict[str, Any]] = mapped_column(JSON)
+    expected: Mapped[Any] = mapped_column(JSON, nullable=True)
+    has_expected: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
+    """Whether the item gives `expected` (which may itself be null)."""
+    source_run_id: Mapped[str | None] = mapped_column(String(12), nullable=True)
+    added_in_version: Mapped[int] = mapped_column(Integer)
+    removed_in_version: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime)
+
+    def entry(self) -> dict[str, Any]:
+        """The item as an evaluation dataset entry: {item, input, expected?}."""
+        return {"item": self.item, "input": self.input} | ({"expected": self.expected} if self.has_expected else {})
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"id": self.id} | self.entry() | {
+            "source_run_id": self.source_run_id, "added_in_version": self.added_in_version,
+            "created_at": iso(self.created_at)}
