@@ -39,11 +39,14 @@ def find_evaluation(session: Session, workspace_id: str, evaluation_id: str) -> 
     return evaluation
 
 
-def validate_dataset(dataset: Any) -> list[dict[str, Any]]:
+def validate_dataset(dataset: Any, what: str = "evaluation", field: str = "dataset") -> list[dict[str, Any]]:
+    """Dataset items as {item, input, expected?} (`item` defaults to the input as JSON), or 422
+    naming every problem; `what` and `field` name the body being checked (a stored dataset's
+    items use these rules too, see agentos.datasets)."""
     if not isinstance(dataset, list) or not dataset:
-        raise Unprocessable("Invalid evaluation: 'dataset' must be a non-empty list of {\"input\": {...}}")
+        raise Unprocessable(f"Invalid {what}: '{field}' must be a non-empty list of {{\"input\": {{...}}}}")
     if len(dataset) > MAX_ITEMS:
-        raise Unprocessable(f"Invalid evaluation: at most {MAX_ITEMS} dataset items")
+        raise Unprocessable(f"Invalid {what}: at most {MAX_ITEMS} dataset items")
     problems = []
     for i, entry in enumerate(dataset, start=1):
         if not isinstance(entry, dict):
@@ -57,7 +60,7 @@ def validate_dataset(dataset: Any) -> list[dict[str, Any]]:
         if "item" in entry and not isinstance(entry["item"], str):
             problems.append(f"item {i}: 'item' must be a string")
     if problems:
-        raise Unprocessable("Invalid evaluation: " + "; ".join(problems))
+        raise Unprocessable(f"Invalid {what}: " + "; ".join(problems))
     return [
         {"item": e.get("item") or _label(e["input"]), "input": e["input"]}
         | ({"expected": e["expected"]} if "expected" in e else {})

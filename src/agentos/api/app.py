@@ -34,6 +34,7 @@ from agentos.api.routes import (
     alerts,
     ancha_runs,
     console_tasks,
+    datasets,
     evaluations,
     history,
     keys,
@@ -87,7 +88,7 @@ def create_app(
     app = FastAPI(title="AgentOS", version="0.1.0", lifespan=lifespan)
     app.state.services = svc
     for module in (workflows, alerts, runs, stream, evaluations, releases, metrics, prices, ancha_runs, history,
-                   keys, console_tasks, traces):
+                   keys, console_tasks, traces, datasets):
         app.include_router(module.router)
 
     @app.exception_handler(ApiError)

@@ -77,6 +77,24 @@ class EvaluationCreate(_Body):
     """Scorers of each item's final state (``agentos.scorers``), dataset evaluations only."""
 
 
+class DatasetCreate(_Body):
+    name: Any = None
+    items: Any = None
+    """[{input, item?, expected?}...], as an evaluation's inline dataset."""
+
+
+class DatasetItemsAdd(_Body):
+    items: Any = None
+
+
+class RunToDataset(_Body):
+    """Copy a run's input into a dataset; `expected` (any JSON, null too) only when present."""
+
+    dataset: Any = None
+    expected: Any = None
+    item: Any = None
+
+
 class ReleaseCreate(_Body):
     environment: str = "production"
     commit: str | None = Field(default=None, min_length=4, max_length=64)

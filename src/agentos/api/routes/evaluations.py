@@ -8,7 +8,7 @@ from fastapi import APIRouter, Depends
 from sqlalchemy import select
 from starlette.responses import Response
 
-from agentos import crud
+from agentos import crud, datasets
 from agentos import evaluations as evals
 from agentos.api.bodies import EvaluationCreate
 from agentos.api.services import Services, respond, services, workspace
@@ -25,7 +25,8 @@ def create_evaluation(
     id_or_name: str, body: EvaluationCreate, ws: str = Depends(workspace), svc: Services = Depends(services)
 ) -> Response:
     """`{name, dataset: [{input, item?, expected?}...], scorers?, wait?}` runs the version once
-    per item (and scores each item's final state with the scorers);
+    per item (and scores each item's final state with the scorers); `dataset` may instead name
+    a stored dataset, `"name"` (its latest version) or `{"name", "version"}` (agentos.datasets);
     `{name, results: [{item, status, checks: [{name, passed}], cost_usd?, duration_ms?}]}`
     records an evaluation made elsewhere (an ancha run) as completed at once. The version is
     `version` (a candidate need not be current), else the current one."""
@@ -44,9 +45,17 @@ def create_evaluation(
         with svc.db.write() as session:
             session.add(evaluation)
         return respond(evaluation.to_dict(), 201)
-    dataset = evals.validate_dataset(body.dataset)
+    stored = None
+    if isinstance(body.dataset, str | dict):
+        with svc.db.read() as session:
+            stored = datasets.for_evaluation(session, ws, body.dataset)
+        dataset = stored.entries()
+    else:
+        dataset = evals.validate_dataset(body.dataset)
     scorers = None if body.scorers is None else validate_scorers(body.scorers, dataset)
     evaluation = evals.new_evaluation(workflow, body.name, "dataset", len(dataset), svc.instance.id)
+    if stored is not None:
+        evaluation.dataset_name, evaluation.dataset_version = stored.dataset.name, stored.version
     with svc.db.write() as session:
         session.add(evaluation)
     if not body.wait:
