@@ -25,7 +25,7 @@ from agentos_sdk.errors import (
     AuthenticationError,
     error_for_status,
 )
-from agentos_sdk.routes import JSON, Ref, Request, Routes, segment
+from agentos_sdk.routes import JSON, OMITTED, DatasetRef, Ref, Request, Routes, segment
 
 DEFAULT_BASE_URL = "http://localhost:8000"
 DEFAULT_TIMEOUT = 120.0
@@ -253,16 +253,21 @@ class AgentOS(_ClientBase):
             if refusal is not None:
                 raise AgentOSError(refusal)
 
-    # Evaluations and releases
+    # Evaluations
 
     def evaluate(
-        self, workflow: Ref, dataset: Sequence[Mapping[str, Any]] | None = None, name: str | None = None,
+        self, workflow: Ref, dataset: Sequence[Mapping[str, Any]] | str | Mapping[str, Any] | None = None,
+        name: str | None = None,
         results: Sequence[Mapping[str, Any]] | None = None, *, version: int | None = None, wait: bool = True,
         poll_interval: float = 0.25, scorers: Sequence[Mapping[str, Any]] | None = None,
     ) -> JSON:
         """Evaluate a version of the workflow (`version`, default the current one): run each
         `dataset` item, or report `results`. `scorers` grade each item's final state against
         its `expected` output (exact, similarity, rubric); the answer's `scores` sums them up.
+        `dataset` may name a stored dataset instead: `"name"` (its latest version) or
+        `{"name": ..., "version": N}`; the answer's `dataset` then says which version ran.
+        `dataset` may name a stored dataset instead: `"name"` (its latest version) or
+        `{"name": ..., "version": N}`; the answer's `dataset` then says which version ran.
 
         With wait, returns once the evaluation is no longer pending (check_pass_rate filled in).
         """
@@ -283,6 +288,37 @@ class AgentOS(_ClientBase):
     def compare(self, a: Ref, b: Ref) -> JSON:
         """Compare evaluation `b` against `a` item by item: which checks regressed and improved."""
         return self._call(Routes.compare(a, b))
+
+    # Datasets
+
+    def create_dataset(self, name: str, items: Sequence[Mapping[str, Any]] | None = None) -> JSON:
+        """Store a dataset (version 1), with `items` ({input, item?, expected?}) if given."""
+        return self._call(Routes.create_dataset(name, items))
+
+    def list_datasets(self) -> list[JSON]:
+        """Every dataset in the workspace, with its latest version and item count."""
+        return self._call(Routes.list_datasets())
+
+    def get_dataset(self, dataset: DatasetRef, version: int | None = None) -> JSON:
+        """The dataset's items at `version` (default: its latest)."""
+        return self._call(Routes.get_dataset(dataset, version))
+
+    def add_dataset_items(self, dataset: DatasetRef, items: Sequence[Mapping[str, Any]]) -> JSON:
+        """Add items as a new version; returns the new version and the items added."""
+        return self._call(Routes.add_dataset_items(dataset, items))
+
+    def remove_dataset_item(self, dataset: DatasetRef, item: Ref) -> JSON:
+        """Remove an item (by id) as a new version; older versions keep it."""
+        return self._call(Routes.remove_dataset_item(dataset, item))
+
+    def add_run_to_dataset(
+        self, run: Ref, dataset: DatasetRef, *, expected: Any = OMITTED, item: str | None = None,
+    ) -> JSON:
+        """Copy the run's input into `dataset` (created if new) as a new version, with `expected`
+        (the output it should have given; None is a value too) and the label `item` if given."""
+        return self._call(Routes.add_run_to_dataset(run, dataset, expected, item))
+
+    # Releases
 
     def release(
         self, workflow: Ref, environment: str = "production", *, commit: str | None = None, version: int | None = None,
@@ -436,10 +472,11 @@ class AsyncAgentOS(_ClientBase):
             if refusal is not None:
                 raise AgentOSError(refusal)
 
-    # Evaluations and releases
+    # Evaluations
 
     async def evaluate(
-        self, workflow: Ref, dataset: Sequence[Mapping[str, Any]] | None = None, name: str | None = None,
+        self, workflow: Ref, dataset: Sequence[Mapping[str, Any]] | str | Mapping[str, Any] | None = None,
+        name: str | None = None,
         results: Sequence[Mapping[str, Any]] | None = None, *, version: int | None = None, wait: bool = True,
         poll_interval: float = 0.25, scorers: Sequence[Mapping[str, Any]] | None = None,
     ) -> JSON:
@@ -466,6 +503,37 @@ class AsyncAgentOS(_ClientBase):
     async def compare(self, a: Ref, b: Ref) -> JSON:
         """Compare evaluation `b` against `a` item by item: which checks regressed and improved."""
         return await self._call(Routes.compare(a, b))
+
+    # Datasets
+
+    async def create_dataset(self, name: str, items: Sequence[Mapping[str, Any]] | None = None) -> JSON:
+        """Store a dataset (version 1), with `items` ({input, item?, expected?}) if given."""
+        return await self._call(Routes.create_dataset(name, items))
+
+    async def list_datasets(self) -> list[JSON]:
+        """Every dataset in the workspace, with its latest version and item count."""
+        return await self._call(Routes.list_datasets())
+
+    async def get_dataset(self, dataset: DatasetRef, version: int | None = None) -> JSON:
+        """The dataset's items at `version` (default: its latest)."""
+        return await self._call(Routes.get_dataset(dataset, version))
+
+    async def add_dataset_items(self, dataset: DatasetRef, items: Sequence[Mapping[str, Any]]) -> JSON:
+        """Add items as a new version; returns the new version and the items added."""
+        return await self._call(Routes.add_dataset_items(dataset, items))
+
+    async def remove_dataset_item(self, dataset: DatasetRef, item: Ref) -> JSON:
+        """Remove an item (by id) as a new version; older versions keep it."""
+        return await self._call(Routes.remove_dataset_item(dataset, item))
+
+    async def add_run_to_dataset(
+        self, run: Ref, dataset: DatasetRef, *, expected: Any = OMITTED, item: str | None = None,
+    ) -> JSON:
+        """Copy the run's input into `dataset` (created if new) as a new version, with `expected`
+        (the output it should have given; None is a value too) and the label `item` if given."""
+        return await self._call(Routes.add_run_to_dataset(run, dataset, expected, item))
+
+    # Releases
 
     async def release(
         self, workflow: Ref, environment: str = "production", *, commit: str | None = None, version: int | None = None,

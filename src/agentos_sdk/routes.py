@@ -26,6 +26,27 @@ class Request:
     releasing: bool = False  # a 422 here means the eval gate blocked the release
 
 
+class _Omitted:
+    """The default of an argument whose None is a value to send (a dataset item's `expected`)."""
+
+    def __repr__(self) -> str:
+        return "OMITTED"
+
+
+OMITTED: Any = _Omitted()
+
+DatasetRef = str | Mapping[str, Any]
+"""A stored dataset's name, or a dataset object the server returned (its `name` is used)."""
+
+
+def dataset_segment(dataset: DatasetRef) -> str:
+    """One URL path segment for a dataset's name (or a dataset object with a `name`)."""
+    name = dataset["name"] if isinstance(dataset, Mapping) else dataset
+    if not isinstance(name, str) or not name:
+        raise TypeError(f"expected a dataset name or an object with a 'name', got {dataset!r}")
+    return quote(name, safe="")
+
+
 def segment(ref: Ref) -> str:
     """One URL path segment for an id, an exact name, or a server object with an `id`."""
     if isinstance(ref, Mapping):
@@ -107,7 +128,7 @@ class Routes:
 
     @staticmethod
     def evaluate(
-        workflow: Ref, dataset: Sequence[Mapping[str, Any]] | None, name: str | None,
+        workflow: Ref, dataset: Sequence[Mapping[str, Any]] | str | Mapping[str, Any] | None, name: str | None,
         results: Sequence[Mapping[str, Any]] | None, version: int | None = None,
         scorers: Sequence[Mapping[str, Any]] | None = None,
     ) -> Request:
@@ -115,7 +136,9 @@ class Routes:
             raise ValueError("evaluate() needs exactly one of dataset= (items to run) or results= (reported)")
         # The server requires a name; a timestamp keeps unnamed evaluations apart in listings.
         body: JSON = {"name": name if name is not None else f"evaluation {datetime.now(UTC):%Y-%m-%d %H:%M:%S}"}
-        if dataset is not None:
+        if isinstance(dataset, str | Mapping):  # a stored dataset: "name" or {"name", "version"}
+            body["dataset"] = dataset if isinstance(dataset, str) else dict(dataset)
+        elif dataset is not None:
             body["dataset"] = list(dataset)
         if results is not None:
             body["results"] = list(results)
@@ -136,6 +159,37 @@ class Routes:
     @staticmethod
     def compare(a: Ref, b: Ref) -> Request:
         return Request("GET", f"/api/evaluations/{segment(a)}/compare/{segment(b)}")
+
+    @staticmethod
+    def create_dataset(name: str, items: Sequence[Mapping[str, Any]] | None) -> Request:
+        body: JSON = {"name": name} | ({"items": list(items)} if items is not None else {})
+        return Request("POST", "/api/datasets", body)
+
+    @staticmethod
+    def list_datasets() -> Request:
+        return Request("GET", "/api/datasets")
+
+    @staticmethod
+    def get_dataset(dataset: DatasetRef, version: int | None) -> Request:
+        params = {"version": str(version)} if version is not None else {}
+        return Request("GET", f"/api/datasets/{dataset_segment(dataset)}", params=params)
+
+    @staticmethod
+    def add_dataset_items(dataset: DatasetRef, items: Sequence[Mapping[str, Any]]) -> Request:
+        return Request("POST", f"/api/datasets/{dataset_segment(dataset)}/items", {"items": list(items)})
+
+    @staticmethod
+    def remove_dataset_item(dataset: DatasetRef, item: Ref) -> Request:
+        return Request("DELETE", f"/api/datasets/{dataset_segment(dataset)}/items/{segment(item)}")
+
+    @staticmethod
+    def add_run_to_dataset(run: Ref, dataset: DatasetRef, expected: Any, item: str | None) -> Request:
+        body: JSON = {"dataset": dataset["name"] if isinstance(dataset, Mapping) else dataset}
+        if expected is not OMITTED:
+            body["expected"] = expected
+        if item is not None:
+            body["item"] = item
+        return Request("POST", f"/api/runs/{segment(run)}/dataset", body)
 
     @staticmethod
     def release(workflow: Ref, environment: str, commit: str | None = None, version: int | None = None) -> Request:
