@@ -1,8 +1,8 @@
 """Alerts on a check's production pass rate.
 
 A rule watches one check of one workflow over its newest `window` production runs
-(the runs of the version released to production when the workflow declares environments,
-every run otherwise) and compares that check's pass rate with what the released version's
+(when the workflow declares environments, the runs that ran in production on the version
+released there; every run otherwise) and compares that check's pass rate with what the released version's
 latest completed evaluation showed for it. A one-sided binomial test (the window's passes
 out of its evaluated runs, against the evaluation's rate) under `alpha` fires the rule;
 it resolves once the window's rate is back at the evaluation's. Only the change of state
@@ -90,7 +90,7 @@ def evaluate_rule(session: Session, rule: AlertRule) -> Change | None:
                      if c.get("name") == rule.check), None)
     query = select(Run.id, Run.evals).where(*_production_runs(workflow.id))
     if workflow.environments:
-        query = query.where(Run.workflow_version == version)
+        query = query.where(Run.environment == PRODUCTION, Run.workflow_version == version)
     runs = session.execute(query.order_by(*_NEWEST).limit(rule.window)).tuples().all()
     if not runs or runs[0][0] == rule.last_run_id:
         return None

@@ -12,6 +12,7 @@ current version, and its releases are records only.
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 from sqlalchemy import Connection, Table, bindparam, select
@@ -126,4 +127,4 @@ def run_snapshot(
             f" releases the current version, or with a \"version\") or run a version by number"
             f" ({{\"version\": N}})"
         )
-    return version_snapshot(connection, row.name, current, pinned)
+    return dataclasses.replace(version_snapshot(connection, row.name, current, pinned), environment=environment)

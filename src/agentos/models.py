@@ -154,12 +154,16 @@ class Run(Base):
     evals_total: Mapped[int | None] = mapped_column(Integer, nullable=True)
     evaluation_id: Mapped[str | None] = mapped_column(String(12), nullable=True)
     owner_id: Mapped[str | None] = mapped_column(String(12), nullable=True)
+    environment: Mapped[str | None] = mapped_column(String(100), nullable=True)
+    """The environment the run ran in: the one it named (or production) on a workflow that
+    declares environments; None when it named a version, or its workflow declares none."""
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "id": self.id,
             "workflow_id": self.workflow_id,
             "workflow_version": self.workflow_version,
+            **({"environment": self.environment} if self.environment is not None else {}),
             "status": self.status,
             "input": self.input,
             "state": self.state,
@@ -190,6 +194,51 @@ class RunRollup(Base):
     evaluated: Mapped[int] = mapped_column(Integer, default=0)
     checks_passed: Mapped[int] = mapped_column(Integer, default=0)
     checks_total: Mapped[int] = mapped_column(Integer, default=0)
+
+
+class _BreakdownKey:
+    """The key of a breakdown rollup: a workspace's finished runs of one day, workflow version
+    and environment ("" for none)."""
+
+    workspace_id: Mapped[str] = mapped_column(String(12), primary_key=True)
+    day: Mapped[date] = mapped_column(Date, primary_key=True)
+    workflow_id: Mapped[str] = mapped_column(String(12), primary_key=True)
+    workflow_version: Mapped[int] = mapped_column(Integer, primary_key=True)
+    environment: Mapped[str] = mapped_column(String(100), primary_key=True)
+
+
+class RunMetricRollup(_BreakdownKey, Base):
+    """Finished runs per day, workflow version and environment, for GET /api/metrics (see
+    `agentos.rollups`); sharded as `run_rollups` is."""
+
+    __tablename__ = "run_metric_rollups"
+
+    shard: Mapped[int] = mapped_column(Integer, primary_key=True)
+    runs: Mapped[int] = mapped_column(Integer, default=0)
+    succeeded: Mapped[int] = mapped_column(Integer, default=0)
+    cost_usd: Mapped[float] = mapped_column(Float, default=0.0)
+    checks_passed: Mapped[int] = mapped_column(Integer, default=0)
+    checks_total: Mapped[int] = mapped_column(Integer, default=0)
+
+
+class RunLatencyRollup(_BreakdownKey, Base):
+    """How many finished runs took each latency bucket (`agentos.rollups.latency_bucket`)."""
+
+    __tablename__ = "run_latency_rollups"
+
+    bucket_ms: Mapped[int] = mapped_column(BigInteger, primary_key=True)
+    runs: Mapped[int] = mapped_column(Integer, default=0)
+
+
+class RunCheckRollup(_BreakdownKey, Base):
+    """How often each check was evaluated and passed, per day, workflow version and environment."""
+
+    __tablename__ = "run_check_rollups"
+
+    check_name: Mapped[str] = mapped_column(String(200), primary_key=True)
+    shard: Mapped[int] = mapped_column(Integer, primary_key=True)
+    evaluated: Mapped[int] = mapped_column(Integer, default=0)
+    passed: Mapped[int] = mapped_column(Integer, default=0)
 
 
 class RunEvent(Base):

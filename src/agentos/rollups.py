@@ -1,9 +1,20 @@
 """Daily rollups of finished runs, kept current in the transaction that finishes them.
 
 Every path that moves a run to `success` or `failed` (the runner's final write, the sweep
-of a gone process's runs) calls `add_finished` on the same connection, so the dashboard
-(`agentos.metrics`) reads a few rows per day instead of scanning every run, and never
-sees a run finished but not counted, or counted twice.
+of a gone process's runs, an ingested trace) calls `add_finished` on the same connection,
+so the dashboard (`agentos.metrics`) and the metrics breakdowns (`agentos.workflow_metrics`)
+read a few rows per day instead of scanning every run, and never see a run finished but
+not counted, or counted twice.
+
+Two kinds of rows are kept:
+- per workspace and day (`run_rollups`), for the dashboard;
+- per workspace, day, workflow version and environment (the breakdowns): the runs' counts
+  and cost (`run_metric_rollups`), how many took each latency bucket
+  (`run_latency_rollups`), and each check's evaluations and passes (`run_check_rollups`).
+
+Latencies are kept in buckets: exact below 64 ms, above that the 6 leading bits of the
+milliseconds (32 buckets per doubling), so a percentile read back from them, the middle of
+its bucket, is within 1.6% of the nearest-rank value.
 """
 
 from __future__ import annotations
@@ -14,25 +25,51 @@ from collections.abc import Iterable
 from datetime import date, datetime
 from typing import Any
 
-from sqlalchemy import Connection, Table
+from sqlalchemy import Connection, Table, select
 from sqlalchemy.dialects import postgresql, sqlite
 
-from agentos.models import RunRollup
+from agentos.models import Run, RunCheckRollup, RunLatencyRollup, RunMetricRollup, RunRollup
 
 SHARDS = 8
 
 _ROLLUPS: Table = RunRollup.__table__  # type: ignore[assignment]
+_RUNS: Table = Run.__table__  # type: ignore[assignment]
 _COUNTERS = ("runs", "succeeded", "cost_usd", "evaluated", "checks_passed", "checks_total")
+_METRICS: Table = RunMetricRollup.__table__  # type: ignore[assignment]
+_METRIC_COUNTERS = ("runs", "succeeded", "cost_usd", "checks_passed", "checks_total")
+_LATENCIES: Table = RunLatencyRollup.__table__  # type: ignore[assignment]
+_CHECKS: Table = RunCheckRollup.__table__  # type: ignore[assignment]
+_CHECK_COUNTERS = ("evaluated", "passed")
+BUCKET_BITS = 6
+CHECK_NAME_LENGTH = 200
+
+FINISHED_RUN_FIELDS = ("workspace_id", "id", "created_at", "status", "cost_usd", "evals_passed", "evals_total",
+                       "workflow_id", "workflow_version", "environment", "duration_ms", "evals")
+"""What `add_finished` reads of each run."""
+
+
+def latency_bucket(duration_ms: int) -> int:
+    """The bucket a latency is counted in: its lower bound (exact below 64 ms)."""
+    duration_ms = max(0, int(duration_ms))
+    shift = duration_ms.bit_length() - BUCKET_BITS
+    return duration_ms if shift <= 0 else (duration_ms >> shift) << shift
+
+
+def bucket_middle(bucket_ms: int) -> int:
+    """The latency a bucket stands for: the middle of it (its value, below 64 ms)."""
+    shift = bucket_ms.bit_length() - BUCKET_BITS
+    return bucket_ms if shift <= 0 else bucket_ms + ((1 << shift) - 1) // 2
 
 
 def add_finished(connection: Connection, runs: Iterable[dict[str, Any]]) -> None:
-    """Count finished runs, each a mapping with workspace_id, id, created_at, status,
-    cost_usd, evals_passed, evals_total."""
+    """Count finished runs, each a mapping with the `FINISHED_RUN_FIELDS`."""
     rows: dict[tuple[str, date, int], dict[str, Any]] = {}
+    breakdowns = Breakdowns()
     for run in runs:
         created = run["created_at"]
         day = created.date() if isinstance(created, datetime) else created
         shard = zlib.crc32(run["id"].encode()) % SHARDS
+        breakdowns.add(run, day, shard)
         row = rows.setdefault(
             (run["workspace_id"], day, shard),
             {"workspace_id": run["workspace_id"], "day": day, "shard": shard, **dict.fromkeys(_COUNTERS, 0)},
@@ -46,16 +83,84 @@ def add_finished(connection: Connection, runs: Iterable[dict[str, Any]]) -> None
     if not rows:
         return
     # Sorted, so two transactions upserting several rows take their locks in one order.
-    connection.execute(_upsert(connection.dialect.name), [rows[key] for key in sorted(rows)])
+    connection.execute(_upsert(connection.dialect.name, "run_rollups"), [rows[key] for key in sorted(rows)])
+    breakdowns.write(connection)
+
+
+class Breakdowns:
+    """The breakdown rows of some finished runs, summed before they are written."""
+
+    def __init__(self) -> None:
+        self.metrics: dict[tuple[Any, ...], dict[str, Any]] = {}
+        self.latencies: dict[tuple[Any, ...], dict[str, Any]] = {}
+        self.checks: dict[tuple[Any, ...], dict[str, Any]] = {}
+
+    def add(self, run: dict[str, Any], day: date, shard: int) -> None:
+        key = {"workspace_id": run["workspace_id"], "day": day, "workflow_id": run["workflow_id"],
+               "workflow_version": int(run["workflow_version"]), "environment": run.get("environment") or ""}
+        head = tuple(key.values())
+        metric = self.metrics.setdefault(head + (shard,), {**key, "shard": shard,
+                                                           **dict.fromkeys(_METRIC_COUNTERS, 0)})
+        metric["runs"] += 1
+        metric["succeeded"] += run["status"] == "success"
+        metric["cost_usd"] += float(run.get("cost_usd") or 0.0)
+        metric["checks_passed"] += int(run.get("evals_passed") or 0)
+        metric["checks_total"] += int(run.get("evals_total") or 0)
+        if run.get("duration_ms") is not None:
+            bucket = latency_bucket(run["duration_ms"])
+            self.latencies.setdefault(head + (bucket,), {**key, "bucket_ms": bucket, "runs": 0})["runs"] += 1
+        for result in (run.get("evals") or {}).get("results") or ():
+            if not isinstance(result, dict):
+                continue
+            name = str(result.get("name") or result.get("id") or "")[:CHECK_NAME_LENGTH]
+            check = self.checks.setdefault(head + (name, shard), {**key, "check_name": name, "shard": shard,
+                                                                 "evaluated": 0, "passed": 0})
+            check["evaluated"] += 1
+            check["passed"] += bool(result.get("passed"))
+
+    def write(self, connection: Connection) -> None:
+        dialect = connection.dialect.name
+        for table, rows in (("run_metric_rollups", self.metrics), ("run_latency_rollups", self.latencies),
+                            ("run_check_rollups", self.checks)):
+            if rows:
+                connection.execute(_upsert(dialect, table), [rows[key] for key in sorted(rows)])
+
+
+def rebuild_breakdowns(connection: Connection, batch: int = 20_000) -> int:
+    """Count every finished run stored so far in the breakdowns, which must be empty (for the
+    migration that makes them, and for runs written around the service); returns the runs."""
+    query = select(*(_RUNS.c[name] for name in FINISHED_RUN_FIELDS)).where(_RUNS.c.status.in_(("success", "failed")))
+    counted = 0
+    breakdowns = Breakdowns()
+    result = connection.execute(query.execution_options(yield_per=batch))
+    for row in result.mappings():
+        created = row["created_at"]
+        day = created.date() if isinstance(created, datetime) else created
+        breakdowns.add(dict(row), day, zlib.crc32(row["id"].encode()) % SHARDS)
+        counted += 1
+    breakdowns.write(connection)
+    return counted
+
+
+_UPSERT_KEYS = {
+    "run_rollups": (_ROLLUPS, ("workspace_id", "day", "shard"), _COUNTERS),
+    "run_metric_rollups": (_METRICS, ("workspace_id", "day", "workflow_id", "workflow_version", "environment",
+                                      "shard"), _METRIC_COUNTERS),
+    "run_latency_rollups": (_LATENCIES, ("workspace_id", "day", "workflow_id", "workflow_version", "environment",
+                                         "bucket_ms"), ("runs",)),
+    "run_check_rollups": (_CHECKS, ("workspace_id", "day", "workflow_id", "workflow_version", "environment",
+                                    "check_name", "shard"), _CHECK_COUNTERS),
+}
 
 
 @functools.cache
-def _upsert(dialect_name: str) -> Any:
+def _upsert(dialect_name: str, table_name: str) -> Any:
     """INSERT ... ON CONFLICT DO UPDATE adding to the counters; built once, so that its
     compiled form is cached (building it per run cost more than executing it)."""
+    table, keys, counters = _UPSERT_KEYS[table_name]
     dialect = postgresql if dialect_name == "postgresql" else sqlite
-    statement = dialect.insert(_ROLLUPS)
+    statement = dialect.insert(table)
     return statement.on_conflict_do_update(
-        index_elements=["workspace_id", "day", "shard"],
-        set_={name: _ROLLUPS.c[name] + statement.excluded[name] for name in _COUNTERS},
+        index_elements=list(keys),
+        set_={name: table.c[name] + statement.excluded[name] for name in counters},
     )

@@ -72,6 +72,8 @@ class WorkflowSnapshot:
     version: int
     nodes: list[dict[str, Any]]
     checks: list[dict[str, Any]]
+    environment: str | None = None
+    """The environment the run runs in (see `agentos.deployments.run_snapshot`)."""
 
     @property
     def waits(self) -> bool:
@@ -418,6 +420,7 @@ class Runner:
             evals_total=None,
             evaluation_id=evaluation_id,
             owner_id=self.owner_id,
+            environment=workflow.environment,
         )
         if self.queue is not None:
             return self._start_queued(run, wait, together=not workflow.waits)

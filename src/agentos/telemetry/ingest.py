@@ -25,7 +25,7 @@ from agentos.engine.pricing import Price, price_of
 from agentos.evals import build_context, evaluate_checks
 from agentos.ids import new_id
 from agentos.models import ModelPrice, Run, RunEvent, Workflow
-from agentos.rollups import add_finished
+from agentos.rollups import FINISHED_RUN_FIELDS, add_finished
 from agentos.telemetry.otlp import IngestedSpan
 from agentos.timestamps import iso
 
@@ -79,11 +79,8 @@ def ingest(db: Database, workspace_id: str, spans: list[IngestedSpan]) -> Ingest
             result.runs.append(run.to_dict())
             stored.append(run)
         session.flush()
-        add_finished(session.connection(), [
-            {name: getattr(run, name) for name in
-             ("workspace_id", "id", "created_at", "status", "cost_usd", "evals_passed", "evals_total")}
-            for run in stored
-        ])
+        add_finished(session.connection(), [{name: getattr(run, name) for name in FINISHED_RUN_FIELDS}
+                                            for run in stored])
     return result
 
 
@@ -111,6 +108,7 @@ def _run(workflow: Workflow, root: IngestedSpan, trace: list[IngestedSpan], pric
         workflow_version=workflow.version, status="failed" if root.failed else "success", input={},
         state=state, error=(root.status_message or "the root span's status is ERROR") if root.failed else None,
         cost_usd=cost, duration_ms=duration_ms, created_at=started, started_at=started, finished_at=finished,
+        environment=root.environment,
     )
     if run.status == "success" and workflow.checks:
         run.evals = _score(workflow.checks, run)

@@ -17,6 +17,7 @@ from agentos.errors import BadRequest
 
 PROTOBUF = "application/x-protobuf"
 JSON = "application/json"
+ENVIRONMENT_LENGTH = 100
 # OTLP/JSON writes ids as hex, where protobuf's JSON mapping expects base64.
 _ID_FIELDS = ("traceId", "trace_id", "spanId", "span_id", "parentSpanId", "parent_span_id")
 
@@ -35,6 +36,8 @@ class IngestedSpan:
     failed: bool
     status_message: str
     attributes: dict[str, Any] = field(default_factory=dict)
+    environment: str | None = None
+    """The resource's `deployment.environment.name` (or the older `deployment.environment`)."""
 
 
 def parse_export(body: bytes, content_type: str) -> list[IngestedSpan]:
@@ -65,6 +68,8 @@ def parse_export(body: bytes, content_type: str) -> list[IngestedSpan]:
     for resource_spans in request.resource_spans:
         resource = attributes_of(resource_spans.resource.attributes)
         service = str(resource.get("service.name") or "unknown_service")
+        environment = resource.get("deployment.environment.name") or resource.get("deployment.environment")
+        environment = str(environment)[:ENVIRONMENT_LENGTH] if environment else None
         for scope_spans in resource_spans.scope_spans:
             for span in scope_spans.spans:
                 spans.append(IngestedSpan(
@@ -72,7 +77,7 @@ def parse_export(body: bytes, content_type: str) -> list[IngestedSpan]:
                     parent_span_id=span.parent_span_id.hex(), name=span.name,
                     start_ns=span.start_time_unix_nano, end_ns=span.end_time_unix_nano,
                     failed=span.status.code == Status.STATUS_CODE_ERROR, status_message=span.status.message,
-                    attributes=attributes_of(span.attributes),
+                    attributes=attributes_of(span.attributes), environment=environment,
                 ))
     return spans
 

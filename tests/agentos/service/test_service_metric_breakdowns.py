@@ -1,0 +1,197 @@
+"""Metrics breakdowns: a run records the environment it ran in and metrics filter by it; the
+rollups kept as runs finish equal those rebuilt from the runs; runs stored before migration
+0009 count; latencies come back from buckets within 1.6%. On SQLite and PostgreSQL."""
+
+from __future__ import annotations
+
+import random
+import time
+from datetime import timedelta
+from typing import Any
+
+import httpx
+import pytest
+from alembic import command
+from alembic.config import Config
+from sqlalchemy import delete, insert, select
+from test_service_environments import edit, make, release, run
+
+from agentos.api.app import create_app
+from agentos.db import MIGRATIONS, Database, migrate
+from agentos.ids import new_id
+from agentos.keys import issue_key
+from agentos.models import Run, RunCheckRollup, RunLatencyRollup, RunMetricRollup, Workflow, Workspace
+from agentos.rollups import bucket_middle, latency_bucket, rebuild_breakdowns
+from agentos.timestamps import utcnow
+from agentos.workflow_metrics import workflow_metrics
+from conftest import ServerThread
+
+BREAKDOWNS = (RunMetricRollup, RunLatencyRollup, RunCheckRollup)
+
+
+def groups(api: Any, **params: Any) -> dict[str, dict[str, Any]]:
+    response = api.get("/api/metrics", params=params)
+    assert response.status_code == 200, response.text
+    return {g["key"]: g for g in response.json()["groups"]}
+
+
+def test_environment__a_run_records_where_it_ran_and_metrics_filter_by_it(api):
+    workflow = make(api, "Staged", ["staging", "production"])
+    release(api, workflow, environment="production")
+    edit(api, workflow, "v2")
+    release(api, workflow, environment="staging")
+
+    ran = [run(api, workflow), run(api, workflow, environment="production"),
+           run(api, workflow, environment="staging"), run(api, workflow, version=2)]
+    assert [r.get("environment") for r in ran] == ["production", "production", "staging", None]
+    assert api.get(f"/api/runs/{ran[2]['id']}").json()["environment"] == "staging"
+
+    assert groups(api, group_by="workflow", environment="production")["Staged"]["runs"] == 2
+    assert groups(api, group_by="workflow", environment="staging")["Staged"]["runs"] == 1
+    assert groups(api, group_by="workflow")["Staged"]["runs"] == 4
+    assert groups(api, group_by="workflow", environment="prodution") == {}
+    by_check = groups(api, group_by="check", environment="staging")
+    assert {name: (g["runs"], g["checks_passed"], g["checks_total"]) for name, g in by_check.items()} == {
+        "says v2": (1, 1, 1)}
+
+
+def test_environment__runs_of_a_workflow_without_environments_keep_the_reference_shape(api):
+    workflow = make(api, "Plain")
+    plain = run(api, workflow)
+    assert "environment" not in plain
+    assert groups(api, group_by="workflow", environment="production") == {}
+    assert groups(api, group_by="workflow")["Plain"]["runs"] == 1
+
+
+def test_check__its_runs_are_those_of_the_versions_carrying_it_failed_ones_included(api):
+    created = api.post("/api/workflows", json={
+        "name": "Flaky", "nodes": [{"id": "x", "type": "set", "values": {"reply": "1 // input.get('d', 1)"}}],
+        "checks": [{"name": "replied", "type": "contains", "target": "reply", "value": "1"}]})
+    assert created.status_code == 201, created.text
+    statuses = [api.post("/api/workflows/Flaky/runs", json={"input": {"d": d}}).json()["status"] for d in (1, 1, 0)]
+    assert statuses == ["success", "success", "failed"]
+
+    (replied,) = groups(api, group_by="check", workflow="Flaky").values()
+    assert (replied["key"], replied["runs"], replied["success_rate"]) == ("replied", 3, 66.7)
+    assert (replied["checks_passed"], replied["checks_total"]) == (2, 2)
+    assert groups(api, group_by="workflow", check="nobody has this check") == {}
+
+
+def test_latency_buckets__exact_below_64_ms_and_within_1_6_percent_above():
+    assert [bucket_middle(latency_bucket(ms)) for ms in (0, 1, 37, 63)] == [0, 1, 37, 63]
+    for ms in [*range(64, 5000), *random.Random(3).sample(range(5000, 10**9), 5000)]:
+        bucket = latency_bucket(ms)
+        assert bucket <= ms and latency_bucket(bucket) == bucket
+        assert abs(bucket_middle(bucket) - ms) <= 0.016 * ms, ms
+
+
+def test_latency__percentiles_are_nearest_rank_read_from_the_buckets(api):
+    workflow = make(api, "Timed")
+    first = run(api, workflow)
+    durations = {40: 50, 1000: 45, 9000: 5}  # ms: runs. p50 is 40 ms, p95 1000 ms
+    db = Database(api.database_url, run_migrations=False)
+    try:
+        with db.write_connection() as connection:
+            workspace_id = connection.scalar(select(Run.workspace_id).where(Run.id == first["id"]))
+            connection.execute(delete(RunLatencyRollup).where(RunLatencyRollup.workspace_id == workspace_id))
+            connection.execute(insert(RunLatencyRollup), [
+                {"workspace_id": workspace_id, "day": utcnow().date(), "workflow_id": workflow["id"],
+                 "workflow_version": 1, "environment": "", "bucket_ms": latency_bucket(ms), "runs": runs}
+                for ms, runs in durations.items()])
+    finally:
+        db.dispose()
+    timed = groups(api, group_by="workflow")["Timed"]
+    assert (timed["latency_p50_ms"], timed["latency_p95_ms"]) == (40, bucket_middle(latency_bucket(1000)))
+    assert abs(timed["latency_p95_ms"] - 1000) <= 16
+
+
+def _rollups(db: Database) -> dict[str, set[tuple[Any, ...]]]:
+    with db.read() as session:
+        return {model.__tablename__: {tuple(sorted(row.items()))
+                                      for row in session.execute(select(model.__table__)).mappings()}
+                for model in BREAKDOWNS}
+
+
+@pytest.mark.parametrize("fresh_database_url", ["sqlite", "postgresql"], indirect=True)
+def test_rollups__kept_as_runs_finish_equal_those_rebuilt_from_the_runs(fresh_database_url, tmp_path):
+    db = Database(fresh_database_url)
+    key = issue_key(db, "breakdowns")
+    with (
+        ServerThread(create_app(fresh_database_url, blob_url=f"file://{tmp_path}")) as server,
+        httpx.Client(base_url=server.url, headers={"Authorization": f"Bearer {key}"}, timeout=30) as api,
+    ):
+        workflow = make(api, "Kept", ["staging", "production"])
+        release(api, workflow, environment="production")
+        edit(api, workflow, "v2")
+        release(api, workflow, environment="staging")
+        for body in ({}, {"environment": "staging"}, {"version": 1}, {}):
+            run(api, workflow, **body)
+        made = api.post("/api/workflows", json={
+            "name": "Fails", "nodes": [{"id": "x", "type": "set", "values": {"y": "1 // 0"}}]})
+        assert made.status_code == 201, made.text
+        assert api.post("/api/workflows/Fails/runs", json={"input": {}}).json()["status"] == "failed"
+    try:
+        kept = _rollups(db)
+        assert sum(dict(row)["runs"] for row in kept["run_metric_rollups"]) == 5
+        with db.write_connection() as connection:
+            for model in BREAKDOWNS:
+                connection.execute(delete(model))
+            assert rebuild_breakdowns(connection) == 5
+        assert _rollups(db) == kept
+    finally:
+        db.dispose()
+
+
+@pytest.mark.parametrize("fresh_database_url", ["sqlite", "postgresql"], indirect=True)
+def test_migration_0009__runs_stored_before_it_count_by_workflow_and_check(fresh_database_url):
+    db = Database(fresh_database_url, run_migrations=False)
+    try:
+        config = Config()
+        config.set_main_option("script_location", str(MIGRATIONS))
+        with db.engine.begin() as connection:
+            config.attributes["connection"] = connection
+            command.upgrade(config, "0008")
+        now = utcnow()
+        workspace_id, workflow_id = new_id(), new_id()
+        with db.write_connection() as connection:  # the columns of 0008: no environment yet
+            connection.execute(insert(Workspace.__table__).values(id=workspace_id, name="old", created_at=now))
+            connection.execute(insert(Workflow.__table__).values(
+                id=workflow_id, workspace_id=workspace_id, name="Old", version=1, nodes=[], checks=[],
+                created_at=now, updated_at=now))
+            connection.execute(insert(Run.__table__).values([
+                {"id": new_id(), "workspace_id": workspace_id, "workflow_id": workflow_id, "workflow_version": 1,
+                 "status": status, "input": {}, "state": {}, "cost_usd": 0.5, "duration_ms": duration,
+                 "created_at": now - timedelta(days=ago), "evals": evals,
+                 "evals_passed": None if evals is None else sum(r["passed"] for r in evals["results"]),
+                 "evals_total": None if evals is None else len(evals["results"])}
+                for status, ago, duration, evals in (
+                    ("success", 0, 30, {"results": [{"name": "a", "passed": True}, {"name": "b", "passed": False}]}),
+                    ("success", 1, 50, {"results": [{"name": "a", "passed": False}, {"name": "b", "passed": False}]}),
+                    ("failed", 2, 10, None),
+                    ("running", 0, None, None),
+                )
+            ]))
+        migrate(db.engine)
+        with db.read() as session:
+            by_workflow = workflow_metrics(session, workspace_id, group_by="workflow")
+            by_check = workflow_metrics(session, workspace_id, group_by="check")
+    finally:
+        db.dispose()
+    (old,) = by_workflow["groups"]
+    assert (old["key"], old["runs"], old["checks_passed"], old["checks_total"]) == ("Old", 3, 1, 4)
+    assert (old["cost_usd"], old["latency_p50_ms"], old["latency_p95_ms"]) == (1.5, 30, 50)
+    assert [(g["key"], g["runs"], g["checks_passed"], g["checks_total"]) for g in by_check["groups"]] == [
+        ("a", 3, 1, 2), ("b", 3, 0, 2)]
+
+
+def test_ingest__the_resources_deployment_environment_is_the_runs_environment(api):
+    span = {"traceId": "5b8efff798038103d269b633813fc60d", "spanId": "eee19b7ec3c1b176", "name": "answer",
+            "startTimeUnixNano": str(time.time_ns()), "endTimeUnixNano": str(time.time_ns() + 2_000_000)}
+    resource = {"attributes": [{"key": "service.name", "value": {"stringValue": "staged-bot"}},
+                               {"key": "deployment.environment.name", "value": {"stringValue": "canary"}}]}
+    response = api.post("/v1/traces", json={"resourceSpans": [{"resource": resource,
+                                                               "scopeSpans": [{"spans": [span]}]}]})
+    assert response.status_code == 200, response.text
+    (ingested,) = api.get("/api/runs", params={"workflow": "staged-bot"}).json()
+    assert ingested["environment"] == "canary"
+    assert groups(api, group_by="workflow", environment="canary")["staged-bot"]["runs"] == 1
