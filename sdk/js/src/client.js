@@ -21,6 +21,17 @@ export function segment(ref) {
 
 const wf = (workflow) => `/api/workflows/${segment(workflow)}`;
 
+/** A stored dataset's name, or a dataset object the server returned (its `name` is used). */
+function datasetName(dataset) {
+  const value = dataset !== null && typeof dataset === "object" ? dataset.name : dataset;
+  if (typeof value !== "string" || value === "") {
+    throw new TypeError(`expected a dataset name or an object with a 'name', got ${JSON.stringify(dataset)}`);
+  }
+  return value;
+}
+
+const ds = (dataset) => `/api/datasets/${encodeURIComponent(datasetName(dataset))}`;
+
 /** One builder per API operation: { method, path, body?, query?, releasing? }. */
 export const routes = {
   createWorkflow: (name, nodes, checks, gate, environments) => ({
@@ -84,6 +95,29 @@ export const routes = {
   getEvaluation: (evaluation) => ({ method: "GET", path: `/api/evaluations/${segment(evaluation)}` }),
   evaluations: (workflow) => ({ method: "GET", path: `${wf(workflow)}/evaluations` }),
   compare: (a, b) => ({ method: "GET", path: `/api/evaluations/${segment(a)}/compare/${segment(b)}` }),
+  createDataset: (name, items) => ({
+    method: "POST",
+    path: "/api/datasets",
+    body: { name, ...(items != null && { items }) },
+  }),
+  listDatasets: () => ({ method: "GET", path: "/api/datasets" }),
+  getDataset: (dataset, version) => ({
+    method: "GET",
+    path: ds(dataset),
+    query: { ...(version != null && { version }) },
+  }),
+  addDatasetItems: (dataset, items) => ({ method: "POST", path: `${ds(dataset)}/items`, body: { items } }),
+  removeDatasetItem: (dataset, item) => ({ method: "DELETE", path: `${ds(dataset)}/items/${segment(item)}` }),
+  // `expected: null` is a value to store; only `undefined` leaves it out.
+  addRunToDataset: (run, dataset, expected, item) => ({
+    method: "POST",
+    path: `/api/runs/${segment(run)}/dataset`,
+    body: {
+      dataset: datasetName(dataset),
+      ...(expected !== undefined && { expected }),
+      ...(item != null && { item }),
+    },
+  }),
   release: (workflow, environment, commit, version) => ({
     method: "POST",
     path: `${wf(workflow)}/release`,
@@ -235,13 +269,14 @@ export class AgentOS {
     return openStream(url, this.apiKey, () => this.getRun(run));
   }
 
-  // Evaluations and releases
+  // Evaluations
 
   /**
    * Evaluate a version of the workflow (`version`, default the current one): run each
    * `dataset` item, or report `results`. `scorers` grade each item's final state against its
-   * `expected` output (exact, similarity, rubric). With wait (the default), resolves once the
-   * evaluation is no longer pending.
+   * `expected` output (exact, similarity, rubric). `dataset` may name a stored dataset instead:
+   * `"name"` (its latest version) or `{ name, version }`; the answer's `dataset` then says which
+   * version ran. With wait (the default), resolves once the evaluation is no longer pending.
    */
   async evaluate(workflow, { dataset, name, results, version, scorers, wait = true, pollInterval = 250 } = {}) {
     let evaluation = await this.request(routes.evaluate(workflow, { dataset, name, results, version, scorers }));
@@ -266,6 +301,43 @@ export class AgentOS {
   compare(a, b) {
     return this.request(routes.compare(a, b));
   }
+
+  // Datasets
+
+  /** Store a dataset (version 1), with `items` ({ input, item?, expected? }) if given. */
+  createDataset(name, { items } = {}) {
+    return this.request(routes.createDataset(name, items));
+  }
+
+  /** Every dataset in the workspace, with its latest version and item count. */
+  listDatasets() {
+    return this.request(routes.listDatasets());
+  }
+
+  /** The dataset's items at `version` (default: its latest). */
+  getDataset(dataset, { version } = {}) {
+    return this.request(routes.getDataset(dataset, version));
+  }
+
+  /** Add items as a new version; resolves to the new version and the items added. */
+  addDatasetItems(dataset, items) {
+    return this.request(routes.addDatasetItems(dataset, items));
+  }
+
+  /** Remove an item (by id) as a new version; older versions keep it. */
+  removeDatasetItem(dataset, item) {
+    return this.request(routes.removeDatasetItem(dataset, item));
+  }
+
+  /**
+   * Copy the run's input into `dataset` (created if new) as a new version, with `expected` (the
+   * output it should have given; null is a value too) and the label `item` if given.
+   */
+  addRunToDataset(run, dataset, { expected, item } = {}) {
+    return this.request(routes.addRunToDataset(run, dataset, expected, item));
+  }
+
+  // Releases
 
   /**
    * Release a version of the workflow (`version`, default the current one) to an environment

@@ -92,6 +92,35 @@ export type Scorer = {
   provider?: "openai" | "anthropic" | "mock";
   responses?: Array<string | Record<string, unknown>>;
 };
+/** An item of an evaluation's dataset, inline or stored. */
+export interface DatasetEntry {
+  input: Record<string, unknown>;
+  /** The item's label (default: its input as JSON). */
+  item?: string;
+  /** The output it should give, which `expected`-based scorers compare with. */
+  expected?: unknown;
+}
+/** A stored item: part of the versions from `added_in_version` until it is removed. */
+export type DatasetItem = DatasetEntry & {
+  id: string;
+  item: string;
+  source_run_id: string | null;
+  added_in_version: number;
+  created_at: string;
+  [field: string]: unknown;
+};
+/** A stored dataset at one version (`latest_version` is its newest). */
+export type Dataset = Record<string, unknown> & {
+  id: string;
+  name: string;
+  version: number;
+  latest_version: number;
+  items: DatasetItem[];
+};
+/** What a change of a dataset answers: its new version and the items added or removed. */
+export type DatasetChange = { dataset: string; version: number; items: DatasetItem[] };
+/** A stored dataset's name, or a dataset object the server returned. */
+export type DatasetRef = string | { name: string };
 export type Release = Record<string, unknown> & { id: string; environment: string; version: number };
 export type Metrics = Record<string, unknown> & {
   total_runs: number;
@@ -153,7 +182,8 @@ export declare class AgentOS {
   evaluate(
     workflow: Ref,
     options: {
-      dataset?: Array<{ input: Record<string, unknown>; item?: string; expected?: unknown }>;
+      /** Items to run, or a stored dataset: its name (latest version) or `{ name, version }`. */
+      dataset?: DatasetEntry[] | string | { name: string; version?: number };
       results?: Array<Record<string, unknown>>;
       name?: string;
       /** The version evaluated (default: the current one). */
@@ -167,6 +197,16 @@ export declare class AgentOS {
   getEvaluation(evaluation: Ref): Promise<Evaluation>;
   evaluations(workflow: Ref): Promise<Evaluation[]>;
   compare(a: Ref, b: Ref): Promise<Record<string, unknown>>;
+  createDataset(name: string, options?: { items?: DatasetEntry[] }): Promise<Dataset>;
+  listDatasets(): Promise<Array<Record<string, unknown> & { name: string; version: number; items: number }>>;
+  getDataset(dataset: DatasetRef, options?: { version?: number }): Promise<Dataset>;
+  addDatasetItems(dataset: DatasetRef, items: DatasetEntry[]): Promise<DatasetChange>;
+  removeDatasetItem(dataset: DatasetRef, item: Ref): Promise<DatasetChange>;
+  addRunToDataset(
+    run: Ref,
+    dataset: DatasetRef,
+    options?: { expected?: unknown; item?: string },
+  ): Promise<{ dataset: string; version: number; item: DatasetItem }>;
   release(
     workflow: Ref,
     options?: string | { environment?: string; commit?: string; version?: number },
