@@ -4,6 +4,7 @@ On SQLite and PostgreSQL."""
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import httpx
@@ -238,3 +239,20 @@ def test_datasets__odd_bodies_are_4xx_never_500(api, body):
     evaluated = api.post("/api/workflows/Echo/evaluations", json={"name": "e", "dataset": body})
     assert 400 <= evaluated.status_code < 500, evaluated.text
     assert api.get("/api/datasets/d", params={"version": "x"}).status_code == 422
+
+
+def test_run_to_dataset__concurrent_adds_each_get_a_version_of_their_own(api):
+    make_workflow(api)
+    runs = [run(api, f"q{i}") for i in range(8)]
+
+    def add(one: dict[str, Any]) -> httpx.Response:
+        return api.post(f"/api/runs/{one['id']}/dataset", json={"dataset": "busy"})
+
+    with ThreadPoolExecutor(8) as pool:
+        answers = list(pool.map(add, runs))
+    assert [a.status_code for a in answers] == [201] * 8, [a.text for a in answers]
+    assert sorted(a.json()["version"] for a in answers) == list(range(1, 9)), "one dataset, eight versions"
+    stored = api.get("/api/datasets/busy").json()
+    assert (stored["version"], len(stored["items"])) == (8, 8)
+    for version in range(1, 9):
+        assert len(api.get("/api/datasets/busy", params={"version": version}).json()["items"]) == version
