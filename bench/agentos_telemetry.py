@@ -44,9 +44,10 @@ import psycopg
 from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans
 from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
 from opentelemetry.sdk.resources import Resource
-from opentelemetry.sdk.trace import TracerProvider
+from opentelemetry.sdk.trace import SpanProcessor, TracerProvider
 from opentelemetry.sdk.trace.export import BatchSpanProcessor, SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+from sqlalchemy import text
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
@@ -59,7 +60,8 @@ from agentos.engine.runner import Runner  # noqa: E402
 from agentos.engine.streams import Event, RunStreams  # noqa: E402
 from agentos.ids import new_id  # noqa: E402
 from agentos.keys import issue_key_record  # noqa: E402
-from agentos.telemetry.export import TracedRunStreams, trace_run  # noqa: E402
+from agentos.rollups import rebuild_breakdowns  # noqa: E402
+from agentos.telemetry.export import RunSpans, TracedRunStreams, trace_run  # noqa: E402
 from agentos.timestamps import utcnow  # noqa: E402
 
 TARGET_EXPORT_MS = 0.5
@@ -171,7 +173,7 @@ def bench_export(runs: int, block: int, trace_calls: int) -> dict[str, float]:
                                             created_at=now))
             with plain.db.read_connection() as connection:
                 workflow = run_snapshot(connection, record.workspace_id, workflow_id, None, None)
-            provider = traced.streams.provider
+            provider = traced.streams.spans.provider
             per_run: dict[str, list[float]] = {"plain": [], "traced": []}
             for svc in (plain, traced) * 2:  # warm-up
                 for _ in range(50):
@@ -196,20 +198,20 @@ def bench_export(runs: int, block: int, trace_calls: int) -> dict[str, float]:
             events = captured.events
             nodes = [e for e in events if e.get("type") == "node_finished"]
             spans = 1 + len(nodes) + sum(1 for e in nodes if e.get("node_type") == "llm")  # run, nodes, model calls
-            bare = TracerProvider(resource=Resource.create({"service.name": "agentos-bench"}))
-            exporting = TracerProvider(resource=Resource.create({"service.name": "agentos-bench"}))
+            resource = Resource.create({"service.name": "agentos-bench"})
             counting = CountingExporter(endpoint=endpoint + "/v1/traces")
-            exporting.add_span_processor(BatchSpanProcessor(counting))
             direct: dict[str, float] = {}
-            for name, tracer_provider in (("bare", bare), ("exported", exporting)):
-                tracer = tracer_provider.get_tracer("agentos")
+            for name, processor in (("bare", SpanProcessor()), ("exported", BatchSpanProcessor(counting))):
+                tracer_provider = TracerProvider(resource=resource)
+                tracer_provider.add_span_processor(processor)
+                run_spans = RunSpans(tracer_provider, processor)
                 for _ in range(200):
-                    trace_run(tracer, events)
+                    trace_run(run_spans, events)
                 tracer_provider.force_flush()
                 counting.exported = 0
                 started = time.process_time()
                 for call in range(trace_calls):
-                    trace_run(tracer, events)
+                    trace_run(run_spans, events)
                     if call % 200 == 199:  # the batch processor's queue holds 2,048 spans, then drops
                         tracer_provider.force_flush()
                 tracer_provider.force_flush()
@@ -313,13 +315,17 @@ CHECK_NAMES = ["Mentions the refund", "No internal error leaked", "Category is k
                "Under 8 seconds", "Reply is substantial", "Polite", "Names the order"]
 
 
+ENVIRONMENTS = ["production", "production", "staging", None]
+
+
 def insert_runs(url: str, workspace_id: str, workflow_ids: list[str], count: int) -> float:
-    """COPY `count` finished runs spread over the workflows and the last 60 days; seconds taken."""
+    """COPY `count` finished runs spread over the workflows, environments and the last 60 days;
+    seconds taken. (Their rollups are made after, as migration 0009 makes them.)"""
     rng = random.Random(7)
     now = utcnow()
     columns = ("id", "workspace_id", "workflow_id", "workflow_version", "status", "input", "state", "error",
                "cost_usd", "duration_ms", "created_at", "started_at", "finished_at", "evals", "evals_passed",
-               "evals_total")
+               "evals_total", "environment")
     started = time.perf_counter()
     with psycopg.connect(url.replace("postgresql+psycopg://", "postgresql://")) as conn:
         with conn.cursor() as cursor, cursor.copy(f"COPY runs ({', '.join(columns)}) FROM STDIN") as copy:
@@ -336,7 +342,7 @@ def insert_runs(url: str, workspace_id: str, workflow_ids: list[str], count: int
                     new_id(), workspace_id, rng.choice(workflow_ids), 1, "failed" if failed else "success",
                     '{"ticket": "bench"}', '{"draft_reply": "We will process your refund today."}',
                     "boom" if failed else None, round(rng.uniform(0.0001, 0.02), 6), duration, created, created,
-                    finished, json.dumps(evals), passed, len(results),
+                    finished, json.dumps(evals), passed, len(results), rng.choice(ENVIRONMENTS),
                 ))
         conn.execute("ANALYZE runs")
     return time.perf_counter() - started
@@ -358,6 +364,16 @@ def bench_metrics(count: int, gets: dict[str, int]) -> dict[str, Any]:
                 created.raise_for_status()
                 workflow_ids.append(created.json()["id"])
             insert_s = insert_runs(url, record.workspace_id, workflow_ids, count)
+            db = Database(url, run_migrations=False)
+            started = time.perf_counter()
+            with db.write_connection() as connection:
+                rebuild_breakdowns(connection)
+            rebuild_s = time.perf_counter() - started
+            with db.write_connection() as connection:
+                rollup_rows = {table: connection.execute(text(f"SELECT count(*) FROM {table}")).scalar_one()
+                               for table in ("run_metric_rollups", "run_latency_rollups", "run_check_rollups")}
+                connection.execute(text("ANALYZE"))
+            db.dispose()
             timings: dict[str, dict[str, float]] = {}
             for group_by in ("workflow", "check"):
                 params = {"group_by": group_by, "days": "60"}
@@ -375,7 +391,7 @@ def bench_metrics(count: int, gets: dict[str, int]) -> dict[str, Any]:
                                      "p95": samples[max(0, -(-95 * len(samples) // 100) - 1)],
                                      "groups": len(first.json()["groups"]), "runs": counted,
                                      "gets": len(samples)}
-    return {"insert_s": insert_s, "timings": timings}
+    return {"insert_s": insert_s, "rebuild_s": rebuild_s, "rollup_rows": rollup_rows, "timings": timings}
 
 
 def main() -> None:
@@ -422,6 +438,9 @@ def main() -> None:
             metrics = bench_metrics(args.metrics_runs, {"workflow": args.metrics_gets, "check": args.check_gets})
             rows.append((f"COPY of {args.metrics_runs:,} runs (+ ANALYZE), PostgreSQL", f"{metrics['insert_s']:.1f} s",
                          "-", "-"))
+            rollup_rows = ", ".join(f"{table} {n:,}" for table, n in metrics["rollup_rows"].items())
+            rows.append((f"their rollups built as migration 0009 builds them ({rollup_rows} rows)",
+                         f"{metrics['rebuild_s']:.1f} s", "-", "-"))
             for group_by, timing in metrics["timings"].items():
                 rows.append((f"GET /api/metrics?group_by={group_by}&days=60 over {timing['runs']:,.0f} runs "
                              f"({timing['groups']:.0f} groups): median / p95 of {timing['gets']:.0f}",

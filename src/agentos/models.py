@@ -231,12 +231,14 @@ class RunLatencyRollup(_BreakdownKey, Base):
 
 
 class RunCheckRollup(_BreakdownKey, Base):
-    """How often each check was evaluated and passed, per day, workflow version and environment."""
+    """How often each check was evaluated and passed, per day, workflow version and environment.
+
+    Not sharded: a metrics query by check reads every row of its days, and eight shards made
+    that eight times the rows (234,000 for a million runs), for little less waiting on a row."""
 
     __tablename__ = "run_check_rollups"
 
     check_name: Mapped[str] = mapped_column(String(200), primary_key=True)
-    shard: Mapped[int] = mapped_column(Integer, primary_key=True)
     evaluated: Mapped[int] = mapped_column(Integer, default=0)
     passed: Mapped[int] = mapped_column(Integer, default=0)
 

@@ -12,9 +12,10 @@ Two kinds of rows are kept:
   and cost (`run_metric_rollups`), how many took each latency bucket
   (`run_latency_rollups`), and each check's evaluations and passes (`run_check_rollups`).
 
-Latencies are kept in buckets: exact below 64 ms, above that the 6 leading bits of the
-milliseconds (32 buckets per doubling), so a percentile read back from them, the middle of
-its bucket, is within 1.6% of the nearest-rank value.
+Latencies are kept in buckets: exact below 32 ms, above that the 5 leading bits of the
+milliseconds (16 buckets per doubling), so a percentile read back from them, the middle of
+its bucket, is within 3.1% of the nearest-rank value (6 bits halved that error and doubled
+the rows a metrics query reads: 370,000 for a million runs over 60 days).
 """
 
 from __future__ import annotations
@@ -40,7 +41,7 @@ _METRIC_COUNTERS = ("runs", "succeeded", "cost_usd", "checks_passed", "checks_to
 _LATENCIES: Table = RunLatencyRollup.__table__  # type: ignore[assignment]
 _CHECKS: Table = RunCheckRollup.__table__  # type: ignore[assignment]
 _CHECK_COUNTERS = ("evaluated", "passed")
-BUCKET_BITS = 6
+BUCKET_BITS = 5
 CHECK_NAME_LENGTH = 200
 
 FINISHED_RUN_FIELDS = ("workspace_id", "id", "created_at", "status", "cost_usd", "evals_passed", "evals_total",
@@ -49,14 +50,14 @@ FINISHED_RUN_FIELDS = ("workspace_id", "id", "created_at", "status", "cost_usd",
 
 
 def latency_bucket(duration_ms: int) -> int:
-    """The bucket a latency is counted in: its lower bound (exact below 64 ms)."""
+    """The bucket a latency is counted in: its lower bound (exact below 32 ms)."""
     duration_ms = max(0, int(duration_ms))
     shift = duration_ms.bit_length() - BUCKET_BITS
     return duration_ms if shift <= 0 else (duration_ms >> shift) << shift
 
 
 def bucket_middle(bucket_ms: int) -> int:
-    """The latency a bucket stands for: the middle of it (its value, below 64 ms)."""
+    """The latency a bucket stands for: the middle of it (its value, below 32 ms)."""
     shift = bucket_ms.bit_length() - BUCKET_BITS
     return bucket_ms if shift <= 0 else bucket_ms + ((1 << shift) - 1) // 2
 
@@ -113,8 +114,7 @@ class Breakdowns:
             if not isinstance(result, dict):
                 continue
             name = str(result.get("name") or result.get("id") or "")[:CHECK_NAME_LENGTH]
-            check = self.checks.setdefault(head + (name, shard), {**key, "check_name": name, "shard": shard,
-                                                                 "evaluated": 0, "passed": 0})
+            check = self.checks.setdefault(head + (name,), {**key, "check_name": name, "evaluated": 0, "passed": 0})
             check["evaluated"] += 1
             check["passed"] += bool(result.get("passed"))
 
@@ -149,7 +149,7 @@ _UPSERT_KEYS = {
     "run_latency_rollups": (_LATENCIES, ("workspace_id", "day", "workflow_id", "workflow_version", "environment",
                                          "bucket_ms"), ("runs",)),
     "run_check_rollups": (_CHECKS, ("workspace_id", "day", "workflow_id", "workflow_version", "environment",
-                                    "check_name", "shard"), _CHECK_COUNTERS),
+                                    "check_name"), _CHECK_COUNTERS),
 }
 
 

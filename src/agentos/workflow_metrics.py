@@ -5,7 +5,7 @@ latency of finished runs created in the last `days` days (UTC), optionally of on
 workflow, check, model or environment. Everything is read from the breakdown rollups that
 `agentos.rollups` keeps current as runs finish (per day, workflow version and environment),
 never from the runs themselves, so the answer costs the same over a million runs as over
-ten. Latencies come from buckets within 1.6% of the nearest-rank value (exact below 64 ms).
+ten. Latencies come from buckets within 3.1% of the nearest-rank value (exact below 32 ms).
 
 A check's runs are the runs of the workflow versions (in each environment) that carry it:
 grouped or filtered by check, `runs`, success rate, cost and latency are those runs'

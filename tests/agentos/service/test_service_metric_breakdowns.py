@@ -1,6 +1,6 @@
 """Metrics breakdowns: a run records the environment it ran in and metrics filter by it; the
 rollups kept as runs finish equal those rebuilt from the runs; runs stored before migration
-0009 count; latencies come back from buckets within 1.6%. On SQLite and PostgreSQL."""
+0009 count; latencies come back from buckets within 3.1%. On SQLite and PostgreSQL."""
 
 from __future__ import annotations
 
@@ -77,12 +77,12 @@ def test_check__its_runs_are_those_of_the_versions_carrying_it_failed_ones_inclu
     assert groups(api, group_by="workflow", check="nobody has this check") == {}
 
 
-def test_latency_buckets__exact_below_64_ms_and_within_1_6_percent_above():
-    assert [bucket_middle(latency_bucket(ms)) for ms in (0, 1, 37, 63)] == [0, 1, 37, 63]
-    for ms in [*range(64, 5000), *random.Random(3).sample(range(5000, 10**9), 5000)]:
+def test_latency_buckets__exact_below_32_ms_and_within_3_1_percent_above():
+    assert [bucket_middle(latency_bucket(ms)) for ms in (0, 1, 17, 31)] == [0, 1, 17, 31]
+    for ms in [*range(32, 5000), *random.Random(3).sample(range(5000, 10**9), 5000)]:
         bucket = latency_bucket(ms)
         assert bucket <= ms and latency_bucket(bucket) == bucket
-        assert abs(bucket_middle(bucket) - ms) <= 0.016 * ms, ms
+        assert abs(bucket_middle(bucket) - ms) <= 0.032 * ms, ms
 
 
 def test_latency__percentiles_are_nearest_rank_read_from_the_buckets(api):
@@ -102,7 +102,7 @@ def test_latency__percentiles_are_nearest_rank_read_from_the_buckets(api):
         db.dispose()
     timed = groups(api, group_by="workflow")["Timed"]
     assert (timed["latency_p50_ms"], timed["latency_p95_ms"]) == (40, bucket_middle(latency_bucket(1000)))
-    assert abs(timed["latency_p95_ms"] - 1000) <= 16
+    assert abs(timed["latency_p95_ms"] - 1000) <= 32
 
 
 def _rollups(db: Database) -> dict[str, set[tuple[Any, ...]]]:

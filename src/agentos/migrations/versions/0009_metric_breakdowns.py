@@ -53,7 +53,6 @@ def upgrade() -> None:
         "run_check_rollups",
         *_key(),
         sa.Column("check_name", sa.String(200), primary_key=True),
-        sa.Column("shard", sa.Integer(), primary_key=True),
         sa.Column("evaluated", sa.Integer(), nullable=False),
         sa.Column("passed", sa.Integer(), nullable=False),
     )
