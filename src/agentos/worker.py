@@ -59,9 +59,9 @@ def run_worker(database_url: str, queue_url: str, broker_url: str | None, concur
         instance.start_heartbeat()
         ctx["instance"] = instance
         # OTEL_* variables asking for OTLP traces: the runs this worker executes are exported too.
-        tracer_provider = open_tracer_provider()
-        ctx["tracer_provider"] = tracer_provider
-        streams = RunStreams() if tracer_provider is None else TracedRunStreams(tracer_provider)
+        run_spans = open_tracer_provider()
+        ctx["run_spans"] = run_spans
+        streams = RunStreams() if run_spans is None else TracedRunStreams(run_spans)
         # A thread per run at most, plus one claiming and one executing a batch of instant runs.
         runner = Runner(db, streams, Providers(), instance.id, broker=broker, threads=concurrency + 2)
         ctx["runner"] = runner
@@ -78,8 +78,8 @@ def run_worker(database_url: str, queue_url: str, broker_url: str | None, concur
             runner.providers.close()
         if "instance" in ctx:
             await asyncio.to_thread(ctx["instance"].stop)
-        if ctx.get("tracer_provider") is not None:
-            await asyncio.to_thread(ctx["tracer_provider"].shutdown)  # exports the spans still batched
+        if ctx.get("run_spans") is not None:
+            await asyncio.to_thread(ctx["run_spans"].shutdown)  # exports the spans still batched
         broker.close()
         db.dispose()
 

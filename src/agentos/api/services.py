@@ -58,8 +58,8 @@ class Services:
         instance = Instance(db, instance_label or f"{socket.gethostname()}:{id(db):x}", broker)
         instance.register()
         # OTEL_* variables asking for OTLP traces: every run executed here is exported as a trace.
-        tracer_provider = open_tracer_provider()
-        streams = RunStreams() if tracer_provider is None else TracedRunStreams(tracer_provider)
+        run_spans = open_tracer_provider()
+        streams = RunStreams() if run_spans is None else TracedRunStreams(run_spans)
         providers = Providers()
         return cls(
             db=db,

@@ -152,6 +152,33 @@ def test_export__nothing_is_exported_without_an_otlp_exporter_and_endpoint():
     assert exporting({"OTEL_TRACES_EXPORTER": "otlp", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT": "http://c:4318/v1/traces"})
 
 
+
+def test_export__the_otel_traces_sampler_decides_which_runs_are_exported(monkeypatch):
+    from agentos.telemetry.export import RunSpans, trace_run
+
+    events = [
+        {"type": "run_started", "run_id": "r1", "workflow_id": "w1", "workflow_version": 1,
+         "at": "2026-12-03T10:00:00.000Z"},
+        {"type": "node_started", "node_id": "reply", "node_type": "set", "at": "2026-12-03T10:00:00.001Z"},
+        {"type": "node_finished", "node_id": "reply", "node_type": "set", "status": "failed", "error": "boom",
+         "at": "2026-12-03T10:00:00.004Z"},
+        {"type": "run_finished", "status": "failed", "error": "boom", "at": "2026-12-03T10:00:00.005Z"},
+    ]
+    exported = {}
+    for sampler in ("always_off", "always_on"):
+        monkeypatch.setenv("OTEL_TRACES_SAMPLER", sampler)
+        memory = InMemorySpanExporter()
+        processor = SimpleSpanProcessor(memory)
+        provider = TracerProvider()
+        provider.add_span_processor(processor)
+        trace_run(RunSpans(provider, processor), events)
+        exported[sampler] = memory.get_finished_spans()
+    assert exported["always_off"] == ()
+    run_span, node_span = sorted(exported["always_on"], key=lambda span: span.name, reverse=True)
+    assert (run_span.name, node_span.name, node_span.parent) == ("run w1", "node reply", run_span.context)
+    assert (node_span.start_time, node_span.end_time) == (1796292000001000000, 1796292000004000000)
+    assert node_span.status.description == "boom" and not node_span.status.is_ok
+
 # -- In: POST /v1/traces --------------------------------------------------------------------------------------
 
 ANSWER = "Your refund for order GB204815 is on its way."
