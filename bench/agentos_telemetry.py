@@ -61,7 +61,7 @@ from agentos.engine.streams import Event, RunStreams  # noqa: E402
 from agentos.ids import new_id  # noqa: E402
 from agentos.keys import issue_key_record  # noqa: E402
 from agentos.rollups import rebuild_breakdowns  # noqa: E402
-from agentos.telemetry.export import RunSpans, TracedRunStreams, trace_run  # noqa: E402
+from agentos.telemetry.export import RunSpans, TracedRunStreams, run_resource, trace_run  # noqa: E402
 from agentos.timestamps import utcnow  # noqa: E402
 
 TARGET_EXPORT_MS = 0.5
@@ -198,7 +198,7 @@ def bench_export(runs: int, block: int, trace_calls: int) -> dict[str, float]:
             events = captured.events
             nodes = [e for e in events if e.get("type") == "node_finished"]
             spans = 1 + len(nodes) + sum(1 for e in nodes if e.get("node_type") == "llm")  # run, nodes, model calls
-            resource = Resource.create({"service.name": "agentos-bench"})
+            resource = run_resource("agentos-bench")
             counting = CountingExporter(endpoint=endpoint + "/v1/traces")
             direct: dict[str, float] = {}
             for name, processor in (("bare", SpanProcessor()), ("exported", BatchSpanProcessor(counting))):

@@ -222,10 +222,12 @@ class RunMetricRollup(_BreakdownKey, Base):
 
 
 class RunLatencyRollup(_BreakdownKey, Base):
-    """How many finished runs took each latency bucket (`agentos.rollups.latency_bucket`)."""
+    """How many finished runs took each latency bucket (`agentos.rollups.latency_bucket`), per
+    day (`span_days` 1) and again per block of 8 days (`span_days` 8, `day` its first day)."""
 
     __tablename__ = "run_latency_rollups"
 
+    span_days: Mapped[int] = mapped_column(Integer, primary_key=True)
     bucket_ms: Mapped[int] = mapped_column(BigInteger, primary_key=True)
     runs: Mapped[int] = mapped_column(Integer, default=0)
 

@@ -27,12 +27,12 @@ from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 from typing import Any
 
-from sqlalchemy import Select, Table, func, select, tuple_
+from sqlalchemy import Select, Table, and_, func, or_, select, tuple_
 from sqlalchemy.orm import Session
 
 from agentos.errors import NotFound, Unprocessable
 from agentos.models import RunCheckRollup, RunLatencyRollup, RunMetricRollup, Workflow, WorkflowVersion
-from agentos.rollups import bucket_middle
+from agentos.rollups import BLOCK_DAYS, block_start, bucket_middle
 from agentos.timestamps import utcnow
 
 GROUPINGS = ("day", "workflow", "check", "model")
@@ -151,6 +151,19 @@ class _Scope:
             where.append(tuple_(*(table.c[name] for name in _COMBO)).in_(combos))
         return where
 
+    def latencies(self, combos: list[tuple[Any, ...]] | None, by_day: bool) -> list[Any]:
+        """Latency rows of the days, by day; else the blocks of 8 days from the first block
+        that starts in the window (the last one holds today: no run is of a later day) and the
+        days before it."""
+        where = self.where(_LATENCIES, combos)
+        cutoff = block_start(self.first_day)
+        if cutoff < self.first_day:
+            cutoff += timedelta(days=BLOCK_DAYS)
+        if by_day:
+            return [*where, _LATENCIES.c.span_days == 1]
+        return [*where, or_(and_(_LATENCIES.c.span_days == BLOCK_DAYS, _LATENCIES.c.day >= cutoff),
+                            and_(_LATENCIES.c.span_days == 1, _LATENCIES.c.day < cutoff))]
+
 
 def _check_counts(session: Session, scope: _Scope, check: str | None, group_by: str) -> dict[tuple[Any, ...], _Group]:
     """Each check's evaluations and passes, by (check, [day,] workflow, version, environment)."""
@@ -182,7 +195,7 @@ def _units(session: Session, scope: _Scope, unit: tuple[str, ...],
                                            int(passed or 0), int(total or 0))
     latency_keys = [_LATENCIES.c[name] for name in unit]
     buckets = (select(*latency_keys, _LATENCIES.c.bucket_ms, func.sum(_LATENCIES.c.runs))
-               .where(*scope.where(_LATENCIES, combos)).group_by(*latency_keys, _LATENCIES.c.bucket_ms))
+               .where(*scope.latencies(combos, "day" in unit)).group_by(*latency_keys, _LATENCIES.c.bucket_ms))
     for row in session.execute(buckets):
         group = units.get(tuple(row[:width]))
         if group is not None:

@@ -21,7 +21,7 @@ from agentos.db import MIGRATIONS, Database, migrate
 from agentos.ids import new_id
 from agentos.keys import issue_key
 from agentos.models import Run, RunCheckRollup, RunLatencyRollup, RunMetricRollup, Workflow, Workspace
-from agentos.rollups import bucket_middle, latency_bucket, rebuild_breakdowns
+from agentos.rollups import BLOCK_DAYS, block_start, bucket_middle, latency_bucket, rebuild_breakdowns
 from agentos.timestamps import utcnow
 from agentos.workflow_metrics import workflow_metrics
 from conftest import ServerThread
@@ -95,9 +95,10 @@ def test_latency__percentiles_are_nearest_rank_read_from_the_buckets(api):
             workspace_id = connection.scalar(select(Run.workspace_id).where(Run.id == first["id"]))
             connection.execute(delete(RunLatencyRollup).where(RunLatencyRollup.workspace_id == workspace_id))
             connection.execute(insert(RunLatencyRollup), [
-                {"workspace_id": workspace_id, "day": utcnow().date(), "workflow_id": workflow["id"],
+                {"workspace_id": workspace_id, "day": day, "span_days": span, "workflow_id": workflow["id"],
                  "workflow_version": 1, "environment": "", "bucket_ms": latency_bucket(ms), "runs": runs}
-                for ms, runs in durations.items()])
+                for ms, runs in durations.items()
+                for span, day in ((1, utcnow().date()), (BLOCK_DAYS, block_start(utcnow().date())))])
     finally:
         db.dispose()
     timed = groups(api, group_by="workflow")["Timed"]
@@ -195,3 +196,35 @@ def test_ingest__the_resources_deployment_environment_is_the_runs_environment(ap
     (ingested,) = api.get("/api/runs", params={"workflow": "staged-bot"}).json()
     assert ingested["environment"] == "canary"
     assert groups(api, group_by="workflow", environment="canary")["staged-bot"]["runs"] == 1
+
+
+@pytest.mark.parametrize("fresh_database_url", ["sqlite", "postgresql"], indirect=True)
+def test_latency__over_any_window_is_the_nearest_rank_of_that_windows_runs(fresh_database_url):
+    """Days and blocks of 8 days together count each run of the window once, whatever the window."""
+    db = Database(fresh_database_url)
+    rng = random.Random(11)
+    now = utcnow()
+    workspace_id, workflow_id = new_id(), new_id()
+    runs = [(rng.randrange(45), rng.choice((20, 25, 30, 31)) if rng.random() < 0.5 else rng.randrange(32, 2000))
+            for _ in range(400)]  # (days ago, duration ms)
+    try:
+        with db.write_connection() as connection:
+            connection.execute(insert(Workspace.__table__).values(id=workspace_id, name="windows", created_at=now))
+            connection.execute(insert(Workflow.__table__).values(
+                id=workflow_id, workspace_id=workspace_id, name="Windows", version=1, nodes=[], checks=[],
+                created_at=now, updated_at=now))
+            connection.execute(insert(Run.__table__), [
+                {"id": new_id(), "workspace_id": workspace_id, "workflow_id": workflow_id, "workflow_version": 1,
+                 "status": "success", "input": {}, "state": {}, "cost_usd": 0.0, "duration_ms": duration,
+                 "created_at": now - timedelta(days=ago)} for ago, duration in runs])
+            rebuild_breakdowns(connection)
+        for days in (1, 2, 7, 8, 9, 15, 16, 17, 30, 45):
+            with db.read() as session:
+                (group,) = workflow_metrics(session, workspace_id, group_by="workflow", days=days)["groups"]
+            ranked = sorted(duration for ago, duration in runs if ago < days)
+            assert group["runs"] == len(ranked), days
+            for percent in (50, 95):
+                nearest = ranked[max(0, -(-percent * len(ranked) // 100) - 1)]
+                assert group[f"latency_p{percent}_ms"] == bucket_middle(latency_bucket(nearest)), (days, percent)
+    finally:
+        db.dispose()

@@ -46,6 +46,7 @@ def upgrade() -> None:
     op.create_table(
         "run_latency_rollups",
         *_key(),
+        sa.Column("span_days", sa.Integer(), primary_key=True),
         sa.Column("bucket_ms", sa.BigInteger(), primary_key=True),
         sa.Column("runs", sa.Integer(), nullable=False),
     )
