@@ -201,8 +201,7 @@ def _fail_runs(
     """Fail unfinished runs matching `where`, closing each event stream with `run_finished`;
     returns each run's id and the seq of that last event."""
     unfinished = session.execute(
-        select(Run.id, Run.workspace_id, Run.created_at, Run.cost_usd, Run.workflow_id, Run.workflow_version,
-               Run.environment)
+        select(Run.id, Run.workspace_id, Run.created_at, Run.cost_usd)
         .where(Run.status.in_(("queued", "running")), *where)
         .with_for_update()
     ).all()
@@ -217,9 +216,7 @@ def _fail_runs(
     )
     add_finished(session.connection(), [
         {"id": row.id, "workspace_id": row.workspace_id, "created_at": row.created_at, "status": "failed",
-         "cost_usd": row.cost_usd, "evals_passed": None, "evals_total": None, "workflow_id": row.workflow_id,
-         "workflow_version": row.workflow_version, "environment": row.environment, "duration_ms": None,
-         "evals": None}
+         "cost_usd": row.cost_usd, "evals_passed": None, "evals_total": None}
         for row in unfinished
     ])
     last: dict[str, int] = {

@@ -139,8 +139,19 @@ class _Scope:
     environment: str | None
     versions: list[tuple[str, int]] | None
 
-    def where(self, table: Table, combos: list[tuple[Any, ...]] | None = None) -> list[Any]:
-        where = [table.c.workspace_id == self.workspace_id, table.c.day >= self.first_day]
+    def where(self, table: Table, combos: list[tuple[Any, ...]] | None, by_day: bool) -> list[Any]:
+        """Rows of the window's days, by day; else the blocks of 8 days from the first block that
+        starts in the window (the last one holds today: no run is of a later day), and the days
+        before it."""
+        cutoff = block_start(self.first_day)
+        if cutoff < self.first_day:
+            cutoff += timedelta(days=BLOCK_DAYS)
+        if by_day:
+            where = [table.c.workspace_id == self.workspace_id, table.c.span_days == 1, table.c.day >= self.first_day]
+        else:
+            where = [table.c.workspace_id == self.workspace_id, or_(
+                and_(table.c.span_days == BLOCK_DAYS, table.c.day >= cutoff),
+                and_(table.c.span_days == 1, table.c.day >= self.first_day, table.c.day < cutoff))]
         if self.workflow_id is not None:
             where.append(table.c.workflow_id == self.workflow_id)
         if self.environment is not None:
@@ -151,24 +162,11 @@ class _Scope:
             where.append(tuple_(*(table.c[name] for name in _COMBO)).in_(combos))
         return where
 
-    def latencies(self, combos: list[tuple[Any, ...]] | None, by_day: bool) -> list[Any]:
-        """Latency rows of the days, by day; else the blocks of 8 days from the first block
-        that starts in the window (the last one holds today: no run is of a later day) and the
-        days before it."""
-        where = self.where(_LATENCIES, combos)
-        cutoff = block_start(self.first_day)
-        if cutoff < self.first_day:
-            cutoff += timedelta(days=BLOCK_DAYS)
-        if by_day:
-            return [*where, _LATENCIES.c.span_days == 1]
-        return [*where, or_(and_(_LATENCIES.c.span_days == BLOCK_DAYS, _LATENCIES.c.day >= cutoff),
-                            and_(_LATENCIES.c.span_days == 1, _LATENCIES.c.day < cutoff))]
-
 
 def _check_counts(session: Session, scope: _Scope, check: str | None, group_by: str) -> dict[tuple[Any, ...], _Group]:
     """Each check's evaluations and passes, by (check, [day,] workflow, version, environment)."""
     keys = [_CHECKS.c.check_name, *([_CHECKS.c.day] if group_by == "day" else []), *(_CHECKS.c[n] for n in _COMBO)]
-    where = scope.where(_CHECKS)
+    where = scope.where(_CHECKS, None, group_by == "day")
     if check is not None:
         where.append(_CHECKS.c.check_name == check)
     query = (select(*keys, func.sum(_CHECKS.c.evaluated), func.sum(_CHECKS.c.passed))
@@ -185,7 +183,7 @@ def _units(session: Session, scope: _Scope, unit: tuple[str, ...],
     sums: Select[Any] = (
         select(*keys, func.sum(_METRICS.c.runs), func.sum(_METRICS.c.succeeded), func.sum(_METRICS.c.cost_usd),
                func.sum(_METRICS.c.checks_passed), func.sum(_METRICS.c.checks_total))
-        .where(*scope.where(_METRICS, combos)).group_by(*keys)
+        .where(*scope.where(_METRICS, combos, "day" in unit)).group_by(*keys)
     )
     width = len(keys)
     units: dict[tuple[Any, ...], _Group] = {}
@@ -195,7 +193,8 @@ def _units(session: Session, scope: _Scope, unit: tuple[str, ...],
                                            int(passed or 0), int(total or 0))
     latency_keys = [_LATENCIES.c[name] for name in unit]
     buckets = (select(*latency_keys, _LATENCIES.c.bucket_ms, func.sum(_LATENCIES.c.runs))
-               .where(*scope.latencies(combos, "day" in unit)).group_by(*latency_keys, _LATENCIES.c.bucket_ms))
+               .where(*scope.where(_LATENCIES, combos, "day" in unit))
+               .group_by(*latency_keys, _LATENCIES.c.bucket_ms))
     for row in session.execute(buckets):
         group = units.get(tuple(row[:width]))
         if group is not None:
@@ -226,19 +225,27 @@ def _group_keys(unit: tuple[Any, ...], group_by: str, models: dict[tuple[str, in
 
 
 def _by_check(units: dict[tuple[Any, ...], _Group], check_counts: dict[tuple[Any, ...], _Group]) -> dict[str, _Group]:
-    """Each check's group: the runs of the versions (and environments) that carry it, its own counts."""
-    combos: dict[str, set[tuple[Any, ...]]] = defaultdict(set)
-    out: dict[str, _Group] = defaultdict(_Group)
-    for key, counts in check_counts.items():  # key: (check, workflow, version, environment)
+    """Each check's group: the runs of the versions (and environments) that carry it, its own counts.
+    Checks carried by the same versions (most of them) share one sum of those versions' runs."""
+    carrying: dict[str, set[tuple[Any, ...]]] = defaultdict(set)
+    counts: dict[str, _Group] = defaultdict(_Group)
+    for key, counted in check_counts.items():  # key: (check, workflow, version, environment)
         name = str(key[0])
-        combos[name].add(key[1:])
-        out[name].checks_passed += counts.checks_passed
-        out[name].checks_total += counts.checks_total
-    for name, carrying in combos.items():
-        for combo in carrying:
-            if combo in units:
-                out[name].add(units[combo], checks=False)
-    return dict(out)
+        carrying[name].add(key[1:])
+        counts[name].checks_passed += counted.checks_passed
+        counts[name].checks_total += counted.checks_total
+    sums: dict[frozenset[tuple[Any, ...]], _Group] = {}
+    out: dict[str, _Group] = {}
+    for name, combos in carrying.items():
+        shared = frozenset(combos)
+        if shared not in sums:
+            sums[shared] = _Group()
+            for combo in shared & units.keys():
+                sums[shared].add(units[combo], checks=False)
+        runs = sums[shared]
+        out[name] = _Group(runs.runs, runs.succeeded, runs.cost_usd, counts[name].checks_passed,
+                           counts[name].checks_total, runs.latencies)
+    return out
 
 
 def _answer(group_by: str, days: int, groups: dict[str, _Group]) -> dict[str, Any]:

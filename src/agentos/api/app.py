@@ -49,6 +49,7 @@ from agentos.api.routes import (
 from agentos.api.services import Services
 from agentos.crud import SLASH
 from agentos.errors import ApiError
+from agentos.rollups import RollupFolder
 
 log = logging.getLogger("agentos.api")
 
@@ -76,9 +77,13 @@ def create_app(
         # Alert rules are judged in a thread of their own, off the request path (agentos.alerts).
         watcher = AlertWatcher(svc.db, float(os.environ.get("AGENTOS_ALERT_INTERVAL_S", "1")))
         watcher.start()
+        # Finished runs are counted in the metrics breakdowns off their path too (agentos.rollups).
+        folder = RollupFolder(svc.db, float(os.environ.get("AGENTOS_ROLLUP_INTERVAL_S", "1")))
+        folder.start()
         try:
             yield
         finally:
+            folder.stop()
             watcher.stop()
             listener.cancel()
             await asyncio.gather(listener, return_exceptions=True)

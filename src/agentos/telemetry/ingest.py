@@ -25,7 +25,7 @@ from agentos.engine.pricing import Price, price_of
 from agentos.evals import build_context, evaluate_checks
 from agentos.ids import new_id
 from agentos.models import ModelPrice, Run, RunEvent, Workflow
-from agentos.rollups import FINISHED_RUN_FIELDS, add_finished
+from agentos.rollups import add_finished
 from agentos.telemetry.otlp import IngestedSpan
 from agentos.timestamps import iso
 
@@ -79,8 +79,11 @@ def ingest(db: Database, workspace_id: str, spans: list[IngestedSpan]) -> Ingest
             result.runs.append(run.to_dict())
             stored.append(run)
         session.flush()
-        add_finished(session.connection(), [{name: getattr(run, name) for name in FINISHED_RUN_FIELDS}
-                                            for run in stored])
+        add_finished(session.connection(), [
+            {name: getattr(run, name) for name in
+             ("workspace_id", "id", "created_at", "status", "cost_usd", "evals_passed", "evals_total")}
+            for run in stored
+        ])
     return result
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import random
 import time
+from concurrent.futures import ThreadPoolExecutor
 from datetime import timedelta
 from typing import Any
 
@@ -13,15 +14,31 @@ import httpx
 import pytest
 from alembic import command
 from alembic.config import Config
-from sqlalchemy import delete, insert, select
+from sqlalchemy import delete, func, insert, select
 from test_service_environments import edit, make, release, run
 
 from agentos.api.app import create_app
 from agentos.db import MIGRATIONS, Database, migrate
 from agentos.ids import new_id
 from agentos.keys import issue_key
-from agentos.models import Run, RunCheckRollup, RunLatencyRollup, RunMetricRollup, Workflow, Workspace
-from agentos.rollups import BLOCK_DAYS, block_start, bucket_middle, latency_bucket, rebuild_breakdowns
+from agentos.models import (
+    Run,
+    RunCheckRollup,
+    RunLatencyRollup,
+    RunMetricRollup,
+    RunRollupQueue,
+    Workflow,
+    Workspace,
+)
+from agentos.rollups import (
+    BLOCK_DAYS,
+    add_finished,
+    block_start,
+    bucket_middle,
+    fold_all,
+    latency_bucket,
+    rebuild_breakdowns,
+)
 from agentos.timestamps import utcnow
 from agentos.workflow_metrics import workflow_metrics
 from conftest import ServerThread
@@ -86,14 +103,17 @@ def test_latency_buckets__exact_below_32_ms_and_within_3_1_percent_above():
 
 
 def test_latency__percentiles_are_nearest_rank_read_from_the_buckets(api):
-    workflow = make(api, "Timed")
-    first = run(api, workflow)
+    workflow = make(api, "Timed")  # no runs: only the rows written here count
     durations = {40: 50, 1000: 45, 9000: 5}  # ms: runs. p50 is 40 ms, p95 1000 ms
     db = Database(api.database_url, run_migrations=False)
     try:
         with db.write_connection() as connection:
-            workspace_id = connection.scalar(select(Run.workspace_id).where(Run.id == first["id"]))
-            connection.execute(delete(RunLatencyRollup).where(RunLatencyRollup.workspace_id == workspace_id))
+            workspace_id = connection.scalar(select(Workflow.workspace_id).where(Workflow.id == workflow["id"]))
+            connection.execute(insert(RunMetricRollup), [
+                {"workspace_id": workspace_id, "day": day, "span_days": span, "workflow_id": workflow["id"],
+                 "workflow_version": 1, "environment": "", "shard": 0, "runs": 100, "succeeded": 100,
+                 "cost_usd": 0.0, "checks_passed": 0, "checks_total": 0}
+                for span, day in ((1, utcnow().date()), (BLOCK_DAYS, block_start(utcnow().date())))])
             connection.execute(insert(RunLatencyRollup), [
                 {"workspace_id": workspace_id, "day": day, "span_days": span, "workflow_id": workflow["id"],
                  "workflow_version": 1, "environment": "", "bucket_ms": latency_bucket(ms), "runs": runs}
@@ -132,8 +152,11 @@ def test_rollups__kept_as_runs_finish_equal_those_rebuilt_from_the_runs(fresh_da
         assert made.status_code == 201, made.text
         assert api.post("/api/workflows/Fails/runs", json={"input": {}}).json()["status"] == "failed"
     try:
+        fold_all(db)
         kept = _rollups(db)
-        assert sum(dict(row)["runs"] for row in kept["run_metric_rollups"]) == 5
+        days = [dict(row) for row in kept["run_metric_rollups"] if dict(row)["span_days"] == 1]
+        blocks = [dict(row) for row in kept["run_metric_rollups"] if dict(row)["span_days"] == BLOCK_DAYS]
+        assert sum(row["runs"] for row in days) == sum(row["runs"] for row in blocks) == 5
         with db.write_connection() as connection:
             for model in BREAKDOWNS:
                 connection.execute(delete(model))
@@ -200,7 +223,8 @@ def test_ingest__the_resources_deployment_environment_is_the_runs_environment(ap
 
 @pytest.mark.parametrize("fresh_database_url", ["sqlite", "postgresql"], indirect=True)
 def test_latency__over_any_window_is_the_nearest_rank_of_that_windows_runs(fresh_database_url):
-    """Days and blocks of 8 days together count each run of the window once, whatever the window."""
+    """Days and blocks of 8 days together count each run of the window once, whatever the window:
+    its runs, its check results and its latencies."""
     db = Database(fresh_database_url)
     rng = random.Random(11)
     now = utcnow()
@@ -216,15 +240,45 @@ def test_latency__over_any_window_is_the_nearest_rank_of_that_windows_runs(fresh
             connection.execute(insert(Run.__table__), [
                 {"id": new_id(), "workspace_id": workspace_id, "workflow_id": workflow_id, "workflow_version": 1,
                  "status": "success", "input": {}, "state": {}, "cost_usd": 0.0, "duration_ms": duration,
-                 "created_at": now - timedelta(days=ago)} for ago, duration in runs])
+                 "created_at": now - timedelta(days=ago), "evals_passed": int(ago % 3 == 0), "evals_total": 1,
+                 "evals": {"results": [{"name": "every third day", "passed": ago % 3 == 0}]}}
+                for ago, duration in runs])
             rebuild_breakdowns(connection)
         for days in (1, 2, 7, 8, 9, 15, 16, 17, 30, 45):
             with db.read() as session:
                 (group,) = workflow_metrics(session, workspace_id, group_by="workflow", days=days)["groups"]
+                (check,) = workflow_metrics(session, workspace_id, group_by="check", days=days)["groups"]
+                by_day = workflow_metrics(session, workspace_id, group_by="day", days=days)["groups"]
             ranked = sorted(duration for ago, duration in runs if ago < days)
-            assert group["runs"] == len(ranked), days
+            passed = sum(1 for ago, _ in runs if ago < days and ago % 3 == 0)
+            assert group["runs"] == check["runs"] == sum(g["runs"] for g in by_day) == len(ranked), days
+            assert (group["checks_passed"], group["checks_total"]) == (passed, len(ranked)), days
+            assert (check["checks_passed"], check["checks_total"]) == (passed, len(ranked)), days
             for percent in (50, 95):
                 nearest = ranked[max(0, -(-percent * len(ranked) // 100) - 1)]
                 assert group[f"latency_p{percent}_ms"] == bucket_middle(latency_bucket(nearest)), (days, percent)
     finally:
         db.dispose()
+
+
+@pytest.mark.parametrize("fresh_database_url", ["sqlite", "postgresql"], indirect=True)
+def test_fold__two_folders_at_once_count_each_queued_run_once(fresh_database_url):
+    db = Database(fresh_database_url)
+    now = utcnow()
+    runs = [{"id": new_id(), "workspace_id": "w" * 12, "workflow_id": "f" * 12, "workflow_version": 1,
+             "status": "success", "input": {}, "state": {}, "cost_usd": 0.5, "duration_ms": 100, "created_at": now,
+             "evals_passed": 1, "evals_total": 1, "evals": {"results": [{"name": "ok", "passed": True}]}}
+            for _ in range(5000)]
+    try:
+        with db.write_connection() as connection:
+            connection.execute(insert(Run.__table__), runs)
+            add_finished(connection, runs)
+        with ThreadPoolExecutor(2) as pool:
+            folded = sum(pool.map(lambda _: fold_all(db), range(2)))
+        assert folded == len(runs)
+        with db.read() as session:
+            (group,) = workflow_metrics(session, "w" * 12, group_by="check")["groups"]
+            queued = session.scalar(select(func.count()).select_from(RunRollupQueue))
+    finally:
+        db.dispose()
+    assert (group["runs"], group["checks_passed"], group["cost_usd"], queued) == (5000, 5000, 2500.0, 0)

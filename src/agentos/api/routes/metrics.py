@@ -7,6 +7,7 @@ from starlette.responses import Response
 
 from agentos.api.services import Services, respond, services, workspace
 from agentos.metrics import dashboard_metrics
+from agentos.rollups import fold_all
 from agentos.workflow_metrics import workflow_metrics
 
 router = APIRouter()
@@ -30,6 +31,7 @@ def metrics_by(
     svc: Services = Depends(services),
 ) -> Response:
     """Pass rate, cost and latency by day, workflow, check or model (see agentos.workflow_metrics)."""
+    fold_all(svc.db)  # every run finished before this query counts
     with svc.db.read() as session:
         return respond(workflow_metrics(session, ws, workflow=workflow, check=check, model=model,
                                         environment=environment, days=days, group_by=group_by))

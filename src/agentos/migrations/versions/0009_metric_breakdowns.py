@@ -23,6 +23,7 @@ depends_on = None
 def _key() -> list[sa.Column[object]]:
     return [
         sa.Column("workspace_id", sa.String(12), primary_key=True),
+        sa.Column("span_days", sa.Integer(), primary_key=True),
         sa.Column("day", sa.Date(), primary_key=True),
         sa.Column("workflow_id", sa.String(12), primary_key=True),
         sa.Column("workflow_version", sa.Integer(), primary_key=True),
@@ -46,7 +47,6 @@ def upgrade() -> None:
     op.create_table(
         "run_latency_rollups",
         *_key(),
-        sa.Column("span_days", sa.Integer(), primary_key=True),
         sa.Column("bucket_ms", sa.BigInteger(), primary_key=True),
         sa.Column("runs", sa.Integer(), nullable=False),
     )
@@ -57,11 +57,13 @@ def upgrade() -> None:
         sa.Column("evaluated", sa.Integer(), nullable=False),
         sa.Column("passed", sa.Integer(), nullable=False),
     )
+    op.create_table("run_rollup_queue", sa.Column("run_id", sa.String(12), primary_key=True))
     # Runs finished before this migration (they ran in no recorded environment).
     rebuild_breakdowns(op.get_bind())
 
 
 def downgrade() -> None:
+    op.drop_table("run_rollup_queue")
     op.drop_table("run_check_rollups")
     op.drop_table("run_latency_rollups")
     op.drop_table("run_metric_rollups")
