@@ -16,7 +16,6 @@ looks at the rules whose workflow has a run newer than the one last looked at.
 from __future__ import annotations
 
 import logging
-import threading
 from dataclasses import dataclass
 from typing import Any
 
@@ -29,6 +28,7 @@ from agentos.db import Database
 from agentos.deployments import pinned_version
 from agentos.ids import new_id
 from agentos.models import AlertRule, Run, Workflow
+from agentos.periodic import Periodic
 from agentos.releases import latest_completed_evaluation
 from agentos.timestamps import utcnow
 
@@ -189,28 +189,19 @@ def _message(change: Change, destination: dict[str, Any]) -> tuple[str, dict[str
                                 "p_value": v.p_value, "runs": v.runs, "summary": summary}
 
 
-class AlertWatcher:
+class AlertWatcher(Periodic):
     """A thread judging the rules every `interval` seconds and sending the changes."""
 
     def __init__(self, db: Database, interval: float = 1.0) -> None:
+        super().__init__("agentos-alerts", interval, self._judge)
         self._db = db
-        self._interval = interval
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._loop, name="agentos-alerts", daemon=True)
-
-    def start(self) -> None:
-        self._thread.start()
+        self._client = httpx.Client(timeout=10)
 
     def stop(self) -> None:
-        self._stop.set()
-        self._thread.join(timeout=10)
+        super().stop()
+        self._client.close()
 
-    def _loop(self) -> None:
-        with httpx.Client(timeout=10) as client:
-            while not self._stop.wait(self._interval):
-                try:
-                    for change in evaluate_workspace_rules(self._db):
-                        notify(change, client)
-                except Exception:
-                    log.exception("alert watcher pass failed")
+    def _judge(self) -> None:
+        for change in evaluate_workspace_rules(self._db):
+            notify(change, self._client)
 

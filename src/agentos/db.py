@@ -103,8 +103,8 @@ def make_engine(url: str) -> Engine:
     return engine
 
 
-def migrate(engine: Engine) -> None:
-    """Bring the schema to the newest migration shipped in the package."""
+def migrate(engine: Engine, revision: str = "head") -> None:
+    """Bring the schema to the newest migration shipped in the package (or to `revision`)."""
     config = Config()
     config.set_main_option("script_location", str(MIGRATIONS))
     config.set_main_option("sqlalchemy.url", engine.url.render_as_string(hide_password=False))
@@ -112,7 +112,7 @@ def migrate(engine: Engine) -> None:
         if connection.dialect.name == "postgresql":
             connection.execute(text(f"SELECT pg_advisory_xact_lock({_PG_MIGRATION_LOCK})"))
         config.attributes["connection"] = connection
-        command.upgrade(config, "head")
+        command.upgrade(config, revision)
 
 
 class Database:

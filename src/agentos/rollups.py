@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import functools
 import logging
-import threading
 import zlib
 from collections.abc import Iterable
 from datetime import date, datetime
@@ -41,6 +40,7 @@ from sqlalchemy.dialects import postgresql, sqlite
 
 from agentos.db import Database
 from agentos.models import Run, RunCheckRollup, RunLatencyRollup, RunMetricRollup, RunRollup, RunRollupQueue
+from agentos.periodic import Periodic
 
 SHARDS = 8
 log = logging.getLogger(__name__)
@@ -143,32 +143,19 @@ def fold_all(db: Database) -> int:
             return folded
 
 
-class RollupFolder:
-    """A thread folding the queued runs every `interval` seconds."""
+class RollupFolder(Periodic):
+    """A thread folding the queued runs every `interval` seconds, and once more when stopped."""
 
     def __init__(self, db: Database, interval: float = 1.0) -> None:
+        super().__init__("agentos-rollups", interval, lambda: fold_all(db))
         self._db = db
-        self._interval = interval
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._loop, name="agentos-rollups", daemon=True)
-
-    def start(self) -> None:
-        self._thread.start()
 
     def stop(self) -> None:
-        self._stop.set()
-        self._thread.join(timeout=10)
+        super().stop()
         try:
             fold_all(self._db)
         except Exception:
             log.exception("folding the queued runs' rollups at shutdown failed")
-
-    def _loop(self) -> None:
-        while not self._stop.wait(self._interval):
-            try:
-                fold_all(self._db)
-            except Exception:
-                log.exception("folding the queued runs' rollups failed")
 
 
 class Breakdowns:

@@ -12,13 +12,11 @@ from typing import Any
 
 import httpx
 import pytest
-from alembic import command
-from alembic.config import Config
 from sqlalchemy import delete, func, insert, select
 from test_service_environments import edit, make, release, run
 
 from agentos.api.app import create_app
-from agentos.db import MIGRATIONS, Database, migrate
+from agentos.db import Database, migrate
 from agentos.ids import new_id
 from agentos.keys import issue_key
 from agentos.models import (
@@ -170,11 +168,7 @@ def test_rollups__kept_as_runs_finish_equal_those_rebuilt_from_the_runs(fresh_da
 def test_migration_0009__runs_stored_before_it_count_by_workflow_and_check(fresh_database_url):
     db = Database(fresh_database_url, run_migrations=False)
     try:
-        config = Config()
-        config.set_main_option("script_location", str(MIGRATIONS))
-        with db.engine.begin() as connection:
-            config.attributes["connection"] = connection
-            command.upgrade(config, "0008")
+        migrate(db.engine, "0008")
         now = utcnow()
         workspace_id, workflow_id = new_id(), new_id()
         with db.write_connection() as connection:  # the columns of 0008: no environment yet

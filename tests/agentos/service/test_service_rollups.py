@@ -6,12 +6,10 @@ from __future__ import annotations
 from datetime import timedelta
 
 import pytest
-from alembic import command
-from alembic.config import Config
 from sqlalchemy import insert, select
 
 import agentos.db
-from agentos.db import MIGRATIONS, Database, migrate
+from agentos.db import Database, migrate
 from agentos.ids import new_id
 from agentos.metrics import dashboard_metrics
 from agentos.models import Run, Workspace
@@ -22,11 +20,7 @@ from agentos.timestamps import utcnow
 def test_rollups__runs_stored_before_migration_0002_count_in_the_metrics(fresh_database_url):
     db = Database(fresh_database_url, run_migrations=False)
     try:
-        config = Config()
-        config.set_main_option("script_location", str(MIGRATIONS))
-        with db.engine.begin() as connection:
-            config.attributes["connection"] = connection
-            command.upgrade(config, "0001")
+        migrate(db.engine, "0001")
         now = utcnow()
         workspace_id = new_id()
         with db.write_connection() as connection:  # the columns of 0001 only: later ones do not exist yet
