@@ -659,3 +659,40 @@ def test_create_env__never_500_on_any_branching_fields(control: httpx.Client, cr
     assert answer.status_code in (201, 400, 404, 409, 422), answer.text
     if answer.status_code == 201:
         control.delete(f"/envs/{answer.json()['env_id']}")
+
+
+SEEDED_SCENE = SCENE.replace(
+    "    channels: [{ ref: slack_incidents, name: incidents, members: [$slack_maya, $slack_bot] }]\n",
+    "    channels: [{ ref: slack_incidents, name: incidents, members: [$slack_maya, $slack_bot] }]\n"
+    "    messages:\n"
+    + "".join(f'      - {{ channel: $slack_incidents, from: {"$slack_bot" if n == 4 else "$slack_maya"},'
+              f' text: "seeded {n}", at: -{10 - n}m }}\n' for n in range(1, 10)),
+)
+
+
+@pytest.mark.parametrize("delete_seeded", [False, True], ids=["added-to", "seeded-message-deleted"])
+def test_fork__of_a_seeded_history_keeps_what_was_added_and_what_was_deleted(
+        control: httpx.Client, delete_seeded: bool) -> None:
+    """A checkpoint names the seeded keys it did not change (the shared plan) and carries the rest."""
+    made = control.post("/envs", json={"scene": SEEDED_SCENE, "seed": SEED})
+    assert made.status_code == 201, made.text
+    original = as_world(made.json())
+    channel = original.channel()
+    seeded = original.slack.conversations_history(channel=channel, limit=100)["messages"]
+    assert [m["text"] for m in seeded] == [f"seeded {n}" for n in range(9, 0, -1)]
+    if delete_seeded:
+        target = next(m for m in seeded if m["text"] == "seeded 4")
+        deleted = original.slack.chat_delete(channel=channel, ts=target["ts"])
+        assert deleted["ok"], deleted
+    original.slack.chat_postMessage(channel=channel, text="Added in the trial")
+
+    fork = as_world(create_from(control, checkpoint(control, original.id)["checkpoint"]))
+    expected = ["Added in the trial", *(f"seeded {n}" for n in range(9, 0, -1) if not (delete_seeded and n == 4))]
+    assert fork.messages() == original.messages() == expected
+
+
+def create_from(control: httpx.Client, checkpoint_id: str) -> dict[str, Any]:
+    answer = control.post("/envs", json={"from_checkpoint": checkpoint_id})
+    assert answer.status_code == 201, answer.text
+    context: dict[str, Any] = answer.json()
+    return context

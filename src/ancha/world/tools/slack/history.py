@@ -256,7 +256,7 @@ class HistoryLoader:
         def build(ordinal: int) -> Message:
             return build_message(self.plan, history, ordinal, channel.id, self.ids)
 
-        channel.seed(list(history.top), MessageIndex(dict(history.ordinals), build))
+        channel.seed(list(history.top), MessageIndex(dict(history.ordinals), build), history)
 
 
 def resolve(ids: dict[str, T], ref: str, where: str) -> T:

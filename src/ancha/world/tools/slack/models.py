@@ -12,7 +12,7 @@ import re
 from array import array
 from bisect import bisect_left, insort
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Protocol
 
 from ancha.world.tools.slack.bookmarks import Bookmarks
 from ancha.world.tools.slack.ephemeral import EphemeralMessage
@@ -280,6 +280,12 @@ class MessageIndex(dict[int, Message]):
         return message
 
 
+class SeededKeys(Protocol):
+    """A channel's shared seeded history plan, as a channel reads it (``history.ChannelPlan``)."""
+
+    top: list[int]
+
+
 class Channel:
     """A conversation: public or private channel, DM (``is_im``) or group DM (``is_mpim``).
 
@@ -291,7 +297,7 @@ class Channel:
     __slots__ = ("id", "name", "is_private", "is_im", "is_mpim", "topic", "purpose", "created",
                  "creator", "is_archived", "is_general", "members", "member_set", "ref",
                  "topic_set", "purpose_set", "previous_names", "last_read", "closed_by",
-                 "_top", "_by_key", "_pending")
+                 "_top", "_by_key", "_pending", "_seeded")
 
     def __init__(self, id: str, name: str, *, created: int, creator: str, is_private: bool = False,
                  is_im: bool = False, is_mpim: bool = False, topic: str = "", purpose: str = "",
@@ -322,19 +328,29 @@ class Channel:
         self._top: list[int] = []
         self._by_key = MessageIndex()
         self._pending: Callable[[Channel], None] | None = None
+        self._seeded: SeededKeys | None = None
+        """The shared plan the seeded history came from (a checkpoint names it, see ``__getstate__``)."""
 
     def __getstate__(self) -> tuple[None, dict[str, Any]]:
-        """Its slots; the keys of a long history as one block of 64-bit integers (a checkpoint)."""
+        """Its slots, for a checkpoint. The keys of a long history are the seeded plan's, named
+        (the plan is shared), and those added since; or, when seeded keys were removed, all of
+        them as one block of 64-bit integers."""
         slots = {name: getattr(self, name) for name in self.__slots__ if hasattr(self, name)}
+        seeded = self._seeded.top if self._seeded is not None else []
+        kept = len(seeded) if seeded and self._top[:len(seeded)] == seeded else 0
         try:
-            slots["_top"] = array("q", self._top)
+            slots["_top"] = (kept, array("q", self._top[kept:]))
         except (OverflowError, TypeError):
-            pass
+            slots["_top"] = (kept, self._top[kept:])
         return None, slots
 
     def __setstate__(self, state: tuple[None, dict[str, Any]]) -> None:
-        for name, value in state[1].items():
-            setattr(self, name, list(value) if name == "_top" else value)
+        slots = dict(state[1])
+        kept, added = slots.pop("_top")
+        for name, value in slots.items():
+            setattr(self, name, value)
+        seeded = self._seeded.top[:kept] if self._seeded is not None else []
+        self._top = [*seeded, *added]
 
     def defer(self, load: Callable[[Channel], None]) -> None:
         """Let ``load(channel)`` add the seeded history the first time it is needed."""
@@ -350,9 +366,10 @@ class Channel:
         """True while the seeded history has not been filled in (nothing touched it yet)."""
         return self._pending is not None
 
-    def seed(self, top: list[int], messages: MessageIndex) -> None:
-        """The seeded history: keys of the top-level messages (ascending) and the index."""
-        self._top, self._by_key = top, messages
+    def seed(self, top: list[int], messages: MessageIndex, seeded: SeededKeys | None = None) -> None:
+        """The seeded history: keys of the top-level messages (ascending), the index, and the
+        shared plan they came from (``top`` starts as a copy of its keys)."""
+        self._top, self._by_key, self._seeded = top, messages, seeded
 
     @property
     def top(self) -> list[int]:
