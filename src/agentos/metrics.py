@@ -49,7 +49,7 @@ def dashboard_metrics(session: Session, workspace_id: str, now: datetime | None 
     by_day: dict[date, tuple[int, float]] = {}
 
     def count_day(when: Any, runs: int, day_cost: float) -> None:
-        when = _as_date(when)
+        when = as_date(when)
         if when >= first_day:
             runs_before, cost_before = by_day.get(when, (0, 0.0))
             by_day[when] = (runs_before + runs, cost_before + day_cost)
@@ -72,7 +72,7 @@ def dashboard_metrics(session: Session, workspace_id: str, now: datetime | None 
     active = session.scalar(select(func.count()).select_from(Workflow).where(Workflow.workspace_id == workspace_id))
     return {
         "total_runs": total,
-        "success_rate": _percent(succeeded, done),
+        "success_rate": percent(succeeded, done),
         "total_cost_usd": round(cost, 5),
         "active_workflows": int(active or 0),
         "runs_by_day": [
@@ -83,16 +83,18 @@ def dashboard_metrics(session: Session, workspace_id: str, now: datetime | None 
             }
             for d in (first_day + timedelta(days=i) for i in range(DAYS))
         ],
-        "eval_pass_rate": _percent(checks_passed, checks_total),
+        "eval_pass_rate": percent(checks_passed, checks_total),
         "evaluated_runs": evaluated,
     }
 
 
-def _percent(part: int | float, whole: int | float) -> float:
+def percent(part: int | float, whole: int | float) -> float:
+    """`part` of `whole` as a percent with one decimal (0 when `whole` is 0)."""
     return round(100.0 * float(part) / float(whole), 1) if whole else 0.0
 
 
-def _as_date(value: Any) -> date:
+def as_date(value: Any) -> date:
+    """A day as the database gives it back: a date, a datetime or ISO text."""
     if isinstance(value, datetime):
         return value.date()
     if isinstance(value, date):

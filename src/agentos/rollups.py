@@ -31,7 +31,7 @@ from __future__ import annotations
 import functools
 import logging
 import zlib
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from datetime import date, datetime
 from typing import Any
 
@@ -82,15 +82,19 @@ def bucket_middle(bucket_ms: int) -> int:
     return bucket_ms if shift <= 0 else bucket_ms + ((1 << shift) - 1) // 2
 
 
+def _day_and_shard(run: Mapping[Any, Any]) -> tuple[date, int]:
+    """The day a run counts in (the day it was created) and its shard (from its id)."""
+    created = run["created_at"]
+    return (created.date() if isinstance(created, datetime) else created), zlib.crc32(run["id"].encode()) % SHARDS
+
+
 def add_finished(connection: Connection, runs: Iterable[dict[str, Any]]) -> None:
     """Count finished runs in the dashboard's rollups and queue them for the breakdowns; each
     run a mapping with workspace_id, id, created_at, status, cost_usd, evals_passed, evals_total."""
     rows: dict[tuple[str, date, int], dict[str, Any]] = {}
     queued = []
     for run in runs:
-        created = run["created_at"]
-        day = created.date() if isinstance(created, datetime) else created
-        shard = zlib.crc32(run["id"].encode()) % SHARDS
+        day, shard = _day_and_shard(run)
         queued.append(run["id"])
         row = rows.setdefault(
             (run["workspace_id"], day, shard),
@@ -125,9 +129,7 @@ def fold_pending(connection: Connection, limit: int = FOLD_BATCH) -> int:
     breakdowns = Breakdowns()
     query = select(*(_RUNS.c[name] for name in FINISHED_RUN_FIELDS)).where(_RUNS.c.id.in_(taken))
     for row in connection.execute(query).mappings():
-        created = row["created_at"]
-        breakdowns.add(dict(row), created.date() if isinstance(created, datetime) else created,
-                       zlib.crc32(row["id"].encode()) % SHARDS)
+        breakdowns.add(row)
     breakdowns.write(connection)
     return len(taken)
 
@@ -166,13 +168,15 @@ class Breakdowns:
         self.latencies: dict[tuple[Any, ...], dict[str, Any]] = {}
         self.checks: dict[tuple[Any, ...], dict[str, Any]] = {}
 
-    def add(self, run: dict[str, Any], day: date, shard: int) -> None:
+    def add(self, run: Mapping[Any, Any]) -> None:
+        """Count a run with the `FINISHED_RUN_FIELDS`."""
+        day, shard = _day_and_shard(run)
         for span, first_day in ((1, day), (BLOCK_DAYS, block_start(day))):
             self._add(run, {"workspace_id": run["workspace_id"], "span_days": span, "day": first_day,
                             "workflow_id": run["workflow_id"], "workflow_version": int(run["workflow_version"]),
                             "environment": run.get("environment") or ""}, shard)
 
-    def _add(self, run: dict[str, Any], key: dict[str, Any], shard: int) -> None:
+    def _add(self, run: Mapping[Any, Any], key: dict[str, Any], shard: int) -> None:
         head = tuple(key.values())
         metric = self.metrics.setdefault(head + (shard,), {**key, "shard": shard,
                                                            **dict.fromkeys(_METRIC_COUNTERS, 0)})
@@ -208,9 +212,7 @@ def rebuild_breakdowns(connection: Connection, batch: int = 20_000) -> int:
     breakdowns = Breakdowns()
     result = connection.execute(query.execution_options(yield_per=batch))
     for row in result.mappings():
-        created = row["created_at"]
-        day = created.date() if isinstance(created, datetime) else created
-        breakdowns.add(dict(row), day, zlib.crc32(row["id"].encode()) % SHARDS)
+        breakdowns.add(row)
         counted += 1
     breakdowns.write(connection)
     return counted

@@ -31,6 +31,7 @@ from sqlalchemy import Select, Table, and_, func, or_, select, tuple_
 from sqlalchemy.orm import Session
 
 from agentos.errors import NotFound, Unprocessable
+from agentos.metrics import as_date, percent
 from agentos.models import RunCheckRollup, RunLatencyRollup, RunMetricRollup, Workflow, WorkflowVersion
 from agentos.rollups import BLOCK_DAYS, block_start, bucket_middle
 from agentos.timestamps import utcnow
@@ -72,10 +73,10 @@ class _Group:
         return {
             "key": key,
             "runs": self.runs,
-            "success_rate": _percent(self.succeeded, self.runs),
+            "success_rate": percent(self.succeeded, self.runs),
             "checks_passed": self.checks_passed,
             "checks_total": self.checks_total,
-            "pass_rate": _percent(self.checks_passed, self.checks_total),
+            "pass_rate": percent(self.checks_passed, self.checks_total),
             "cost_usd": round(self.cost_usd, 5),
             "latency_p50_ms": _percentile(ranked, 50),
             "latency_p95_ms": _percentile(ranked, 95),
@@ -218,7 +219,7 @@ def _fold(units: dict[tuple[Any, ...], _Group], group_by: str, models: dict[tupl
 
 def _group_keys(unit: tuple[Any, ...], group_by: str, models: dict[tuple[str, int], set[str]]) -> Iterable[str]:
     if group_by == "day":
-        return (_as_date(unit[0]).isoformat(),)
+        return (as_date(unit[0]).isoformat(),)
     if group_by == "workflow":
         return (str(unit[0]),)
     return models.get((str(unit[0]), int(unit[1])), ())
@@ -283,15 +284,3 @@ def _percentile(ranked: list[tuple[int, int]], percent: int) -> int | None:
         if seen >= rank:
             return bucket_middle(bucket)
     return bucket_middle(ranked[-1][0])
-
-
-def _percent(part: int | float, whole: int | float) -> float:
-    return round(100.0 * float(part) / float(whole), 1) if whole else 0.0
-
-
-def _as_date(value: Any) -> date:
-    if isinstance(value, datetime):
-        return value.date()
-    if isinstance(value, date):
-        return value
-    return date.fromisoformat(str(value)[:10])
