@@ -39,7 +39,7 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
 from datetime import timedelta
 from pathlib import Path
@@ -95,21 +95,35 @@ def agentos_serve(database_url: str, *extra: str, env: dict[str, str] | None = N
         [sys.executable, "-m", "agentos.cli", "serve", "--port", str(port), "--log-level", "warning", *extra],
         env={**os.environ, "AGENTOS_DATABASE_URL": database_url, **(env or {})},
     )
-    base = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                httpx.get(base + "/api/workflows", timeout=1)
-                break
-            except httpx.TransportError:
-                if process.poll() is not None or time.monotonic() > deadline:
-                    raise SystemExit("agentos serve did not start") from None
-                time.sleep(0.05)
-        yield base
+        yield answering(process, port, lambda base: httpx.get(base + "/api/workflows", timeout=1), "agentos serve")
     finally:
         process.terminate()
         process.wait(15)
+
+
+def answering(process: subprocess.Popen[bytes], port: int, probe: Callable[[str], object], what: str) -> str:
+    """The base URL of `process`'s server on `port`, once `probe(base)` gets an answer (30 s at most)."""
+    base = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 30
+    while True:
+        try:
+            probe(base)
+            return base
+        except httpx.TransportError:
+            if process.poll() is not None or time.monotonic() > deadline:
+                raise SystemExit(f"{what} did not start") from None
+            time.sleep(0.05)
+
+
+def print_table(rows: list[tuple[str, str, str, Any]], load_note: str = "") -> None:
+    """The load average, then the rows (measure, result, target, met: True, False or a text) as markdown."""
+    load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
+    print(f"load average at the end: {load} on {os.cpu_count()} CPUs{load_note}")
+    print("| measure | result | target | meets target |")
+    print("|---|---|---|---|")
+    for measure, result, target, ok in rows:
+        print(f"| {measure} | {result} | {target} | {'yes' if ok is True else 'no' if ok is False else ok} |")
 
 
 @contextmanager

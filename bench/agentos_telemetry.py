@@ -51,7 +51,16 @@ from sqlalchemy import text
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from agentos_service import CHECKS, NODES, agentos_serve, free_port, pg_database, sqlite_database  # noqa: E402
+from agentos_service import (  # noqa: E402
+    CHECKS,
+    NODES,
+    agentos_serve,
+    answering,
+    free_port,
+    pg_database,
+    print_table,
+    sqlite_database,
+)
 
 from agentos.api.services import Services  # noqa: E402
 from agentos.db import Database  # noqa: E402
@@ -89,18 +98,9 @@ uvicorn.run(app, host="127.0.0.1", port=int(sys.argv[1]), log_level="warning")
 def otlp_receiver() -> Iterator[str]:
     port = free_port()
     process = subprocess.Popen([sys.executable, "-c", RECEIVER, str(port)])
-    base = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                httpx.post(base + "/v1/traces", content=b"", timeout=1)
-                break
-            except httpx.TransportError:
-                if process.poll() is not None or time.monotonic() > deadline:
-                    raise SystemExit("the OTLP receiver did not start") from None
-                time.sleep(0.05)
-        yield base
+        yield answering(process, port, lambda base: httpx.post(base + "/v1/traces", content=b"", timeout=1),
+                        "the OTLP receiver")
     finally:
         process.terminate()
         process.wait(15)
@@ -448,12 +448,7 @@ def main() -> None:
                              timing["p95"] <= TARGET_METRICS_MS))
         except LookupError as missing:
             rows.append(("GET /api/metrics", f"skipped: {missing}", f"<= {TARGET_METRICS_MS} ms", "-"))
-    load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
-    print(f"load average at the end: {load} on {os.cpu_count()} CPUs (a CI run shares this machine)")
-    print("| measure | result | target | meets target |")
-    print("|---|---|---|---|")
-    for measure, result, target, ok in rows:
-        print(f"| {measure} | {result} | {target} | {'yes' if ok is True else 'no' if ok is False else ok} |")
+    print_table(rows, " (a CI run shares this machine)")
 
 
 if __name__ == "__main__":

@@ -52,7 +52,7 @@ from sqlalchemy import func, insert, select, text
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from agentos_service import agentos_serve, pg_admin_url, pg_database, sqlite_database  # noqa: E402
+from agentos_service import agentos_serve, pg_admin_url, pg_database, print_table, sqlite_database  # noqa: E402
 
 from agentos.db import Database  # noqa: E402
 from agentos.keys import issue_key  # noqa: E402
@@ -543,12 +543,7 @@ def main() -> None:
                              f"{timing.median:.1f} / {timing.p95:.1f} ms", f"<= {TARGET_PAGE_MS} ms", ok))
         except LookupError as missing:
             rows.append(("history pages", f"skipped: {missing}", f"<= {TARGET_PAGE_MS} ms", "-"))
-    load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
-    print(f"load average at the end: {load} on {os.cpu_count()} CPUs")
-    print("| measure | result | target | meets target |")
-    print("|---|---|---|---|")
-    for measure, result, target, ok in rows:
-        print(f"| {measure} | {result} | {target} | {'yes' if ok is True else 'no' if ok is False else ok} |")
+    print_table(rows)
 
 
 if __name__ == "__main__":
